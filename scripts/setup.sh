@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# scripts/setup.sh -- install what Tessera needs on a fresh Debian/Ubuntu machine.
+# Idempotent: installs only what is missing.  Needs root (or sudo) when it installs.
+set -euo pipefail
+
+export PATH="/usr/local/cuda/bin:${PATH}"
+if ! command -v nvcc >/dev/null 2>&1; then
+  echo "setup: nvcc not found. Tessera needs the CUDA toolkit 12.4+ (13.x tested) at /usr/local/cuda." >&2
+  exit 1
+fi
+
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v g++   >/dev/null 2>&1 || need+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+[ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi

@@ -1,0 +1,80 @@
+// tools/bench.cpp -- `tessera bench <suite|all> [options]`: run benchmark suites.
+#include <cstdio>   // std::printf
+#include <cstring>  // std::strcmp
+#include <string>   // std::string
+
+#include "bench_common.hpp"  // suites, BenchOptions
+#include "command.hpp"       // TESSERA_COMMAND
+
+namespace {
+
+void bench_help() {
+  std::printf(
+      "usage: tessera bench <suite|all> [--json FILE] [--quick] [--repeats N] [--no-progress] [suite args]\n\n"
+      "Runs a benchmark suite on the present GPU.  Every figure is measured against the reference\n"
+      "library (cudaMemcpy, cuBLAS, cuBLASLt) in the same process on the same data; times are the\n"
+      "median of many warm runs with L2 flushed or buffers rotated.  With --json, `all` writes one\n"
+      "file per suite: FILE is then a folder (e.g. bench/results).\n\nsuites:\n");
+  for (auto& s : tessera::bench::suites()) std::printf("  %-10s %s\n", s.name.c_str(), s.summary.c_str());
+  std::printf("\nexample: tessera bench copy --json bench/results/copy.json\n");
+}
+
+int run_bench(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    bench_help();
+    return argc < 2 ? 2 : 0;
+  }
+  std::string which = argv[1];
+  tessera::bench::BenchOptions o;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--json") {
+      if (i + 1 >= argc) { std::fprintf(stderr, "bench: --json needs a file name\n"); return 2; }
+      o.json_path = argv[++i];
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--no-progress") {
+      o.progress = false;
+    } else if (a == "--repeats") {
+      if (i + 1 >= argc) { std::fprintf(stderr, "bench: --repeats needs a number\n"); return 2; }
+      char* end = nullptr;
+      long v = std::strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 100000) { std::fprintf(stderr, "bench: --repeats expects 1..100000, got '%s'\n", argv[i]); return 2; }
+      o.repeats = static_cast<int>(v);
+    } else {
+      o.args.push_back(a);
+    }
+  }
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::fprintf(stderr, "bench: no CUDA GPU present; benchmarks need one (try `tessera tour`)\n");
+    return 1;
+  }
+  int rc = 0;
+  bool found = false;
+  for (auto& s : tessera::bench::suites()) {
+    if (which != "all" && which != s.name) continue;
+    found = true;
+    tessera::bench::BenchOptions so = o;
+    if (which == "all" && !o.json_path.empty()) so.json_path = o.json_path + "/" + s.name + ".json";
+    std::printf("== bench %s ==\n", s.name.c_str());
+    try {
+      int r = s.run(so);
+      if (r) { std::fprintf(stderr, "bench %s: failed (status %d)\n", s.name.c_str(), r); rc = r; }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench %s: %s\n", s.name.c_str(), e.what());
+      rc = 1;
+    }
+  }
+  if (!found) {
+    std::fprintf(stderr, "bench: unknown suite '%s'; known:", which.c_str());
+    for (auto& s : tessera::bench::suites()) std::fprintf(stderr, " %s", s.name.c_str());
+    std::fprintf(stderr, " all\n");
+    return 2;
+  }
+  return rc;
+}
+
+}  // namespace
+
+TESSERA_COMMAND("bench", "benchmark kernels against cudaMemcpy / cuBLAS / cuBLASLt in the same run", run_bench);

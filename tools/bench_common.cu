@@ -1,0 +1,164 @@
+// tools/bench_common.cu -- implementation of the shared benchmark harness.
+#include "bench_common.hpp"
+
+#include <cstdlib>    // std::getenv
+#include <ctime>      // std::time, std::strftime
+#include <stdexcept>  // std::runtime_error
+#include <unistd.h>   // isatty
+
+namespace tessera::bench {
+
+std::vector<Suite>& suites() {
+  static std::vector<Suite> s;
+  return s;
+}
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorString(e));
+}
+
+std::string fmt(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+static std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (c == '\n') o += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
+    else o += c;
+  }
+  return o;
+}
+
+static std::string run_cmd(const char* cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd, "r")) {
+    char buf[256];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+bool Report::write_json(const std::string& path, const std::string& command_line) const {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) { std::fprintf(stderr, "bench: cannot write --json file '%s'\n", path.c_str()); return false; }
+  cudaDeviceProp p{};
+  int dev = 0, drv = 0, rt = 0, sm_clock_khz = 0, mem_clock_khz = 0, mem_bus = 0;
+  cudaGetDevice(&dev);
+  cudaGetDeviceProperties(&p, dev);
+  cudaDriverGetVersion(&drv);
+  cudaRuntimeGetVersion(&rt);
+  cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, dev);
+  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, dev);
+  cudaDeviceGetAttribute(&mem_bus, cudaDevAttrGlobalMemoryBusWidth, dev);
+  char date[64];
+  std::time_t t = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::string commit = run_cmd("git rev-parse --short HEAD 2>/dev/null");
+  std::fprintf(f, "{\n  \"suite\": \"%s\",\n  \"date\": \"%s\",\n  \"command\": \"%s\",\n  \"git_commit\": \"%s\",\n",
+               json_escape(suite_).c_str(), date, json_escape(command_line).c_str(), json_escape(commit).c_str());
+  std::fprintf(f, "  \"gpu\": {\"name\": \"%s\", \"sm_count\": %d, \"cc\": \"%d.%d\", \"max_sm_clock_mhz\": %d, "
+               "\"max_mem_clock_mhz\": %d, \"mem_bus_bits\": %d, \"l2_bytes\": %d, \"driver\": %d, \"runtime\": %d},\n",
+               json_escape(p.name).c_str(), p.multiProcessorCount, p.major, p.minor, sm_clock_khz / 1000,
+               mem_clock_khz / 1000, mem_bus, p.l2CacheSize, drv, rt);
+  std::fprintf(f, "  \"compiler\": \"nvcc %d.%d\",\n  \"records\": [\n", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+  for (size_t i = 0; i < records_.size(); ++i) {
+    const Record& r = records_[i];
+    std::fprintf(f, "    {\"suite\": \"%s\", \"kernel\": \"%s\", \"variant\": \"%s\", \"size\": \"%s\", "
+                 "\"figure\": %.6g, \"unit\": \"%s\", \"reference\": \"%s\", \"reference_figure\": %.6g, "
+                 "\"ratio\": %.6g, \"note\": \"%s\"}%s\n",
+                 json_escape(r.suite).c_str(), json_escape(r.kernel).c_str(), json_escape(r.variant).c_str(),
+                 json_escape(r.size).c_str(), r.figure, json_escape(r.unit).c_str(), json_escape(r.reference).c_str(),
+                 r.reference_figure, r.ratio, json_escape(r.note).c_str(), i + 1 < records_.size() ? "," : "");
+  }
+  std::fprintf(f, "  ]\n}\n");
+  std::fclose(f);
+  return true;
+}
+
+double time_median_ms(const std::function<void(cudaStream_t)>& launch, cudaStream_t stream, int warmup,
+                      int repeats, const std::function<void(cudaStream_t)>& before_each) {
+  if (repeats < 1) repeats = 1;
+  for (int i = 0; i < warmup; ++i) {
+    if (before_each) before_each(stream);
+    launch(stream);
+  }
+  TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+  TESSERA_BENCH_CUDA(cudaGetLastError());
+  std::vector<cudaEvent_t> ev(2 * repeats);
+  for (auto& e : ev) TESSERA_BENCH_CUDA(cudaEventCreate(&e));
+  for (int i = 0; i < repeats; ++i) {
+    if (before_each) before_each(stream);
+    TESSERA_BENCH_CUDA(cudaEventRecord(ev[2 * i], stream));
+    launch(stream);
+    TESSERA_BENCH_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+  TESSERA_BENCH_CUDA(cudaGetLastError());
+  std::vector<float> ms(repeats);
+  for (int i = 0; i < repeats; ++i) TESSERA_BENCH_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (auto& e : ev) cudaEventDestroy(e);
+  std::sort(ms.begin(), ms.end());
+  return repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
+}
+
+void flush_l2(cudaStream_t stream) {
+  static void* scratch = nullptr;
+  static size_t bytes = 0;
+  if (!scratch) {
+    int dev = 0, l2 = 0;
+    TESSERA_BENCH_CUDA(cudaGetDevice(&dev));
+    TESSERA_BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    bytes = 2 * static_cast<size_t>(l2 > 0 ? l2 : (64 << 20));
+    TESSERA_BENCH_CUDA(cudaMalloc(&scratch, bytes));
+  }
+  TESSERA_BENCH_CUDA(cudaMemsetAsync(scratch, 0x5a, bytes, stream));
+}
+
+double memcpy_d2d_gbps(size_t bytes, cudaStream_t stream, int repeats) {
+  void *a = nullptr, *b = nullptr;
+  TESSERA_BENCH_CUDA(cudaMalloc(&a, bytes));
+  TESSERA_BENCH_CUDA(cudaMalloc(&b, bytes));
+  TESSERA_BENCH_CUDA(cudaMemsetAsync(a, 0x3c, bytes, stream));
+  double ms = time_median_ms([&](cudaStream_t s) { TESSERA_BENCH_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); },
+                             stream, 3, repeats);
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
+void progress(const BenchOptions& o, const std::string& suite, int done, int total, const std::string& label) {
+  if (!o.progress) return;
+  static const bool tty = isatty(2);
+  std::fprintf(stderr, "%s[%s] %d/%d %s%s", tty ? "\r\033[K" : "", suite.c_str(), done, total, label.c_str(),
+               tty ? "" : "\n");
+  if (tty && done == total) std::fprintf(stderr, "\n");
+  std::fflush(stderr);
+}
+
+void print_table(std::FILE* out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w(header.size());
+  for (size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
+  for (auto& r : rows)
+    for (size_t c = 0; c < r.size() && c < w.size(); ++c) w[c] = std::max(w[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < w.size(); ++c)
+      std::fprintf(out, "%s%-*s", c ? "  " : "", static_cast<int>(w[c]), c < cells.size() ? cells[c].c_str() : "");
+    std::fprintf(out, "\n");
+  };
+  line(header);
+  std::vector<std::string> sep;
+  for (size_t c = 0; c < w.size(); ++c) sep.push_back(std::string(w[c], '-'));
+  line(sep);
+  for (auto& r : rows) line(r);
+}
+
+}  // namespace tessera::bench
