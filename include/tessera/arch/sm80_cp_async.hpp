@@ -80,6 +80,32 @@ TESSERA_DEVICE_INLINE void cp_async_ca_16(void* smem_dst, const void* gmem_src, 
 #endif
 }
 
+// Partial forms: read only the first `src_bytes` (0 <= src_bytes <= cp-size) bytes of the source and
+// zero-fill the rest of the destination.  Used for the last, partly out-of-bounds vector of a row.
+TESSERA_DEVICE_INLINE void cp_async_cg_16_zfill(void* smem_dst, const void* gmem_src, uint32_t src_bytes) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(detail::smem_u32(smem_dst)), "l"(gmem_src),
+               "r"(src_bytes)
+               : "memory");
+#else
+  (void)smem_dst; (void)gmem_src; (void)src_bytes;
+  tessera_error_cp_async_requires_sm_80();
+#endif
+}
+
+template <int kBytes>
+TESSERA_DEVICE_INLINE void cp_async_ca_zfill(void* smem_dst, const void* gmem_src, uint32_t src_bytes) {
+  static_assert(kBytes == 4 || kBytes == 8 || kBytes == 16, "cp.async.ca copies 4, 8 or 16 bytes");
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(detail::smem_u32(smem_dst)), "l"(gmem_src),
+               "n"(kBytes), "r"(src_bytes)
+               : "memory");
+#else
+  (void)smem_dst; (void)gmem_src; (void)src_bytes;
+  tessera_error_cp_async_requires_sm_80();
+#endif
+}
+
 // Closes the current group of this thread's cp.async operations.
 TESSERA_DEVICE_INLINE void cp_async_commit() {
 #if defined(TESSERA_ARCH_SM80)
