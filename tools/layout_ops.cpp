@@ -163,24 +163,21 @@ std::string show_layout(const std::string& text) {
   int w = static_cast<int>(std::to_string(maxv).size()) + 1;
   int rw = static_cast<int>(std::to_string(rows).size());
   std::string out = sw ? to_string(sl) + "\n" : to_string(l) + "\n";
-  char buf[64];
+  auto pad = [](Int v, int width) {
+    std::string s = std::to_string(v);
+    return std::string(width > static_cast<int>(s.size()) ? width - s.size() : 0, ' ') + s;
+  };
   out += std::string(rw + 3, ' ');
-  for (Int j = 0; j < cols; ++j) {
-    std::snprintf(buf, sizeof buf, " %*lld ", w, static_cast<long long>(j));
-    out += buf;
-  }
+  for (Int j = 0; j < cols; ++j) out += " " + pad(j, w) + " ";
   out += "\n";
   std::string sep = std::string(rw + 2, ' ') + "+";
   for (Int j = 0; j < cols; ++j) sep += std::string(w + 1, '-') + "+";
   out += sep + "\n";
   for (Int i = 0; i < rows; ++i) {
-    std::snprintf(buf, sizeof buf, " %*lld ", rw, static_cast<long long>(i));
-    out += buf;
-    out += "|";
+    out += " " + pad(i, rw) + " |";
     for (Int j = 0; j < cols; ++j) {
       Int v = rank(l) == 2 ? sl(make_tuple(i, j)) : sl(j);
-      std::snprintf(buf, sizeof buf, "%*lld |", w, static_cast<long long>(v));
-      out += buf;
+      out += pad(v, w) + " |";
     }
     out += "\n" + sep + "\n";
   }

@@ -25,7 +25,8 @@ struct Modes {
   Int s[kMax] = {};
   Int d[kMax] = {};
   TESSERA_HD constexpr void push(Int shape, Int stride) {
-    TESSERA_REQUIRE(n < kMax, "over capacity: more than {} modes", kMax);
+    TESSERA_REQUIRE(n < kMax, "over capacity: more than {} modes",
+                    kMax);
     s[n] = shape;
     d[n] = stride;
     ++n;
@@ -138,16 +139,17 @@ TESSERA_HD constexpr Layout filter(const Layout& l) {
 namespace detail {
 
 TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
+  TESSERA_REQUIRE(rs >= 1, "composition: the right-hand layout has extent {}; extents must be >= 1", rs);
   if (rd == 0) return make_layout(rs, 0);
   if (lhs.shape.is_leaf()) return make_layout(rs, rd * lhs.stride.value());
   Modes a = flat_modes(lhs);
+  for (int k = 0; k < a.n; ++k)
+    TESSERA_REQUIRE(a.s[k] >= 1, "composition: the left-hand layout has extent {}; extents must be >= 1", a.s[k]);
   Modes res;
   Int rest_shape = rs, rest_stride = rd;
   for (int k = 0; k + 1 < a.n; ++k) {
     Int cs = a.s[k], cd = a.d[k];
-    TESSERA_REQUIRE(rest_stride % cs == 0 || rest_stride < cs,
-                    "composition: stride divisibility condition violated: stride {} and shape {} do not divide one "
-                    "another",
+    TESSERA_REQUIRE(rest_stride % cs == 0 || rest_stride < cs, "composition: stride divisibility condition violated: stride {} and shape {} do not divide one another",
                     rest_stride, cs);
     Int next_shape = ceil_div(cs, abs_int(rest_stride));
     Int next_stride = ceil_div(abs_int(rest_stride), cs) * signum(rest_stride);
@@ -156,14 +158,11 @@ TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
       continue;
     }
     Int new_shape = next_shape < rest_shape ? next_shape : rest_shape;
-    TESSERA_REQUIRE(rest_shape % new_shape == 0,
-                    "composition: shape divisibility condition violated: shape {} is not divisible by {}", rest_shape,
-                    new_shape);
+    TESSERA_REQUIRE(rest_shape % new_shape == 0, "composition: shape divisibility condition violated: shape {} is not divisible by {}",
+                    rest_shape, new_shape);
     // Stepping by rest_stride inside a mode of size cs and continuing into the next mode
     // is a layout only when rest_stride divides cs (CuTe accepts more and returns a wrong one).
-    TESSERA_REQUIRE(rest_stride < 0 || cs % rest_stride == 0 || rest_shape <= new_shape,
-                    "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} "
-                    "elements continue past it",
+    TESSERA_REQUIRE(rest_stride < 0 || cs % rest_stride == 0 || rest_shape <= new_shape, "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} elements continue past it",
                     rest_stride, cs, rest_shape);
     res.push(new_shape, rest_stride * cd);
     rest_shape /= new_shape;
@@ -187,12 +186,49 @@ TESSERA_HD constexpr Layout compose_tree(const Layout& lhs, const IntTuple& rs, 
   return r;
 }
 
+// L(i) through the flat leaves, the last leaf taking the excess (CuTe's evaluation).
+TESSERA_HD constexpr Int eval_flat(const Modes& m, Int i) {
+  Int idx = 0;
+  for (int k = 0; k < m.n; ++k) {
+    if (k + 1 < m.n) {
+      idx += (i % m.s[k]) * m.d[k];
+      i /= m.s[k];
+    } else {
+      idx += i * m.d[k];
+    }
+  }
+  return idx;
+}
+
+// Composition mode by mode of B (CuTe's right distributivity): mode i of the result is
+// A o B_i.  This is the function A o B only where A adds B's modes' images without carry;
+// divides and products rely on exactly this by-mode form.
+TESSERA_HD constexpr Layout composition_by_mode(const Layout& a, const Layout& b) {
+  Layout flat_a = coalesce_modes(flat_modes(a), true);
+  return compose_tree(flat_a, b.shape, b.stride);
+}
+
 }  // namespace detail
 
 TESSERA_HD constexpr Layout composition(const Layout& a, const Layout& b) {
-  Layout flat_a = detail::coalesce_modes(detail::flat_modes(a), true);
-  return detail::compose_tree(flat_a, b.shape, b.stride);
+  Layout r = detail::composition_by_mode(a, b);
+  if (leaf_count(b.shape) > 1) {
+    // Each mode of r is exact by construction; check that the modes add up to A o B.
+    detail::Modes ma = detail::flat_modes(a), mb = detail::flat_modes(b), mr = detail::flat_modes(r);
+    Int n = size(b);
+    for (Int i = 0; i < n; ++i) {
+      Int want = detail::eval_flat(ma, detail::eval_flat(mb, i)), got = detail::eval_flat(mr, i);
+      TESSERA_REQUIRE(want == got, "composition: not a function composition: at coordinate {} A(B(i)) = {} but the modes of B, composed one by one, give {} (B's modes reach across a mode boundary of A)",
+                      i, want, got);
+    }
+  }
+  return r;
 }
+
+namespace detail {
+// Used by divides and products, whose postconditions are stated mode by mode.
+TESSERA_HD constexpr Layout compose_parts(const Layout& a, const Layout& b) { return composition_by_mode(a, b); }
+}  // namespace detail
 
 // ---------------------------------------------------------------------------------------
 // complement(L, cotarget): the layout of the "rest" of [0, cotarget) not reached by L.
@@ -206,6 +242,8 @@ TESSERA_HD constexpr Layout complement(const Layout& l, const IntTuple& cotarget
   Layout f = filter(l);
   if (f.stride.is_leaf() && f.stride.value() == 0) return make_layout(IntTuple::leaf(product(cotarget)));
   detail::Modes rem = detail::flat_modes(f);
+  for (int k = 0; k < rem.n; ++k)
+    TESSERA_REQUIRE(rem.s[k] >= 1, "complement: the layout has extent {}; extents must be >= 1", rem.s[k]);
   detail::Modes out;
   Int last_stride = 1;
   while (rem.n > 0) {
@@ -214,8 +252,7 @@ TESSERA_HD constexpr Layout complement(const Layout& l, const IntTuple& cotarget
       if (rem.d[i] < rem.d[idx]) idx = i;
     Int min_stride = rem.d[idx];
     Int new_shape = min_stride / last_stride;
-    TESSERA_REQUIRE(new_shape != 0,
-                    "complement: non-injective layout: stride {} lies inside the span {} of the smaller modes",
+    TESSERA_REQUIRE(new_shape != 0, "complement: non-injective layout: stride {} lies inside the span {} of the smaller modes",
                     min_stride, last_stride);
     out.push(new_shape, last_stride);
     last_stride = min_stride * rem.s[idx];
@@ -286,8 +323,7 @@ TESSERA_HD constexpr Layout left_inverse(const Layout& l) {
   for (int k = 0; k < m.n; ++k) {
     int i = order[k];
     if (m.d[i] == 0) continue;
-    TESSERA_REQUIRE(m.d[i] % sz == 0,
-                    "left_inverse: left inverse divisibility condition violated: stride {} is not divisible by {}",
+    TESSERA_REQUIRE(m.d[i] % sz == 0, "left_inverse: left inverse divisibility condition violated: stride {} is not divisible by {}",
                     m.d[i], sz);
     shapes[ns++] = m.d[i] / sz;
     sz *= m.d[i] / sz;

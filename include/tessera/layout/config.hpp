@@ -10,6 +10,10 @@
 //   * at run time on the device (never reached by compile-time layouts) it traps.
 #pragma once
 
+#if __cplusplus < 202002L
+#error "Tessera needs C++20: compile with -std=c++20 (nvcc: -std=c++20; CMake: CMAKE_CXX_STANDARD 20)"
+#endif
+
 #include <cstdint>  // int64_t
 
 #include <stdexcept>  // std::invalid_argument

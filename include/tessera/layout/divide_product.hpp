@@ -25,12 +25,14 @@ struct Tiler {
   bool is_int[kMax] = {};
 
   TESSERA_HD constexpr void push(const Layout& l) {
-    TESSERA_REQUIRE(n < kMax, "tiler: at most {} modes", kMax);
+    TESSERA_REQUIRE(n < kMax, "tiler: at most {} modes",
+                    kMax);
     is_int[n] = false;
     elem[n++] = l;
   }
   TESSERA_HD constexpr void push(Int extent) {
-    TESSERA_REQUIRE(n < kMax, "tiler: at most {} modes", kMax);
+    TESSERA_REQUIRE(n < kMax, "tiler: at most {} modes",
+                    kMax);
     is_int[n] = true;
     elem[n++] = make_layout(IntTuple::leaf(extent));
   }
@@ -52,8 +54,8 @@ TESSERA_HD constexpr Tiler make_tiler(const Ts&... ts) {
 
 // composition(L, <T0,...>): mode k of L composed with T_k; modes of L beyond the tiler are dropped.
 TESSERA_HD constexpr Layout composition(const Layout& l, const Tiler& t) {
-  TESSERA_REQUIRE(t.n <= rank(l), "composition: too many modes in tiler: {} modes for a layout of rank {}", t.n,
-                  rank(l));
+  TESSERA_REQUIRE(t.n <= rank(l), "composition: too many modes in tiler: {} modes for a layout of rank {}",
+                  t.n, rank(l));
   Layout r{IntTuple::empty_tuple(), IntTuple::empty_tuple()};
   for (int i = 0; i < t.n; ++i) {
     Layout ti = t.is_int[i] ? make_layout(size(t.elem[i]), 1) : t.elem[i];
@@ -72,13 +74,14 @@ TESSERA_HD constexpr Layout composition(const Layout& l, const Tiler& t) {
 // ---------------------------------------------------------------------------------------
 TESSERA_HD constexpr Layout logical_divide(const Layout& l, const Layout& t) {
   Layout c = complement(t, coalesce(l).shape);
-  return composition(l, make_layout_of(t, c));
+  return detail::compose_parts(l, make_layout_of(t, c));
 }
 
 namespace detail {
 template <class Op>
 TESSERA_HD constexpr Layout by_mode(const Layout& l, const Tiler& t, Op op, const char* msg) {
-  TESSERA_REQUIRE(t.n <= rank(l), msg, t.n, rank(l));
+  TESSERA_REQUIRE(t.n <= rank(l), msg,
+                  t.n, rank(l));
   Layout r{IntTuple::empty_tuple(), IntTuple::empty_tuple()};
   for (int i = 0; i < rank(l); ++i) {
     Layout m = i < t.n ? op(mode(l, i), t.elem[i]) : mode(l, i);
@@ -103,7 +106,7 @@ TESSERA_HD constexpr Layout logical_divide(const Layout& l, const Tiler& t) {
 // ---------------------------------------------------------------------------------------
 TESSERA_HD constexpr Layout logical_product(const Layout& a, const Layout& b) {
   Layout c = complement(a, size(a) * cosize(b));
-  return make_layout_of(a, composition(c, b));
+  return make_layout_of(a, detail::compose_parts(c, b));
 }
 
 namespace detail {
@@ -117,7 +120,8 @@ TESSERA_HD constexpr IntTuple zip2_by(const IntTuple& x, int n) {
   IntTuple first = IntTuple::empty_tuple(), second = IntTuple::empty_tuple();
   for (int i = 0; i < n; ++i) {
     IntTuple xi = x.get(i);
-    TESSERA_REQUIRE(xi.is_tuple() && xi.rank() == 2, "tile_unzip: mode {} is not a rank-2 (tile, rest) mode", i);
+    TESSERA_REQUIRE(xi.is_tuple() && xi.rank() == 2, "tile_unzip: mode {} is not a rank-2 (tile, rest) mode",
+                    i);
     first.push_back(xi.get(0));
     second.push_back(xi.get(1));
   }
@@ -211,12 +215,15 @@ TESSERA_HD constexpr Layout append_to_rank(const Layout& l, int r) {
   return out;
 }
 // zip((a0,a1,..),(b0,b1,..)) = ((a0,b0),(a1,b1),..); for integers: ((a,b)).
+// Requires equal ranks: zipping a shorter tuple would drop elements of the longer one.
 TESSERA_HD constexpr IntTuple zip(const IntTuple& a, const IntTuple& b) {
   IntTuple r = IntTuple::empty_tuple();
   if (a.is_leaf()) {
     r.push_back(make_tuple(a, b));
     return r;
   }
+  TESSERA_REQUIRE(a.rank() == b.rank(), "blocked/raked product: the block and the tiler's image have ranks {} and {}; they must match mode by mode (the result would lose elements)",
+                  a.rank(), b.rank());
   for (int i = 0; i < a.rank(); ++i) r.push_back(make_tuple(a.get(i), b.get(i)));
   return r;
 }

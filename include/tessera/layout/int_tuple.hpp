@@ -40,8 +40,7 @@ struct IntTuple {
   // Appends `child` as the last element of this tuple.  Requires: this is a tuple.
   TESSERA_HD constexpr void push_back(const IntTuple& child) {
     TESSERA_REQUIRE(!is_leaf(), "int tuple: cannot append to an integer");
-    TESSERA_REQUIRE(nodes + child.nodes <= kMaxNodes,
-                    "over capacity: an int tuple holds at most {} nodes (leaves plus tuples), {} needed",
+    TESSERA_REQUIRE(nodes + child.nodes <= kMaxNodes, "over capacity: an int tuple holds at most {} nodes (leaves plus tuples), {} needed",
                     kMaxNodes, nodes + child.nodes);
     for (int k = 0; k < child.nodes; ++k) {
       arity[nodes + k] = child.arity[k];
@@ -89,7 +88,8 @@ struct IntTuple {
   }
   // Element i of a tuple; for an integer, get(0) is the integer itself (as in CuTe).
   TESSERA_HD constexpr IntTuple get(int i) const {
-    TESSERA_REQUIRE(i >= 0 && i < rank(), "int tuple: mode {} out of range for rank {}", i, rank());
+    TESSERA_REQUIRE(i >= 0 && i < rank(), "int tuple: mode {} out of range for rank {}",
+                    i, rank());
     if (is_leaf()) return *this;
     return subtree(child_pos(i));
   }
@@ -122,7 +122,8 @@ struct Leaves {
   int n = 0;
   Int v[kMax] = {};
   TESSERA_HD constexpr void push(Int x) {
-    TESSERA_REQUIRE(n < kMax, "over capacity: more than {} leaves", kMax);
+    TESSERA_REQUIRE(n < kMax, "over capacity: more than {} leaves",
+                    kMax);
     v[n++] = x;
   }
   TESSERA_HD constexpr Int operator[](int i) const { return v[i]; }
@@ -219,7 +220,8 @@ TESSERA_HD constexpr IntTuple unwrap(const IntTuple& t) {
 TESSERA_HD constexpr Int abs_int(Int a) { return a < 0 ? -a : a; }
 TESSERA_HD constexpr Int signum(Int a) { return (a > 0) - (a < 0); }
 TESSERA_HD constexpr Int ceil_div(Int a, Int b) {
-  TESSERA_REQUIRE(b != 0, "ceil_div: division by zero ({} / {})", a, b);
+  TESSERA_REQUIRE(b != 0, "ceil_div: division by zero ({} / {})",
+                  a, b);
   return (a + b - 1) / b;
 }
 TESSERA_HD constexpr Int gcd_int(Int a, Int b) {

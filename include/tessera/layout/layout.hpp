@@ -121,8 +121,8 @@ TESSERA_HD constexpr Int crd2idx(Int i, const IntTuple& shape, const IntTuple& s
 // rank of the shape whose elements are coordinates of the modes.
 TESSERA_HD constexpr Int crd2idx(const IntTuple& c, const IntTuple& shape, const IntTuple& stride) {
   if (c.is_leaf()) return crd2idx(c.value(), shape, stride);
-  TESSERA_REQUIRE(shape.is_tuple() && c.rank() == shape.rank(),
-                  "crd2idx: coordinate of rank {} does not match a shape of rank {}", c.rank(), shape.rank());
+  TESSERA_REQUIRE(shape.is_tuple() && c.rank() == shape.rank(), "crd2idx: coordinate of rank {} does not match a shape of rank {}",
+                  c.rank(), shape.rank());
   Int idx = 0;
   for (int m = 0; m < c.rank(); ++m) idx += crd2idx(c.get(m), shape.get(m), stride.get(m));
   return idx;

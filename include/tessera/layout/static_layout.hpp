@@ -4,7 +4,7 @@
 // flattens L at compile time and evaluates it with a fold over its leaves: no loop over
 // run-time structure, every division and modulus by a constant, nothing in local memory.
 //
-//     constexpr tessera::Layout kSmem = tessera::parse...   // or make_layout(...)
+//     constexpr tessera::Layout kSmem = tessera::make_layout_row_major(tessera::make_tuple(64, 64));
 //     float x = smem[tessera::static_layout<kSmem>(i)];      // 1-D coordinate
 //     float y = smem[tessera::static_layout<kSmem>(r, c)];   // one coordinate per top mode
 //
@@ -78,8 +78,11 @@ struct StaticLayout {
   friend struct StaticLayout;
 };
 
-template <Layout L>
-inline constexpr StaticLayout<L> static_layout{};
+// static_layout<L>(i) or static_layout<L>(c0, c1, ...): L evaluated with unrolled code.
+template <Layout L, class... Is>
+TESSERA_HD_INLINE constexpr auto static_layout(Is... is) {
+  return StaticLayout<L>{}(is...);
+}
 
 // Sw o L at compile time: the swizzle applied to L's index.
 template <SwizzledLayout S>
@@ -87,19 +90,23 @@ struct StaticSwizzledLayout {
   static constexpr Int kSize = size(S.layout);
   template <class... Is>
   TESSERA_HD_INLINE constexpr auto operator()(Is... is) const {
-    auto x = static_layout<S.layout>(is...);
+    auto x = StaticLayout<S.layout>{}(is...);
     using I = decltype(x);
-    constexpr Int yyy = S.swizzle.yyy_mask();
+    // (x & yyy) >> S == (x >> S) & zzz for x >= 0: shift first, so that the mask and the
+    // XOR fold into one three-input logic instruction (LOP3).
+    constexpr Int zzz = S.swizzle.zzz_mask();
     constexpr int sh = S.swizzle.s;
     if constexpr (sh >= 0) {
-      return static_cast<I>(x ^ ((x & I(yyy)) >> sh));
+      return static_cast<I>(x ^ ((x >> sh) & I(zzz)));
     } else {
-      return static_cast<I>(x ^ ((x & I(yyy)) << -sh));
+      return static_cast<I>(x ^ ((x << -sh) & I(zzz)));
     }
   }
 };
 
-template <SwizzledLayout S>
-inline constexpr StaticSwizzledLayout<S> static_swizzled_layout{};
+template <SwizzledLayout S, class... Is>
+TESSERA_HD_INLINE constexpr auto static_swizzled_layout(Is... is) {
+  return StaticSwizzledLayout<S>{}(is...);
+}
 
 }  // namespace tessera

@@ -23,8 +23,10 @@ struct Swizzle {
   int s = 0;  // distance to shift the mask (positive: right)
 
   TESSERA_HD constexpr void validate() const {
-    TESSERA_REQUIRE(b >= 0 && m >= 0, "swizzle: B and M must be non-negative (B={}, M={})", b, m);
-    TESSERA_REQUIRE((s < 0 ? -s : s) >= b, "swizzle: |S| must be at least B (B={}, S={})", b, s);
+    TESSERA_REQUIRE(b >= 0 && m >= 0, "swizzle: B and M must be non-negative (B={}, M={})",
+                    b, m);
+    TESSERA_REQUIRE((s < 0 ? -s : s) >= b, "swizzle: |S| must be at least B (B={}, S={})",
+                    b, s);
     TESSERA_REQUIRE(b + m + (s < 0 ? -s : s) <= 62, "swizzle: B+M+|S| must be at most 62 (got {})",
                     b + m + (s < 0 ? -s : s));
   }

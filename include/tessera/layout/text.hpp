@@ -189,7 +189,7 @@ class LayoutParser {
       if (l.shape.arity[k] >= 0) continue;
       Int s = l.shape.val[k], d = l.stride.val[k];
       Int term = 0;
-      if (s < 0) { p_ = start; fail_msg("shape " + std::to_string(s) + " is negative; shapes are >= 0"); }
+      if (s < 1) { p_ = start; fail_msg("shape " + std::to_string(s) + " is not positive; every extent must be >= 1"); }
       if (__builtin_mul_overflow(size, s, &size) || size > (Int(1) << 62) ||
           __builtin_mul_overflow(s > 0 ? s - 1 : 0, d < 0 ? -d : d, &term) || __builtin_add_overflow(co, term, &co) ||
           co > (Int(1) << 62)) {
