@@ -1,0 +1,174 @@
+// include/tessera/host/gemm.hpp -- the GEMM with a fused epilogue: host API.
+//
+//   D = act(alpha * (A @ B) + beta * C + bias) [+ residual]
+//
+//   A is m x k, B is k x n, C, D and the residual are m x n.  Each matrix is row- or column-major with
+//   its own leading dimension (ld = elements between the starts of consecutive rows (row-major) or
+//   columns (column-major); 0 means packed).  Any m, n, k >= 1.
+//
+// Types (A and B have the same type):
+//   A, B          math (GemmMath::automatic picks the first)        accumulation
+//   bf16 / f16    tensor cores, mma.sync m16n8k16                    fp32
+//   f32           fp32_exact: CUDA-core FFMA, fp32 products and sums  fp32
+//   f32           tf32: tensor cores, operands rounded to tf32 (10-bit mantissa, round to nearest)
+//   D: bf16, f16 or f32 (any, whatever A and B are); C and the residual have D's type;
+//   bias: f32 or D's type, one value per column (length n), per row (length m), or one scalar.
+// Order of the epilogue, all in fp32 registers: scale by alpha; + beta * C (C is not read when
+// beta == 0, so C may then be null); + bias; activation; + residual; round to D's type (nearest even);
+// one store per element.  The accumulator never leaves registers/shared memory before the epilogue and
+// D is written once.
+//
+// Alignment: pointers need their element's alignment.  16-byte aligned pointers whose leading
+// dimension is a multiple of 16 bytes take the vectorised path (cp.async / 16-byte stores); others work
+// through element accesses (slower).
+//
+// Split-K and the workspace: for small m*n with a large k the planner may split K over several blocks
+// per output tile.  That needs a device workspace of gemm_workspace_size(args) bytes; pass it in
+// args.workspace.  Without a (large enough) workspace the automatic plan does not split.  The workspace
+// starts with one int per output tile used as an arrival counter; gemm() zero-fills that part
+// (cudaMemsetAsync, a few hundred bytes) before each split launch unless args.workspace_zeroed says the
+// counters are already zero, which holds after cudaMemset(0) and after every completed split-K gemm()
+// on that workspace (the kernel leaves them zero).  Partial sums are added in a fixed order, so results
+// are deterministic for a given plan.  No memory is allocated by gemm().
+//
+// Errors: gemm() validates everything before it launches and returns a GemmStatus whose message names
+// the argument, its value and what was expected; nothing is launched when the status is not ok.
+// A launch failure is reported with the CUDA error string.  The call is asynchronous on `stream`.
+// C may alias D when they have the same order and leading dimension (an in-place update).
+#pragma once
+
+#include <cuda_bf16.h>     // __nv_bfloat16
+#include <cuda_fp16.h>     // __half
+#include <cuda_runtime.h>  // cudaStream_t
+
+#include <cstddef>  // size_t
+#include <cstdint>  // int64_t
+#include <limits>   // std::numeric_limits
+#include <string>   // std::string
+
+#include "tessera/kernel/epilogue/types.hpp"  // Dtype, MatrixOrder, Activation, BiasMode
+
+namespace tessera {
+
+// Which arithmetic computes A @ B.
+enum class GemmMath : int {
+  automatic = 0,  // bf16/f16 -> tensor_core, f32 -> fp32_exact
+  tensor_core,    // bf16 / f16 operands, fp32 accumulation
+  tf32,           // f32 operands rounded to tf32 on tensor cores
+  fp32_exact,     // f32 FFMA on CUDA cores
+};
+
+// Block tile; automatic lets the planner choose (the usual choice).  Forcing one is for tests and
+// benchmarks; a tile that does not support the problem's types or layouts is rejected.
+enum class GemmTile : int {
+  automatic = 0,
+  t128x256,     // tensor cores, 8 warps
+  t128x128,     // tensor cores, 4 warps
+  t64x64,       // tensor cores, 4 warps
+  t16x128,      // tensor cores, 4 warps, M <= 16 (decode); needs a K-major A (after transposition)
+  simt128x128,  // fp32_exact only
+};
+
+// A matrix operand (read-only).
+struct GemmMatrix {
+  const void* data = nullptr;
+  Dtype type = Dtype::bf16;
+  MatrixOrder order = MatrixOrder::row_major;
+  int64_t ld = 0;  // 0 = packed
+};
+
+// The output.
+struct GemmOutput {
+  void* data = nullptr;
+  Dtype type = Dtype::bf16;
+  MatrixOrder order = MatrixOrder::row_major;
+  int64_t ld = 0;  // 0 = packed
+};
+
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  GemmMatrix a, b;
+  GemmMatrix c;  // read when beta != 0; type must equal d.type
+  GemmOutput d;
+  float alpha = 1.f, beta = 0.f;
+
+  BiasMode bias_mode = BiasMode::none;
+  const void* bias = nullptr;
+  Dtype bias_type = Dtype::f32;  // f32 or d.type
+  int64_t bias_size = 0;         // elements: n (per_column), m (per_row), 1 (scalar)
+
+  Activation activation = Activation::none;
+  float leaky_relu_slope = 0.01f;  // leaky_relu: finite
+  float clamp_lo = -std::numeric_limits<float>::infinity();  // clamp: lo <= hi, not NaN
+  float clamp_hi = std::numeric_limits<float>::infinity();
+
+  GemmMatrix residual;  // added after the activation when data != nullptr; type must equal d.type
+
+  GemmMath math = GemmMath::automatic;
+  void* workspace = nullptr;  // split-K only: gemm_workspace_size(args) bytes, 16-byte aligned
+  size_t workspace_bytes = 0;
+  bool workspace_zeroed = false;  // the workspace's counters are known to be zero (see above)
+
+  GemmTile tile = GemmTile::automatic;
+  int split_k = 0;  // 0 = automatic; >= 1 forces that many K splits (> 1 needs the workspace)
+};
+
+enum class GemmError : int {
+  ok = 0,
+  invalid_argument,        // a value out of range, a null pointer, a leading dimension too small ...
+  unsupported,             // a valid request this build cannot run (type combination, tile, device)
+  insufficient_workspace,  // split_k > 1 forced without a large enough workspace
+  cuda_error,              // a CUDA call failed (device query, attribute, launch)
+};
+
+struct GemmStatus {
+  GemmError code = GemmError::ok;
+  std::string message;  // empty when ok
+  bool ok() const { return code == GemmError::ok; }
+  explicit operator bool() const { return ok(); }
+};
+
+// What gemm() launches for these arguments on the current device.
+struct GemmPlan {
+  GemmTile tile = GemmTile::automatic;
+  GemmMath math = GemmMath::automatic;
+  int split_k = 1;
+  bool transposed = false;     // computed as D^T = B^T A^T
+  int64_t grid_tiles = 0;      // output tiles (blocks per split)
+  int blocks_per_sm = 0;       // occupancy of the chosen kernel
+  int threads = 0, smem_bytes = 0;
+  size_t workspace_bytes = 0;  // needed by this plan (0 without split-K)
+  std::string str() const;     // e.g. "tc bf16 128x256x64 KN split 1, 512 tiles, 1 block/SM"
+};
+
+// Checks the arguments without touching the GPU.
+GemmStatus gemm_validate(const GemmArgs& args);
+// Validates, then fills *plan with what gemm() would launch (queries the current device).
+GemmStatus gemm_plan(const GemmArgs& args, GemmPlan* plan);
+// Bytes of workspace that enable the split-K the planner would like for these arguments (ignoring
+// args.workspace); 0 when it would not split.  With args.split_k > 1: the bytes that split count needs.
+size_t gemm_workspace_size(const GemmArgs& args);
+// Runs the GEMM on `stream` (asynchronous).
+GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+// ---- typed convenience overloads: row-major, packed, D = A @ B ----
+GemmStatus gemm(int64_t m, int64_t n, int64_t k, const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* d,
+                cudaStream_t stream = nullptr);
+GemmStatus gemm(int64_t m, int64_t n, int64_t k, const __half* a, const __half* b, __half* d,
+                cudaStream_t stream = nullptr);
+// fp32, exact (FFMA)
+GemmStatus gemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* d,
+                cudaStream_t stream = nullptr);
+// D = act(A @ B + bias), bias per column (length n, same type as D); row-major, packed.
+GemmStatus gemm_bias_act(int64_t m, int64_t n, int64_t k, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                         const __nv_bfloat16* bias, Activation act, __nv_bfloat16* d, cudaStream_t stream = nullptr);
+GemmStatus gemm_bias_act(int64_t m, int64_t n, int64_t k, const __half* a, const __half* b, const __half* bias,
+                         Activation act, __half* d, cudaStream_t stream = nullptr);
+
+// ---- the epilogue alone (the unfused way, e.g. after another library's GEMM) ----
+// In place on an m x n matrix X of type x_type:  X = act(X + bias) [+ residual], fp32 math, one pass,
+// same formulas and validation as gemm()'s epilogue (args.alpha = 1, beta = 0; the bias, activation and
+// residual fields of `args` are used, and args.d describes X).
+GemmStatus gemm_epilogue_inplace(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+}  // namespace tessera

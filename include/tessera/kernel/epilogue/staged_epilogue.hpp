@@ -1,0 +1,283 @@
+// include/tessera/kernel/epilogue/staged_epilogue.hpp -- the GEMM epilogue: accumulators (registers) ->
+// fp32 staging tile (shared memory, in D's memory order) -> [split-K reduction] -> one pass that reads C,
+// bias and residual, applies the activation and writes each element of D once, 16 bytes at a time.
+//
+// Why stage: a thread's accumulator fragment holds pairs of adjacent columns spread over 8 rows (the mma
+// C layout), so storing from registers gives 4- or 8-byte stores for a row-major D and 2-byte strided
+// stores for a column-major D.  Re-distributing the tile through shared memory lets every thread own
+// V = 16 / sizeof(out) consecutive elements along D's contiguous dimension, whatever D's order: every
+// store (and every load of C and the residual when their order matches D's) is one 16-byte access and a
+// warp covers 512 contiguous bytes.
+//
+// Staging tile (fp32, lives in the block's dynamic shared memory after the main loop has drained):
+//   D row-major:    [BLK_M][BLK_N + 8]   a row of D's tile is contiguous; +8 floats makes the fragment
+//                                        writes (8 rows x 4 float2 per half-warp) hit 32 distinct banks
+//   D column-major: [BLK_N][BLK_M + 4]   a column of D's tile is contiguous; +4 floats makes the
+//                                        fragment writes (8 rows x 4 columns per warp) conflict-free
+//
+// Split-K (gridDim.z = splits > 1): each block of a tile writes its staged partial to
+// partials[tile][split] (fp32, L2 only), then increments counters[tile].  The block that sees the
+// count reach splits - 1 adds all partials in split order 0, 1, ... (so the result does not depend on
+// which block came last), resets the counter to 0 for the next call, and runs the epilogue.
+//
+// Order of operations per element (all in fp32):  v = alpha * acc;  v += beta * C (only if beta != 0);
+//   v += bias;  v = act(v);  v += residual;  D = cast(v)  (round to nearest even).
+#pragma once
+
+#include <cuda_bf16.h>  // __nv_bfloat16, conversions
+#include <cuda_fp16.h>  // __half, conversions
+
+#include <cstdint>  // int64_t, uint32_t
+
+#include "tessera/kernel/epilogue/activation.hpp"  // activate
+#include "tessera/kernel/epilogue/types.hpp"       // Params, Dtype
+
+namespace tessera::epilogue {
+
+#if defined(__CUDACC__)
+
+// Element conversions and 16-byte packing for the output types.
+template <class T>
+struct Elem;
+
+template <>
+struct Elem<float> {
+  static constexpr int kVec = 4;  // elements per 16 bytes
+  __device__ __forceinline__ static float to_float(float v) { return v; }
+  __device__ __forceinline__ static float from_float(float v) { return v; }
+  __device__ __forceinline__ static void unpack(const uint4& r, float (&f)[kVec]) {
+    f[0] = __uint_as_float(r.x); f[1] = __uint_as_float(r.y);
+    f[2] = __uint_as_float(r.z); f[3] = __uint_as_float(r.w);
+  }
+  __device__ __forceinline__ static uint4 pack(const float (&f)[kVec]) {
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
+  }
+};
+
+template <>
+struct Elem<__nv_bfloat16> {
+  static constexpr int kVec = 8;
+  __device__ __forceinline__ static float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+  __device__ __forceinline__ static __nv_bfloat16 from_float(float v) { return __float2bfloat16_rn(v); }
+  __device__ __forceinline__ static void unpack_word(uint32_t w, float& lo, float& hi) {
+    lo = __uint_as_float(w << 16);          // a bf16 is the upper half of an fp32
+    hi = __uint_as_float(w & 0xffff0000u);
+  }
+  __device__ __forceinline__ static uint32_t pack_word(float lo, float hi) {
+    const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);  // .x = lo (low half), .y = hi
+    return static_cast<uint32_t>(__bfloat16_as_ushort(p.x)) | (static_cast<uint32_t>(__bfloat16_as_ushort(p.y)) << 16);
+  }
+  __device__ __forceinline__ static void unpack(const uint4& r, float (&f)[kVec]) {
+    unpack_word(r.x, f[0], f[1]); unpack_word(r.y, f[2], f[3]);
+    unpack_word(r.z, f[4], f[5]); unpack_word(r.w, f[6], f[7]);
+  }
+  __device__ __forceinline__ static uint4 pack(const float (&f)[kVec]) {
+    return make_uint4(pack_word(f[0], f[1]), pack_word(f[2], f[3]), pack_word(f[4], f[5]), pack_word(f[6], f[7]));
+  }
+};
+
+template <>
+struct Elem<__half> {
+  static constexpr int kVec = 8;
+  __device__ __forceinline__ static float to_float(__half v) { return __half2float(v); }
+  __device__ __forceinline__ static __half from_float(float v) { return __float2half_rn(v); }
+  __device__ __forceinline__ static void unpack_word(uint32_t w, float& lo, float& hi) {
+    lo = __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xffffu)));
+    hi = __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
+  }
+  __device__ __forceinline__ static uint32_t pack_word(float lo, float hi) {
+    return static_cast<uint32_t>(__half_as_ushort(__float2half_rn(lo))) |
+           (static_cast<uint32_t>(__half_as_ushort(__float2half_rn(hi))) << 16);
+  }
+  __device__ __forceinline__ static void unpack(const uint4& r, float (&f)[kVec]) {
+    unpack_word(r.x, f[0], f[1]); unpack_word(r.y, f[2], f[3]);
+    unpack_word(r.z, f[4], f[5]); unpack_word(r.w, f[6], f[7]);
+  }
+  __device__ __forceinline__ static uint4 pack(const float (&f)[kVec]) {
+    return make_uint4(pack_word(f[0], f[1]), pack_word(f[2], f[3]), pack_word(f[4], f[5]), pack_word(f[6], f[7]));
+  }
+};
+
+// Reads V elements of matrix X (type T) that are consecutive along D's contiguous dimension, starting at
+// D-order coordinate (outer, inner); elements j >= valid read as 0.  When X has D's order, the V elements
+// are contiguous in X (one 16-byte load if `vec` and all are valid); otherwise they are ld apart.
+template <class T, int V>
+__device__ __forceinline__ void load_along(float (&out)[V], const void* base, int64_t ld, bool same_order, bool vec,
+                                           int outer, int inner, int valid) {
+  const T* x = static_cast<const T*>(base);
+  if (same_order) {
+    const T* q = x + static_cast<int64_t>(outer) * ld + inner;
+    if (vec && valid == V) {
+      Elem<T>::unpack(*reinterpret_cast<const uint4*>(q), out);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) out[j] = j < valid ? Elem<T>::to_float(q[j]) : 0.f;
+    }
+  } else {
+    const T* q = x + static_cast<int64_t>(inner) * ld + outer;
+#pragma unroll
+    for (int j = 0; j < V; ++j) out[j] = j < valid ? Elem<T>::to_float(q[static_cast<int64_t>(j) * ld]) : 0.f;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ float load_bias(const Params& p, int i) {
+  return p.bias_f32 ? static_cast<const float*>(p.bias)[i] : Elem<T>::to_float(static_cast<const T*>(p.bias)[i]);
+}
+
+// How the bias varies in D's memory order: 0 none, 1 along the contiguous (inner) dimension, 2 along
+// the outer dimension, 3 a scalar.
+__device__ __forceinline__ int bias_dim_in_d_order(const Params& p) {
+  if (p.bias_along == kBiasNone) return 0;
+  if (p.bias_along == kBiasScalar) return 3;
+  return ((p.bias_along == kBiasAlongN) == p.d_row_major) ? 1 : 2;
+}
+
+// Everything after alpha * acc for V elements of D that are consecutive in D's order, starting at
+// (outer go, inner gi), `valid` of them inside D: + beta * C, + bias, activation, + residual, cast,
+// store (16 bytes when legal).
+template <class T, int V>
+__device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bool rm, int bias_dim, int go, int gi,
+                                              int valid) {
+  if (p.beta != 0.f) {
+    float c[V];
+    load_along<T, V>(c, p.c, p.ldc, p.c_row_major == rm, p.c_vec, go, gi, valid);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = fmaf(p.beta, c[j], v[j]);
+  }
+  if (bias_dim == 1) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] += j < valid ? load_bias<T>(p, gi + j) : 0.f;
+  } else if (bias_dim != 0) {
+    const float b = load_bias<T>(p, bias_dim == 2 ? go : 0);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] += b;
+  }
+  if (p.act != Activation::none) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = activate(p.act, v[j], p.act_p0, p.act_p1);
+  }
+  if (p.residual) {
+    float r[V];
+    load_along<T, V>(r, p.residual, p.ldr, p.r_row_major == rm, p.r_vec, go, gi, valid);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] += r[j];
+  }
+  T* q = static_cast<T*>(p.d) + static_cast<int64_t>(go) * p.ldd + gi;
+  if (p.d_vec && valid == V) {
+    *reinterpret_cast<uint4*>(q) = Elem<T>::pack(v);
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      if (j < valid) q[j] = Elem<T>::from_float(v[j]);
+  }
+}
+
+#endif  // __CUDACC__
+
+// The staged epilogue of a BLK_M x BLK_N block tile computed by kThreads threads.
+template <int kBlockM, int kBlockN, int kThreads>
+struct StagedEpilogue {
+  static constexpr int kRowStride = kBlockN + 8;  // floats per staged row, D row-major
+  static constexpr int kColStride = kBlockM + 4;  // floats per staged column, D column-major
+  static constexpr int kSmemFloats =
+      kBlockM * kRowStride > kBlockN * kColStride ? kBlockM * kRowStride : kBlockN * kColStride;
+  static constexpr int kSmemBytes = kSmemFloats * 4;
+  static constexpr int kTileFloats = kBlockM * kBlockN;  // one split-K partial
+
+  static_assert(kBlockM % 8 == 0 && kBlockN % 8 == 0,
+                "staged epilogue: tile extents must be multiples of 8 (one 16-byte vector of a 16-bit D)");
+  static_assert(kRowStride % 32 == 8,
+                "staged epilogue: the row-major staging stride must be 8 mod 32 floats (conflict-free float2 writes)");
+
+#if defined(__CUDACC__)
+  // Staged position of (m, n) inside the tile.
+  __device__ __forceinline__ static int offset(bool d_row_major, int m, int n) {
+    return d_row_major ? m * kRowStride + n : n * kColStride + m;
+  }
+  // Stages v0 at (m, n) and v1 at (m, n + 1); n even.
+  __device__ __forceinline__ static void stage_pair(float* s, bool d_row_major, int m, int n, float v0, float v1) {
+    if (d_row_major) {
+      *reinterpret_cast<float2*>(s + m * kRowStride + n) = make_float2(v0, v1);
+    } else {
+      s[n * kColStride + m] = v0;
+      s[(n + 1) * kColStride + m] = v1;
+    }
+  }
+
+  // Split-K: called by all threads after the tile is staged (and a barrier).  Returns true in the block
+  // that must finish the tile (its staged tile then holds the sum over all splits), false in the others.
+  __device__ static bool reduce_split_k(float* s, bool d_row_major, float* partials, int* counters, int tile,
+                                        int split, int splits) {
+    __shared__ int s_is_last;
+    const int inner = d_row_major ? kBlockN : kBlockM;  // contiguous extent of the staged tile
+    const int stride = d_row_major ? kRowStride : kColStride;
+    const int quads = kTileFloats / 4;
+    float* mine = partials + (static_cast<int64_t>(tile) * splits + split) * kTileFloats;
+    for (int q = threadIdx.x; q < quads; q += kThreads) {
+      const int o = (4 * q) / inner, i = (4 * q) % inner;
+      __stcg(reinterpret_cast<float4*>(mine) + q, *reinterpret_cast<const float4*>(s + o * stride + i));
+    }
+    __threadfence();  // make this block's partial visible device-wide before the count says so
+    __syncthreads();
+    if (threadIdx.x == 0) s_is_last = atomicAdd(counters + tile, 1) == splits - 1;
+    __syncthreads();
+    if (!s_is_last) return false;
+    __threadfence();  // order the partial reads after observing the final count
+    const float* all = partials + static_cast<int64_t>(tile) * splits * kTileFloats;
+    for (int q = threadIdx.x; q < quads; q += kThreads) {
+      const int o = (4 * q) / inner, i = (4 * q) % inner;
+      float4* st = reinterpret_cast<float4*>(s + o * stride + i);
+      const float4 own = *st;
+      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int k = 0; k < splits; ++k) {
+        const float4 v = k == split ? own : __ldcg(reinterpret_cast<const float4*>(all + static_cast<int64_t>(k) * kTileFloats) + q);
+        acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+      }
+      *st = acc;
+    }
+    if (threadIdx.x == 0) counters[tile] = 0;  // ready for the next call on this workspace
+    __syncthreads();
+    return true;
+  }
+
+  // Reads the staged tile (origin (m0, n0) in D) and writes D.
+  __device__ static void store(const float* s, const Params& p, int m0, int n0) {
+    switch (p.d_type) {
+      case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0); break;
+      case Dtype::f16: store_as<__half>(s, p, m0, n0); break;
+      case Dtype::f32: store_as<float>(s, p, m0, n0); break;
+    }
+  }
+
+  template <class T>
+  __device__ static void store_as(const float* s, const Params& p, int m0, int n0) {
+    constexpr int V = Elem<T>::kVec;
+    const bool rm = p.d_row_major;
+    const int inner_tile = rm ? kBlockN : kBlockM;
+    const int outer_tile = rm ? kBlockM : kBlockN;
+    const int stride = rm ? kRowStride : kColStride;
+    const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
+    const int inner_ext = rm ? p.n : p.m, outer_ext = rm ? p.m : p.n;
+    const int vecs = inner_tile / V;
+    const int bias_dim = bias_dim_in_d_order(p);
+    for (int idx = threadIdx.x; idx < outer_tile * vecs; idx += kThreads) {
+      const int o = idx / vecs, iv = idx - o * vecs;
+      const int go = outer0 + o, gi = inner0 + iv * V;
+      if (go >= outer_ext || gi >= inner_ext) continue;
+      const int valid = inner_ext - gi < V ? inner_ext - gi : V;
+
+      float v[V];
+      const float* src = s + o * stride + iv * V;
+#pragma unroll
+      for (int j = 0; j < V; j += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(src + j);
+        v[j] = q.x * p.alpha; v[j + 1] = q.y * p.alpha; v[j + 2] = q.z * p.alpha; v[j + 3] = q.w * p.alpha;
+      }
+      finish_vector<T, V>(v, p, rm, bias_dim, go, gi, valid);
+    }
+  }
+#endif  // __CUDACC__
+};
+
+}  // namespace tessera::epilogue

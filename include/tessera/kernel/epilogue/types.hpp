@@ -1,0 +1,89 @@
+// include/tessera/kernel/epilogue/types.hpp -- the vocabulary of the GEMM epilogue, shared by the kernels
+// (device) and the host API (tessera/host/gemm.hpp).  Plain enums and one parameter struct: compiles
+// with any C++20 compiler.
+#pragma once
+
+#include <cstdint>  // int64_t
+
+namespace tessera {
+
+// Element type of a matrix or vector in memory.
+enum class Dtype : int { bf16 = 0, f16 = 1, f32 = 2 };
+
+// Bytes of one element.
+constexpr int dtype_bytes(Dtype t) { return t == Dtype::f32 ? 4 : 2; }
+constexpr const char* dtype_name(Dtype t) { return t == Dtype::bf16 ? "bf16" : t == Dtype::f16 ? "f16" : "f32"; }
+
+// Storage order of a 2-D matrix: row-major (element (i, j) at i * ld + j) or column-major (j * ld + i).
+enum class MatrixOrder : int { row_major = 0, col_major = 1 };
+
+// The activation of the epilogue, computed in fp32 on alpha * acc + beta * C + bias.
+enum class Activation : int {
+  none = 0,
+  relu,        // max(x, 0)
+  gelu_tanh,   // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  gelu_erf,    // 0.5 x (1 + erf(x / sqrt(2)))
+  silu,        // x / (1 + exp(-x))
+  leaky_relu,  // x >= 0 ? x : slope * x
+  clamp,       // min(max(x, lo), hi)
+};
+constexpr const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::none: return "none";
+    case Activation::relu: return "relu";
+    case Activation::gelu_tanh: return "gelu_tanh";
+    case Activation::gelu_erf: return "gelu_erf";
+    case Activation::silu: return "silu";
+    case Activation::leaky_relu: return "leaky_relu";
+    case Activation::clamp: return "clamp";
+  }
+  return "?";
+}
+
+// Which bias is added: none, one value per column of D (length N), per row (length M), one scalar.
+enum class BiasMode : int { none = 0, per_column, per_row, scalar };
+constexpr const char* bias_mode_name(BiasMode b) {
+  return b == BiasMode::none ? "none" : b == BiasMode::per_column ? "per_column" : b == BiasMode::per_row ? "per_row" : "scalar";
+}
+
+namespace epilogue {
+
+// What the kernels' epilogue computes, in the problem coordinates the kernel sees (the host may have
+// transposed the problem: then rows and columns, per-row and per-column bias are exchanged):
+//   D(m,n) = act(alpha * acc(m,n) + beta * C(m,n) + bias) + R(m,n),  cast to d_type, one store.
+// A matrix X with x_row_major is addressed as X[m * ldx + n], else X[n * ldx + m].
+// *_vec: 16-byte vector accesses are legal for that matrix (base 16-byte aligned and ld * element
+// size a multiple of 16); the host decides, the kernel falls back to element accesses otherwise.
+struct Params {
+  int m = 0, n = 0;
+  float alpha = 1.f, beta = 0.f;
+
+  void* d = nullptr;
+  int64_t ldd = 0;
+  bool d_row_major = true;
+  bool d_vec = false;
+  Dtype d_type = Dtype::bf16;  // C and the residual have this type too
+
+  const void* c = nullptr;  // read only when beta != 0
+  int64_t ldc = 0;
+  bool c_row_major = true;
+  bool c_vec = false;
+
+  const void* residual = nullptr;  // added after the activation when not null
+  int64_t ldr = 0;
+  bool r_row_major = true;
+  bool r_vec = false;
+
+  const void* bias = nullptr;
+  int bias_along = 0;  // 0 none, 1 along m (one value per row), 2 along n (per column), 3 scalar
+  bool bias_f32 = true;  // else the bias has d_type
+
+  Activation act = Activation::none;
+  float act_p0 = 0.f;  // leaky_relu: slope; clamp: lo
+  float act_p1 = 0.f;  // clamp: hi
+};
+
+inline constexpr int kBiasNone = 0, kBiasAlongM = 1, kBiasAlongN = 2, kBiasScalar = 3;
+
+}  // namespace epilogue
+}  // namespace tessera

@@ -1,0 +1,98 @@
+// include/tessera/kernel/gemm_sm80/config.hpp -- compile-time configuration of the sm80 GEMM: element
+// traits, block tiles, operand majorness, and the run-time parameter block shared with the host.
+//
+// Block tiles (BLK_K is always 128 bytes: 64 bf16/f16 or 32 tf32 elements, one swizzled smem row):
+//   name      BLK_M x BLK_N   warps (M x N)   warp tile   stages   blocks/SM   for
+//   128x256   128 x 256       2 x 4           64 x 64     3        1           large problems
+//   128x128   128 x 128       2 x 2           64 x 64     3        2           medium problems
+//   64x64     64  x 64        2 x 2           32 x 32     4        3           small problems, split-K
+//   16x128    16  x 128       1 x 4           16 x 32     6        2           M <= 16 (decode): streams B
+#pragma once
+
+#include <cstdint>  // int64_t
+
+#include "tessera/atom/mma_sm80.hpp"          // the MMA atoms
+#include "tessera/kernel/epilogue/types.hpp"  // epilogue::Params
+
+namespace tessera::gemm_sm80 {
+
+// Which index of an operand is contiguous in global memory: K (A row-major, B column-major) or M / N
+// (A column-major, B row-major).
+enum class Major : int { k = 0, mn = 1 };
+
+// Element traits: storage type, the atom, and whether operands are rounded to tf32.
+struct ElemBf16 {
+  using Storage = unsigned short;
+  using Atom = atom::MmaSm80_16x8x16_F32BF16;
+  static constexpr int kBytes = 2;
+  static constexpr bool kTf32 = false;
+  static constexpr const char* kName = "bf16";
+};
+struct ElemF16 {
+  using Storage = unsigned short;
+  using Atom = atom::MmaSm80_16x8x16_F32F16;
+  static constexpr int kBytes = 2;
+  static constexpr bool kTf32 = false;
+  static constexpr const char* kName = "f16";
+};
+struct ElemTf32 {
+  using Storage = unsigned int;  // fp32 bits, rounded to tf32 when loaded into fragments
+  using Atom = atom::MmaSm80_16x8x8_F32TF32;
+  static constexpr int kBytes = 4;
+  static constexpr bool kTf32 = true;
+  static constexpr const char* kName = "tf32";
+};
+
+template <int kBM_, int kBN_, int kWarpsM_, int kWarpsN_, int kStages_, int kMinBlocks_>
+struct TileConfig {
+  static constexpr int kBM = kBM_, kBN = kBN_;
+  static constexpr int kWarpsM = kWarpsM_, kWarpsN = kWarpsN_;
+  static constexpr int kStages = kStages_;
+  static constexpr int kMinBlocks = kMinBlocks_;  // __launch_bounds__ minimum resident blocks per SM
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+};
+
+using Tile128x256 = TileConfig<128, 256, 2, 4, 3, 1>;
+using Tile128x128 = TileConfig<128, 128, 2, 2, 3, 2>;
+using Tile64x64 = TileConfig<64, 64, 2, 2, 4, 3>;
+using Tile16x128 = TileConfig<16, 128, 1, 4, 6, 2>;
+
+// Run-time parameters of one launch (passed by value).  Coordinates are those of the problem the kernel
+// computes, D (m x n) = A (m x k) * B (k x n), after the host's optional transposition.
+//   A element (i, kk) at a[i * lda + kk] when A is K-major, a[kk * lda + i] when M-major; B likewise
+//   ((kk, j) at b[j * ldb + kk] when K-major, b[kk * ldb + j] when N-major).
+//   a_vec / b_vec: 16-byte cp.async is legal (base 16-byte aligned, ld * element size % 16 == 0).
+struct Params {
+  int m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t lda = 0;
+  const void* b = nullptr;
+  int64_t ldb = 0;
+  bool a_vec = false, b_vec = false;
+  bool a_kmajor = true, b_kmajor = true;  // read by the SIMT kernel only (the tensor-core kernels take
+                                          // the majorness as template arguments)
+
+  int tiles_m = 0, tiles_n = 0;  // blockIdx.x enumerates tiles_m * tiles_n tiles ...
+  int group_m = 1;               // ... in groups of group_m tile rows (L2 reuse), column by column
+  int splits = 1;                // gridDim.z: the K tiles are cut into `splits` ranges of (almost) equal length,
+                                 // split z taking [z * k_tiles / splits, (z + 1) * k_tiles / splits)
+  float* partials = nullptr;     // splits > 1: tiles * splits * BLK_M * BLK_N floats
+  int* counters = nullptr;       // splits > 1: tiles ints, zero on entry, left zero on exit
+
+  epilogue::Params ep;
+};
+
+// Tile (tm, tn) of linear block index `pid`: tiles are visited in groups of group_m tile rows, and
+// column by column inside a group, so that blocks running at the same time share rows of A and columns
+// of B in L2.
+TESSERA_HD constexpr void grouped_tile(int pid, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
+  const int per_group = group_m * tiles_n;
+  const int group = pid / per_group;
+  const int first_m = group * group_m;
+  const int rows = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
+  const int in_group = pid - group * per_group;
+  tm = first_m + in_group % rows;
+  tn = in_group / rows;
+}
+
+}  // namespace tessera::gemm_sm80

@@ -1,0 +1,48 @@
+// include/tessera/kernel/gemm_sm80/dispatch.hpp -- the compiled GEMM kernels as data: the host API
+// (src/gemm.cu) asks the instantiation units (src/gemm_sm80_*.cu, src/gemm_simt_f32.cu) for a kernel by
+// (element, tile, operand majorness) and launches it through cudaLaunchKernel.  Host-only header.
+#pragma once
+
+namespace tessera::gemm_sm80 {
+
+enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128 };
+inline constexpr int kTileCount = 5;
+constexpr const char* tile_name(TileId t) {
+  switch (t) {
+    case TileId::t128x256: return "128x256x64";
+    case TileId::t128x128: return "128x128x64";
+    case TileId::t64x64: return "64x64x64";
+    case TileId::t16x128: return "16x128x64";
+    case TileId::simt128x128: return "simt128x128x8";
+  }
+  return "?";
+}
+
+// Operand majorness pair after the host's normalisation: (A, B) = (K, K), (K, N), (M, N).  The fourth,
+// (M, K), is computed as the transposed problem D^T = B^T A^T, which is (K, N).
+enum class Combo : int { kk = 0, k_mn, mn_mn };
+constexpr const char* combo_name(Combo c) { return c == Combo::kk ? "KK" : c == Combo::k_mn ? "KN" : "MN"; }
+
+struct KernelInfo {
+  const void* fn = nullptr;  // the __global__ function; null: not built
+  int threads = 0;
+  int smem_bytes = 0;  // dynamic shared memory per block
+  int block_m = 0, block_n = 0, block_k = 0;
+  int stages = 0;
+  int min_blocks = 0;  // __launch_bounds__ minimum blocks per SM
+};
+
+// Tensor-core kernels; fn == nullptr for a combination that is not instantiated.
+KernelInfo kernel_bf16(TileId tile, Combo combo);  // src/gemm_sm80_bf16_large.cu, src/gemm_sm80_bf16_small.cu
+KernelInfo kernel_f16(TileId tile, Combo combo);   // src/gemm_sm80_f16_large.cu, src/gemm_sm80_f16_small.cu
+KernelInfo kernel_tf32(TileId tile, Combo combo);  // src/gemm_sm80_tf32.cu
+// The exact fp32 FFMA kernel (any majorness, run-time).
+KernelInfo kernel_simt_f32();                      // src/gemm_simt_f32.cu
+
+// Per-family halves (bf16 and f16 are split in two units so that a 2-core build compiles them in parallel).
+KernelInfo kernel_bf16_large(TileId tile, Combo combo);
+KernelInfo kernel_bf16_small(TileId tile, Combo combo);
+KernelInfo kernel_f16_large(TileId tile, Combo combo);
+KernelInfo kernel_f16_small(TileId tile, Combo combo);
+
+}  // namespace tessera::gemm_sm80

@@ -1,0 +1,48 @@
+// include/tessera/kernel/gemm_sm80/instantiate.hpp -- helpers of the instantiation units src/gemm_sm80_*.cu:
+// taking a kernel's address instantiates it; its KernelInfo records what the launcher needs.  Include
+// from .cu files only.
+#pragma once
+
+#include "tessera/kernel/gemm_sm80/dispatch.hpp"     // KernelInfo, TileId, Combo
+#include "tessera/kernel/gemm_sm80/gemm_kernel.hpp"  // GemmSm80, gemm_sm80_kernel
+
+namespace tessera::gemm_sm80 {
+
+template <class Elem, class Tile, Major kA, Major kB>
+KernelInfo make_kernel_info() {
+  using K = GemmSm80<Elem, Tile, kA, kB>;
+  KernelInfo info;
+  info.fn = reinterpret_cast<const void*>(&gemm_sm80_kernel<Elem, Tile, kA, kB>);
+  info.threads = K::kThreads;
+  info.smem_bytes = K::kSmemBytes;
+  info.block_m = K::kBM;
+  info.block_n = K::kBN;
+  info.block_k = K::kBK;
+  info.stages = K::kStages;
+  info.min_blocks = Tile::kMinBlocks;
+  return info;
+}
+
+// The three majorness combinations of one (element, tile).
+template <class Elem, class Tile>
+KernelInfo make_kernel_info(Combo c) {
+  switch (c) {
+    case Combo::kk: return make_kernel_info<Elem, Tile, Major::k, Major::k>();
+    case Combo::k_mn: return make_kernel_info<Elem, Tile, Major::k, Major::mn>();
+    case Combo::mn_mn: return make_kernel_info<Elem, Tile, Major::mn, Major::mn>();
+  }
+  return {};
+}
+
+// Decode tiles (BLK_M = 16) have no M-major A: (K, K) and (K, N) only.
+template <class Elem, class Tile>
+KernelInfo make_kernel_info_k_major_a(Combo c) {
+  switch (c) {
+    case Combo::kk: return make_kernel_info<Elem, Tile, Major::k, Major::k>();
+    case Combo::k_mn: return make_kernel_info<Elem, Tile, Major::k, Major::mn>();
+    case Combo::mn_mn: return {};
+  }
+  return {};
+}
+
+}  // namespace tessera::gemm_sm80

@@ -1,0 +1,328 @@
+// tests/kernel_gemm/gemm_check.hpp -- one GEMM test case end to end: random inputs, poisoned output,
+// tessera::gemm on the GPU, a float64 host reference, and the comparison (every element, with a stated
+// tolerance) plus a check that nothing outside D's elements was written.
+//
+// Tolerance per element:  |got - ref| <= 1e-6 + r_out * |ref| + c_acc * mag
+//   mag   = (|alpha| * sum_k |a b| + |beta c| + |bias|) * 1.2 + |residual|   (1.2 bounds the activations'
+//           slopes: GELU's is at most 1.13, SiLU's 1.1, the others 1)
+//   r_out = rounding to the output type: 2^-7 for bf16 (twice its unit roundoff 2^-8), 2^-10 for f16,
+//           1e-6 for f32 (the activations' own few-ulp errors)
+//   c_acc = error of the product sum in fp32 relative to mag: 2e-5 for bf16/f16 operands (exact fp32
+//           products, fp32 sums in any order) and for the fp32 FFMA path; 1.5e-3 for tf32, whose operands are
+//           rounded to 11 significant bits (each product within 2^-10 of exact).
+// A NaN (the poison) never passes.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tessera/host/gemm.hpp"
+
+namespace tessera::test {
+
+struct GemmCase {
+  int64_t m = 1, n = 1, k = 1;
+  Dtype in = Dtype::bf16, out = Dtype::bf16;
+  GemmMath math = GemmMath::automatic;
+  MatrixOrder oa = MatrixOrder::row_major, ob = MatrixOrder::row_major;
+  MatrixOrder oc = MatrixOrder::row_major, od = MatrixOrder::row_major, orr = MatrixOrder::row_major;
+  int64_t pad_a = 0, pad_b = 0, pad_c = 0, pad_d = 0, pad_r = 0;  // ld = packed extent + pad
+  int off_a = 0, off_b = 0, off_c = 0, off_d = 0, off_r = 0;      // element offsets of the base pointers
+  float alpha = 1.f, beta = 0.f;
+  BiasMode bias = BiasMode::none;
+  Dtype bias_type = Dtype::f32;
+  Activation act = Activation::none;
+  float p0 = 0.f, p1 = 0.f;  // leaky slope, or clamp lo / hi
+  bool residual = false;
+  bool c_is_d = false;  // beta != 0 with C aliasing D (C's data copied into D first)
+  GemmTile tile = GemmTile::automatic;
+  int split_k = 0;
+  bool workspace = false;  // pass a workspace of gemm_workspace_size bytes
+  bool reuse_workspace = false;  // run twice; the second run trusts the counters the first left at zero
+  uint32_t seed = 1;
+
+  std::string str() const {
+    auto o = [](MatrixOrder x) { return x == MatrixOrder::row_major ? "R" : "C"; };
+    std::ostringstream s;
+    s << "m=" << m << " n=" << n << " k=" << k << " in=" << dtype_name(in) << " out=" << dtype_name(out)
+      << " math=" << static_cast<int>(math) << " orders(a,b,c,d,r)=" << o(oa) << o(ob) << o(oc) << o(od) << o(orr)
+      << " pads=" << pad_a << "," << pad_b << "," << pad_c << "," << pad_d << "," << pad_r << " offs=" << off_a << ","
+      << off_b << "," << off_c << "," << off_d << "," << off_r << " alpha=" << alpha << " beta=" << beta
+      << " bias=" << bias_mode_name(bias) << "/" << dtype_name(bias_type) << " act=" << activation_name(act) << "(" << p0
+      << "," << p1 << ") residual=" << residual << " c_is_d=" << c_is_d << " tile=" << static_cast<int>(tile)
+      << " split_k=" << split_k << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed;
+    return s.str();
+  }
+};
+
+// ---- host element conversions ----
+inline double round_to(Dtype t, double x) {
+  switch (t) {
+    case Dtype::bf16: return static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(x))));
+    case Dtype::f16: return static_cast<double>(__half2float(__float2half_rn(static_cast<float>(x))));
+    case Dtype::f32: return static_cast<double>(static_cast<float>(x));
+  }
+  return x;
+}
+inline void store_elem(Dtype t, void* buf, int64_t i, double x) {
+  switch (t) {
+    case Dtype::bf16: static_cast<__nv_bfloat16*>(buf)[i] = __float2bfloat16_rn(static_cast<float>(x)); break;
+    case Dtype::f16: static_cast<__half*>(buf)[i] = __float2half_rn(static_cast<float>(x)); break;
+    case Dtype::f32: static_cast<float*>(buf)[i] = static_cast<float>(x); break;
+  }
+}
+inline double load_elem(Dtype t, const void* buf, int64_t i) {
+  switch (t) {
+    case Dtype::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(buf)[i]);
+    case Dtype::f16: return __half2float(static_cast<const __half*>(buf)[i]);
+    case Dtype::f32: return static_cast<const float*>(buf)[i];
+  }
+  return 0;
+}
+
+inline double ref_act(Activation a, double x, double p0, double p1) {
+  switch (a) {
+    case Activation::none: return x;
+    case Activation::relu: return x > 0 ? x : 0;
+    case Activation::gelu_tanh: return 0.5 * x * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case Activation::gelu_erf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case Activation::silu: return x / (1 + std::exp(-x));
+    case Activation::leaky_relu: return x >= 0 ? x : p0 * x;
+    case Activation::clamp: return std::min(std::max(x, p0), p1);
+  }
+  return x;
+}
+
+// A host matrix (values exactly representable in its type) and its device copy with ld and offset.
+struct Mat {
+  int64_t rows = 0, cols = 0, ld = 0;
+  MatrixOrder order = MatrixOrder::row_major;
+  Dtype type = Dtype::bf16;
+  int off = 0;
+  std::vector<double> val;           // logical values, row-major rows x cols
+  std::vector<unsigned char> bytes;  // the whole device buffer image (offset + padding included)
+  void* dev = nullptr;               // allocation
+  void* data() const { return static_cast<unsigned char*>(dev) + static_cast<size_t>(off) * dtype_bytes(type); }
+  int64_t index(int64_t r, int64_t c) const { return off + (order == MatrixOrder::row_major ? r * ld + c : c * ld + r); }
+  size_t elems() const {
+    const int64_t outer = order == MatrixOrder::row_major ? rows : cols;
+    return static_cast<size_t>(off + outer * ld);
+  }
+  double& at(int64_t r, int64_t c) { return val[static_cast<size_t>(r * cols + c)]; }
+  double at(int64_t r, int64_t c) const { return val[static_cast<size_t>(r * cols + c)]; }
+};
+
+inline void make_mat(Mat& x, int64_t rows, int64_t cols, MatrixOrder o, Dtype t, int64_t pad, int off, std::mt19937& rng,
+                     bool fill_random, unsigned char poison = 0xFF) {
+  x.rows = rows;
+  x.cols = cols;
+  x.order = o;
+  x.type = t;
+  x.off = off;
+  x.ld = (o == MatrixOrder::row_major ? cols : rows) + pad;
+  x.val.assign(static_cast<size_t>(rows * cols), 0.0);
+  x.bytes.assign(x.elems() * dtype_bytes(t), poison);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  if (fill_random) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        const double v = round_to(t, u(rng));
+        x.at(r, c) = v;
+        store_elem(t, x.bytes.data(), x.index(r, c), v);
+      }
+  }
+}
+
+struct DeviceBuffers {
+  std::vector<void*> ptrs;
+  ~DeviceBuffers() {
+    for (void* p : ptrs) cudaFree(p);
+  }
+  void* alloc(size_t bytes) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes < 16 ? 16 : bytes) != cudaSuccess) return nullptr;
+    ptrs.push_back(p);
+    return p;
+  }
+};
+
+inline void upload(DeviceBuffers& db, Mat& x) {
+  x.dev = db.alloc(x.bytes.size());
+  ASSERT_NE(x.dev, nullptr);
+  ASSERT_EQ(cudaMemcpy(x.dev, x.bytes.data(), x.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+// Runs one case; reports failures through gtest (with the case description).  Returns the plan used.
+inline GemmPlan run_gemm_case(const GemmCase& cs) {
+  GemmPlan plan;
+  std::mt19937 rng(cs.seed);
+  DeviceBuffers db;
+  Mat A, B, C, D, R;
+  make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, cs.off_a, rng, true);
+  make_mat(B, cs.k, cs.n, cs.ob, cs.in, cs.pad_b, cs.off_b, rng, true);
+  const bool use_c = cs.beta != 0.f;
+  if (use_c && !cs.c_is_d) make_mat(C, cs.m, cs.n, cs.oc, cs.out, cs.pad_c, cs.off_c, rng, true);
+  if (cs.residual) make_mat(R, cs.m, cs.n, cs.orr, cs.out, cs.pad_r, cs.off_r, rng, true);
+  // D: poisoned (all bytes 0xFF = NaN in every type); with c_is_d, C's values are written into D first.
+  make_mat(D, cs.m, cs.n, cs.od, cs.out, cs.pad_d, cs.off_d, rng, cs.c_is_d);
+  if (cs.c_is_d) C = D;
+  std::vector<double> bias;
+  std::vector<unsigned char> bias_bytes;
+  const int64_t nb = cs.bias == BiasMode::per_column ? cs.n : cs.bias == BiasMode::per_row ? cs.m : cs.bias == BiasMode::scalar ? 1 : 0;
+  if (nb) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    bias.resize(static_cast<size_t>(nb));
+    bias_bytes.resize(static_cast<size_t>(nb) * dtype_bytes(cs.bias_type));
+    for (int64_t i = 0; i < nb; ++i) {
+      bias[static_cast<size_t>(i)] = round_to(cs.bias_type, u(rng));
+      store_elem(cs.bias_type, bias_bytes.data(), i, bias[static_cast<size_t>(i)]);
+    }
+  }
+  upload(db, A);
+  upload(db, B);
+  if (use_c && !cs.c_is_d) upload(db, C);
+  if (cs.residual) upload(db, R);
+  upload(db, D);
+  void* dbias = nullptr;
+  if (nb) {
+    dbias = db.alloc(bias_bytes.size());
+    EXPECT_EQ(cudaMemcpy(dbias, bias_bytes.data(), bias_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+
+  GemmArgs g;
+  g.m = cs.m;
+  g.n = cs.n;
+  g.k = cs.k;
+  g.a = GemmMatrix{A.data(), cs.in, cs.oa, A.ld};
+  g.b = GemmMatrix{B.data(), cs.in, cs.ob, B.ld};
+  g.d = GemmOutput{D.data(), cs.out, cs.od, D.ld};
+  if (use_c) g.c = cs.c_is_d ? GemmMatrix{D.data(), cs.out, cs.od, D.ld} : GemmMatrix{C.data(), cs.out, cs.oc, C.ld};
+  g.alpha = cs.alpha;
+  g.beta = cs.beta;
+  g.bias_mode = cs.bias;
+  g.bias = dbias;
+  g.bias_type = cs.bias_type;
+  g.bias_size = nb;
+  g.activation = cs.act;
+  if (cs.act == Activation::leaky_relu) g.leaky_relu_slope = cs.p0;
+  if (cs.act == Activation::clamp) {
+    g.clamp_lo = cs.p0;
+    g.clamp_hi = cs.p1;
+  }
+  if (cs.residual) g.residual = GemmMatrix{R.data(), cs.out, cs.orr, R.ld};
+  g.math = cs.math;
+  g.tile = cs.tile;
+  g.split_k = cs.split_k;
+  size_t ws_bytes = 0;
+  if (cs.workspace) {
+    ws_bytes = gemm_workspace_size(g);
+    if (ws_bytes) {
+      g.workspace = db.alloc(ws_bytes);
+      g.workspace_bytes = ws_bytes;
+      // Garbage in the counters must not matter: gemm() resets them (workspace_zeroed is false).
+      EXPECT_EQ(cudaMemset(g.workspace, 0x5A, ws_bytes), cudaSuccess);
+    }
+  }
+  GemmStatus st = gemm_plan(g, &plan);
+  EXPECT_TRUE(st.ok()) << st.message << "\n  case: " << cs.str();
+  if (!st.ok()) return plan;
+  st = gemm(g, nullptr);
+  EXPECT_TRUE(st.ok()) << st.message << "\n  case: " << cs.str();
+  if (!st.ok()) return plan;
+  cudaError_t e = cudaDeviceSynchronize();
+  EXPECT_EQ(e, cudaSuccess) << cudaGetErrorString(e) << "\n  case: " << cs.str();
+  if (e != cudaSuccess) return plan;
+  if (cs.reuse_workspace) {
+    // Second run on the same workspace without the counter reset; D poisoned again first.
+    EXPECT_EQ(cudaMemcpy(D.dev, D.bytes.data(), D.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    g.workspace_zeroed = true;
+    st = gemm(g, nullptr);
+    EXPECT_TRUE(st.ok()) << st.message << "\n  case: " << cs.str();
+    e = cudaDeviceSynchronize();
+    EXPECT_EQ(e, cudaSuccess) << cudaGetErrorString(e) << "\n  case: " << cs.str();
+    if (!st.ok() || e != cudaSuccess) return plan;
+  }
+  std::vector<unsigned char> out(D.bytes.size());
+  EXPECT_EQ(cudaMemcpy(out.data(), D.dev, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  if (plan.split_k > 1 && ws_bytes) {
+    // The kernel leaves the tile counters at zero.
+    std::vector<int> counters(static_cast<size_t>(plan.grid_tiles));
+    EXPECT_EQ(cudaMemcpy(counters.data(), g.workspace, counters.size() * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < counters.size(); ++i) {
+      EXPECT_EQ(counters[i], 0) << "split-K counter " << i << " not reset\n  case: " << cs.str();
+      if (counters[i] != 0) break;
+    }
+  }
+
+  // ---- reference and comparison ----
+  const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
+  const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
+  const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
+  int bad = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < cs.m && bad < 8; ++i) {
+    for (int64_t j = 0; j < cs.n && bad < 8; ++j) {
+      double acc = 0, mag = 0;
+      for (int64_t kk = 0; kk < cs.k; ++kk) {
+        const double pr = A.at(i, kk) * B.at(kk, j);
+        acc += pr;
+        mag += std::fabs(pr);
+      }
+      double v = cs.alpha * acc;
+      mag *= std::fabs(cs.alpha);
+      if (use_c) {
+        v += cs.beta * C.at(i, j);
+        mag += std::fabs(cs.beta * C.at(i, j));
+      }
+      if (nb) {
+        const double b = bias[static_cast<size_t>(cs.bias == BiasMode::per_column ? j : cs.bias == BiasMode::per_row ? i : 0)];
+        v += b;
+        mag += std::fabs(b);
+      }
+      v = ref_act(cs.act, v, cs.p0, cs.p1);
+      mag *= 1.2;
+      if (cs.residual) {
+        v += R.at(i, j);
+        mag += std::fabs(R.at(i, j));
+      }
+      const double got = load_elem(cs.out, out.data(), D.index(i, j));
+      const double tol = 1e-6 + r_out * std::fabs(v) + c_acc * mag;
+      const double err = std::fabs(got - v);
+      if (!(err <= tol)) {
+        ++bad;
+        ADD_FAILURE() << "D(" << i << "," << j << ") = " << got << ", reference " << v << ", |err| " << err << " > tol " << tol
+                      << "\n  plan: " << plan.str() << "\n  case: " << cs.str();
+      } else if (tol > 0) {
+        worst = std::max(worst, err / tol);
+      }
+    }
+  }
+  // Nothing outside D's elements was written: the offset prefix and the ld padding keep the poison.
+  std::vector<char> inside(D.elems(), 0);
+  for (int64_t i = 0; i < cs.m; ++i)
+    for (int64_t j = 0; j < cs.n; ++j) inside[static_cast<size_t>(D.index(i, j))] = 1;
+  const int eb = dtype_bytes(cs.out);
+  for (size_t x = 0; x < inside.size() && bad < 8; ++x) {
+    if (inside[x]) continue;
+    for (int b = 0; b < eb; ++b)
+      if (out[x * eb + b] != 0xFF) {
+        ++bad;
+        ADD_FAILURE() << "element " << x << " of D's buffer lies outside the matrix and was written\n  plan: " << plan.str()
+                      << "\n  case: " << cs.str();
+        break;
+      }
+  }
+  return plan;
+}
+
+}  // namespace tessera::test

@@ -1,0 +1,211 @@
+// tests/kernel_gemm/gemm_layout_test.cpp -- host checks of the layouts the GEMM is built from:
+//   * the MMA atoms' fragment layouts (tessera::Layout data) against the PTX ISA formulas, and that each
+//     is a bijection onto its operand tile;
+//   * the tiled MMA's accumulator layout against its coordinate function;
+//   * the swizzled shared-memory layouts (index functions vs. Swizzle o Layout), bijectivity, and that
+//     every ldmatrix / cp.async phase of 8 x 16 bytes touches 8 different 16-byte bank groups;
+//   * the kernel's split ldmatrix addresses against the plain layout functions, for every tile config;
+//   * the grouped block rasterization is a permutation of the tiles.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <vector>
+
+#include "tessera/atom/mma_sm80.hpp"
+#include "tessera/atom/tiled_mma.hpp"
+#include "tessera/kernel/gemm_sm80/gemm_kernel.hpp"
+#include "tessera/kernel/gemm_sm80/smem_layout.hpp"
+
+namespace {
+
+using namespace tessera;
+using atom::FragCoord;
+
+// Checks that layout L over (T32, V) maps (lane, v) to index row + rows * col == coord(lane, v), and that
+// the map is a bijection onto [0, rows * cols).
+template <class F>
+void check_fragment(const Layout& l, int values, int rows, int cols, F coord, const char* what) {
+  ASSERT_EQ(size(l), 32 * values) << what;
+  std::vector<int> hits(static_cast<size_t>(rows * cols), 0);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int v = 0; v < values; ++v) {
+      const Int idx = l(make_tuple(lane, v));
+      const FragCoord c = coord(lane, v);
+      ASSERT_EQ(idx, c.row + rows * c.col) << what << " lane " << lane << " value " << v;
+      ASSERT_GE(idx, 0);
+      ASSERT_LT(idx, rows * cols);
+      ++hits[static_cast<size_t>(idx)];
+    }
+  for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i], 1) << what << ": index " << i << " held " << hits[i] << " times";
+}
+
+TEST(GemmLayouts, AtomFragmentsMatchPtxFormulas) {
+  using A16 = atom::MmaSm80_16x8x16_F32BF16;
+  // A: (T32,V8) -> (M16,K16); the index is m + 16 k, i.e. row + 16 col.
+  check_fragment(A16::kALayout, 8, 16, 16, [](int l, int v) { return A16::a_coord(l, v); }, "m16n8k16 A");
+  // B: (T32,V4) -> (N8,K16) as n + 8 k; b_coord gives (k, n).
+  check_fragment(A16::kBLayout, 4, 8, 16, [](int l, int v) { const FragCoord c = A16::b_coord(l, v); return FragCoord{c.col, c.row}; },
+                 "m16n8k16 B");
+  check_fragment(A16::kCLayout, 4, 16, 8, [](int l, int v) { return A16::c_coord(l, v); }, "m16n8k16 C");
+  using T32 = atom::MmaSm80_16x8x8_F32TF32;
+  check_fragment(T32::kALayout, 4, 16, 8, [](int l, int v) { return T32::a_coord(l, v); }, "m16n8k8 A");
+  check_fragment(T32::kBLayout, 2, 8, 8, [](int l, int v) { const FragCoord c = T32::b_coord(l, v); return FragCoord{c.col, c.row}; },
+                 "m16n8k8 B");
+  check_fragment(T32::kCLayout, 4, 16, 8, [](int l, int v) { return T32::c_coord(l, v); }, "m16n8k8 C");
+  // Spot values straight from the PTX ISA figures: thread 5 = (groupID 1, threadID_in_group 1).
+  EXPECT_EQ(A16::a_coord(5, 0), (FragCoord{1, 2}));
+  EXPECT_EQ(A16::a_coord(5, 7), (FragCoord{9, 11}));
+  EXPECT_EQ(A16::b_coord(5, 3), (FragCoord{11, 1}));
+  EXPECT_EQ(T32::a_coord(5, 3), (FragCoord{9, 5}));
+}
+
+template <class Mma>
+void check_tiled_mma() {
+  const Layout l = Mma::c_layout();
+  std::vector<int> hits(static_cast<size_t>(Mma::kTileM * Mma::kTileN), 0);
+  for (int t = 0; t < Mma::kThreads; ++t)
+    for (int nt = 0; nt < Mma::kAtomsN; ++nt)
+      for (int mt = 0; mt < Mma::kAtomsM; ++mt)
+        for (int i = 0; i < 4; ++i) {
+          const int v = i + 4 * (mt + Mma::kAtomsM * nt);
+          const FragCoord c = Mma::c_coord(t, mt, nt, i);
+          const Int idx = l(make_tuple(t, v));
+          ASSERT_EQ(idx, c.row + Mma::kTileM * c.col) << "thread " << t << " mt " << mt << " nt " << nt << " i " << i;
+          ++hits[static_cast<size_t>(idx)];
+        }
+  for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i], 1) << "tile element " << i;
+}
+
+TEST(GemmLayouts, TiledMmaAccumulatorLayout) {
+  using Atom = atom::MmaSm80_16x8x16_F32BF16;
+  check_tiled_mma<atom::TiledMma<Atom, 2, 4, 64, 64>>();
+  check_tiled_mma<atom::TiledMma<Atom, 2, 2, 64, 64>>();
+  check_tiled_mma<atom::TiledMma<Atom, 2, 2, 32, 32>>();
+  check_tiled_mma<atom::TiledMma<Atom, 1, 4, 16, 32>>();
+}
+
+// An 8-lane phase of 16-byte accesses is conflict-free when the 8 units fall in 8 different bank groups
+// (16-byte unit index mod 8), or are the same address.
+void expect_conflict_free(const std::vector<Int>& byte_offsets, const std::string& what) {
+  std::set<Int> groups, addrs;
+  for (Int o : byte_offsets) {
+    EXPECT_EQ(o % 16, 0) << what;
+    groups.insert((o / 16) % 8);
+    addrs.insert(o);
+  }
+  EXPECT_EQ(groups.size(), addrs.size()) << what << ": " << addrs.size() << " units in " << groups.size() << " bank groups";
+}
+
+template <int kRows, int kBytes>
+void check_k_major() {
+  using S = gemm_sm80::SmemKMajor<kRows, kBytes>;
+  const SwizzledLayout l = S::layout();
+  std::vector<int> hits(S::kElems, 0);
+  for (int r = 0; r < kRows; ++r)
+    for (int k = 0; k < S::kRowElems; ++k) {
+      ASSERT_EQ(S::offset(r, k), l(make_tuple(r, k))) << "K-major r " << r << " k " << k;
+      ++hits[static_cast<size_t>(S::offset(r, k))];
+    }
+  for (int h : hits) ASSERT_EQ(h, 1);
+  // ldmatrix phases: 8 consecutive rows at one unit; cp.async phases: 8 consecutive units of one row.
+  for (int r0 = 0; r0 < kRows; r0 += 8)
+    for (int u = 0; u < 8; ++u) {
+      std::vector<Int> rows_phase, row_phase;
+      for (int i = 0; i < 8; ++i) {
+        rows_phase.push_back(S::unit_offset(r0 + i, u) * kBytes);
+        row_phase.push_back(S::unit_offset(r0 + u, i) * kBytes);
+      }
+      expect_conflict_free(rows_phase, "K-major ldmatrix phase");
+      expect_conflict_free(row_phase, "K-major cp.async phase");
+    }
+}
+
+template <int kX, int kBytes>
+void check_mn_major() {
+  using S = gemm_sm80::SmemMNMajor<kX, kBytes>;
+  const SwizzledLayout l = S::layout();
+  std::vector<int> hits(S::kElems, 0);
+  for (int k = 0; k < S::kBlockK; ++k)
+    for (int x = 0; x < kX; ++x) {
+      ASSERT_EQ(S::offset(k, x), l(make_tuple(x, k))) << "MN-major k " << k << " x " << x;
+      ++hits[static_cast<size_t>(S::offset(k, x))];
+    }
+  for (int h : hits) ASSERT_EQ(h, 1);
+  for (int k0 = 0; k0 < S::kBlockK; k0 += 8)
+    for (int u = 0; u < kX / S::kUnit; ++u) {
+      std::vector<Int> phase;  // ldmatrix.trans: 8 consecutive k rows at one unit of X
+      for (int i = 0; i < 8; ++i) phase.push_back(S::unit_offset(k0 + i, u) * kBytes);
+      expect_conflict_free(phase, "MN-major ldmatrix.trans phase");
+    }
+}
+
+TEST(GemmLayouts, SwizzledSharedMemory) {
+  check_k_major<128, 2>();
+  check_k_major<256, 2>();
+  check_k_major<16, 2>();
+  check_k_major<128, 4>();
+  check_mn_major<128, 2>();
+  check_mn_major<256, 2>();
+  check_mn_major<64, 2>();
+  check_mn_major<128, 4>();
+  check_mn_major<64, 4>();
+}
+
+template <class K>
+void check_frag_addresses() {
+  for (int w = 0; w < K::kThreads / 32; ++w)
+    for (int lane = 0; lane < 32; ++lane) {
+      const uint32_t ab = K::frag_a_base(w, lane), bb = K::frag_b_base(w, lane);
+      for (int ks = 0; ks < K::kKSteps; ++ks) {
+        // (tf32 operands stored M/N-major are read element by element, not through these addresses)
+        if (!(K::Elem_is_tf32 && K::kAMajorIsMn)) {
+          for (int mt = 0; mt < K::kMT; ++mt) {
+            ASSERT_EQ(K::frag_a_offset(ab, mt, ks), K::frag_a_offset_ref(w, lane, mt, ks))
+                << "A warp " << w << " lane " << lane << " mt " << mt << " ks " << ks;
+          }
+        }
+        if (!(K::Elem_is_tf32 && K::kBMajorIsMn)) {
+          for (int p = 0; p < K::kNT / 2; ++p) {
+            ASSERT_EQ(K::frag_b_offset(bb, p, ks), K::frag_b_offset_ref(w, lane, p, ks))
+                << "B warp " << w << " lane " << lane << " p " << p << " ks " << ks;
+          }
+        }
+      }
+    }
+}
+
+template <class Elem, class Tile, bool kWithMnA = true>
+void check_frag_addresses_all() {
+  using gemm_sm80::GemmSm80;
+  using gemm_sm80::Major;
+  check_frag_addresses<GemmSm80<Elem, Tile, Major::k, Major::k>>();
+  check_frag_addresses<GemmSm80<Elem, Tile, Major::k, Major::mn>>();
+  if constexpr (kWithMnA) check_frag_addresses<GemmSm80<Elem, Tile, Major::mn, Major::mn>>();
+}
+
+TEST(GemmLayouts, SplitLdmatrixAddressesMatchLayouts) {
+  using namespace gemm_sm80;
+  check_frag_addresses_all<ElemBf16, Tile128x256>();
+  check_frag_addresses_all<ElemBf16, Tile128x128>();
+  check_frag_addresses_all<ElemBf16, Tile64x64>();
+  check_frag_addresses_all<ElemBf16, Tile16x128, false>();
+  check_frag_addresses_all<ElemTf32, Tile128x128>();
+  check_frag_addresses_all<ElemTf32, Tile64x64>();
+}
+
+TEST(GemmLayouts, GroupedRasterizationIsAPermutation) {
+  for (int tm : {1, 3, 8, 13, 64})
+    for (int tn : {1, 2, 7, 32})
+      for (int g : {1, 4, 8}) {
+        std::vector<int> hits(static_cast<size_t>(tm * tn), 0);
+        for (int pid = 0; pid < tm * tn; ++pid) {
+          int a = -1, b = -1;
+          gemm_sm80::grouped_tile(pid, tm, tn, g, a, b);
+          ASSERT_TRUE(a >= 0 && a < tm && b >= 0 && b < tn) << pid;
+          ++hits[static_cast<size_t>(a * tn + b)];
+        }
+        for (int h : hits) ASSERT_EQ(h, 1) << tm << "x" << tn << " group " << g;
+      }
+}
+
+}  // namespace
