@@ -21,6 +21,12 @@ if [ -z "$CUOBJDUMP" ]; then  # toolkits without it: the disassembler from PyPI,
   export PATH="$PWD/$tools_dir/nvidia/cu13/bin:$PATH"
 fi
 "$CUOBJDUMP" -sass "$out/k.cubin" > "$out/k.sass"
+nvcc -std=c++20 -O3 -Iinclude -Itests -gencode=arch=compute_${ARCH#sm_},code=$ARCH -ptx -o "$out/k.ptx" "$out/k.cu"
+for k in transpose_tile_algebra transpose_tile_by_hand; do
+  ptx=$(awk -v k="$k" '/^\.visible \.entry/{p = index($0, k) > 0} p' "$out/k.ptx" |
+        grep -cE '^\s+[a-z][a-z0-9_.]*(\s|;)' || true)
+  printf "%-24s PTX instructions:  %4d\n" "$k" "$ptx"
+done
 for k in transpose_tile_algebra transpose_tile_by_hand; do
   body=$(awk -v k="$k" '/Function : /{p = index($0, k) > 0} p' "$out/k.sass")
   total=$(echo "$body" | grep -cE '^\s+/\*[0-9a-f]{4}\*/' || true)
