@@ -77,8 +77,8 @@ TESSERA_HD constexpr Layout coalesce_modes(const Modes& m, bool keep_tail) {
       continue;
     }
     int f = acc.n - 1;
-    if (s * d == acc.d[f]) {
-      acc.s[f] *= s;
+    if (mul_checked(s, d) == acc.d[f]) {
+      acc.s[f] = mul_checked(acc.s[f], s);
       acc.d[f] = d;
     } else {
       acc.push(s, d);
@@ -141,7 +141,7 @@ namespace detail {
 TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
   TESSERA_REQUIRE(rs >= 1, "composition: the right-hand layout has extent {}; extents must be >= 1", rs);
   if (rd == 0) return make_layout(rs, 0);
-  if (lhs.shape.is_leaf()) return make_layout(rs, rd * lhs.stride.value());
+  if (lhs.shape.is_leaf()) return make_layout(rs, mul_checked(rd, lhs.stride.value()));
   Modes a = flat_modes(lhs);
   for (int k = 0; k < a.n; ++k)
     TESSERA_REQUIRE(a.s[k] >= 1, "composition: the left-hand layout has extent {}; extents must be >= 1", a.s[k]);
@@ -164,14 +164,14 @@ TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
     // is a layout only when rest_stride divides cs (CuTe accepts more and returns a wrong one).
     TESSERA_REQUIRE(rest_stride < 0 || cs % rest_stride == 0 || rest_shape <= new_shape, "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} elements continue past it",
                     rest_stride, cs, rest_shape);
-    res.push(new_shape, rest_stride * cd);
+    res.push(new_shape, mul_checked(rest_stride, cd));
     rest_shape /= new_shape;
     rest_stride = next_stride;
   }
   Int last_d = a.d[a.n - 1];
-  if (res.n == 0) return make_layout(rest_shape, rest_stride * last_d);
+  if (res.n == 0) return make_layout(rest_shape, mul_checked(rest_stride, last_d));
   if (rest_shape == 1) return from_modes(res, true);
-  res.push(rest_shape, rest_stride * last_d);
+  res.push(rest_shape, mul_checked(rest_stride, last_d));
   return from_modes(res, false);
 }
 
@@ -194,7 +194,7 @@ TESSERA_HD constexpr Int eval_flat(const Modes& m, Int i) {
       idx += (i % m.s[k]) * m.d[k];
       i /= m.s[k];
     } else {
-      idx += i * m.d[k];
+      idx += mul_checked(i, m.d[k]);
     }
   }
   return idx;
@@ -255,7 +255,7 @@ TESSERA_HD constexpr Layout complement(const Layout& l, const IntTuple& cotarget
     TESSERA_REQUIRE(new_shape != 0, "complement: non-injective layout: stride {} lies inside the span {} of the smaller modes",
                     min_stride, last_stride);
     out.push(new_shape, last_stride);
-    last_stride = min_stride * rem.s[idx];
+    last_stride = mul_checked(min_stride, rem.s[idx]);
     rem.remove(idx);
   }
   Int ignored = 0;
@@ -289,7 +289,7 @@ TESSERA_HD constexpr void sort_by_stride(const Modes& m, int* order) {
 TESSERA_HD constexpr Layout right_inverse(const Layout& l) {
   detail::Modes m = detail::flat_modes(coalesce(l));
   Int preprod[detail::Modes::kMax + 1] = {1};
-  for (int i = 0; i < m.n; ++i) preprod[i + 1] = preprod[i] * m.s[i];
+  for (int i = 0; i < m.n; ++i) preprod[i + 1] = mul_checked(preprod[i], m.s[i]);
   int order[detail::Modes::kMax] = {};
   detail::sort_by_stride(m, order);
   detail::Modes out;
@@ -299,7 +299,7 @@ TESSERA_HD constexpr Layout right_inverse(const Layout& l) {
     int i = order[k];
     if (m.d[i] == curr) {
       out.push(m.s[i], preprod[i]);
-      curr = m.s[i] * m.d[i];
+      curr = mul_checked(m.s[i], m.d[i]);
     }
   }
   return detail::coalesce_modes(out, false);
@@ -313,7 +313,7 @@ TESSERA_HD constexpr Layout right_inverse(const Layout& l) {
 TESSERA_HD constexpr Layout left_inverse(const Layout& l) {
   detail::Modes m = detail::flat_modes(coalesce(l));
   Int preprod[detail::Modes::kMax + 1] = {1};
-  for (int i = 0; i < m.n; ++i) preprod[i + 1] = preprod[i] * m.s[i];
+  for (int i = 0; i < m.n; ++i) preprod[i + 1] = mul_checked(preprod[i], m.s[i]);
   int order[detail::Modes::kMax] = {};
   detail::sort_by_stride(m, order);
   Int shapes[detail::Modes::kMax + 1] = {};

@@ -105,7 +105,7 @@ TESSERA_HD constexpr Layout logical_divide(const Layout& l, const Tiler& t) {
 // of A.  By-mode tilers multiply mode k by T_k and keep the remaining modes.
 // ---------------------------------------------------------------------------------------
 TESSERA_HD constexpr Layout logical_product(const Layout& a, const Layout& b) {
-  Layout c = complement(a, size(a) * cosize(b));
+  Layout c = complement(a, mul_checked(size(a), cosize(b)));
   return make_layout_of(a, detail::compose_parts(c, b));
 }
 

@@ -103,6 +103,14 @@ struct IntTuple {
   TESSERA_HD friend constexpr bool operator!=(const IntTuple& a, const IntTuple& b) { return !(a == b); }
 };
 
+// a * b, reported as an error instead of overflowing 64 bits.
+TESSERA_HD constexpr Int mul_checked(Int a, Int b) {
+  constexpr Int kMax = 0x7fffffffffffffffLL;
+  Int ua = a < 0 ? -a : a, ub = b < 0 ? -b : b;
+  TESSERA_REQUIRE(ua == 0 || ub <= kMax / ua, "layout arithmetic overflow: {} * {} does not fit in 64 bits", a, b);
+  return a * b;
+}
+
 // ---- building tuples ----
 
 TESSERA_HD constexpr IntTuple make_int_tuple(Int v) { return IntTuple::leaf(v); }
@@ -164,7 +172,7 @@ TESSERA_HD constexpr IntTuple unflatten_like(const IntTuple& profile, const Leav
 TESSERA_HD constexpr Int product(const IntTuple& t) {
   Int p = 1;
   for (int k = 0; k < t.nodes; ++k)
-    if (t.arity[k] < 0) p *= t.val[k];
+    if (t.arity[k] < 0) p = mul_checked(p, t.val[k]);
   return p;
 }
 

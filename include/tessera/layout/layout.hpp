@@ -41,7 +41,7 @@ TESSERA_HD constexpr IntTuple compact_col_major(const IntTuple& shape, Int start
     if (d.arity[k] < 0) {
       Int s = d.val[k];
       d.val[k] = s == 1 ? 0 : cur;
-      cur *= s;
+      cur = mul_checked(cur, s);
     }
   return d;
 }
@@ -53,7 +53,7 @@ TESSERA_HD constexpr IntTuple compact_row_major(const IntTuple& shape, Int start
     if (d.arity[k] < 0) {
       Int s = d.val[k];
       d.val[k] = s == 1 ? 0 : cur;
-      cur *= s;
+      cur = mul_checked(cur, s);
     }
   return d;
 }
@@ -91,7 +91,7 @@ TESSERA_HD constexpr Layout mode(const Layout& l, int i) { return Layout{l.shape
 TESSERA_HD constexpr Int cosize(const Layout& l) {
   Int c = 1;
   for (int k = 0; k < l.shape.nodes; ++k)
-    if (l.shape.arity[k] < 0) c += (l.shape.val[k] - 1) * abs_int(l.stride.val[k]);
+    if (l.shape.arity[k] < 0) c += mul_checked(l.shape.val[k] - 1, abs_int(l.stride.val[k]));
   return c;
 }
 

@@ -107,6 +107,9 @@ class LayoutParser {
       }
       return checked(Layout{shape, stride}, start);
     }
+    Layout probe{shape, shape};  // check the extents before computing compact strides
+    for (int k = 0; k < probe.stride.nodes; ++k) probe.stride.val[k] = 1;
+    checked(probe, start);
     return checked(make_layout(shape), start);
   }
 
