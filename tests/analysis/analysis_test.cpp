@@ -9,6 +9,7 @@
 #include "tessera/analysis/smem.hpp"
 #include "tessera/analysis/vector.hpp"
 #include "tessera/layout.hpp"
+#include "tessera/tensor/tensor.hpp"  // local_partition, to tie the TV layouts to the tensor layer
 
 namespace {
 
@@ -276,6 +277,48 @@ TEST(WidestVector, AgreesWithMaxCommonVector) {
     ASSERT_EQ(v.contiguous, p) << a.text() << " -> " << b.text() << " mcv " << mcv;
     ASSERT_EQ(v.elements, p) << a.text() << " -> " << b.text();
   }
+}
+
+// The kernel of tests/tensor/tensor_gpu_test.cu (first launch: one 64x32 float tile, 128 threads,
+// ld = 35) stages the tile in a row-major (64,32) shared layout through local_partition with
+// (16,8):(8,1) threads, and reads it back with (32,4):(1,32) threads.  Its TV layouts over the
+// tile (index m + 64n) are derived here from local_partition itself, and the predictions are the
+// counters Nsight Compute measured for that launch on an H100 (2026-11-22, docs/ANALYSIS.md):
+//   shared st: 64 instructions, 256 wavefronts, 192 conflicts;  ld: 64, 2048, 1984
+//   global ld: 64 requests, 480 sectors;                         st: 64 requests, 2048 sectors
+TEST(MeasuredOnGpu, TensorGpuTestTileCopy) {
+  constexpr Layout kTile = make_layout(make_tuple(64, 32));  // element index m + 64n
+  std::vector<int> index(64 * 32);
+  for (int i = 0; i < 64 * 32; ++i) index[static_cast<size_t>(i)] = i;
+  auto tile = make_tensor<kTile>(index.data());
+  constexpr Layout kThrRow = make_layout(make_tuple(16, 8), make_tuple(8, 1));
+  constexpr Layout kThrCol = make_layout(make_tuple(32, 4), make_tuple(1, 32));
+  const Layout tv_row = parse_layout("((8,16),(4,4)):((64,1),(16,512))");
+  const Layout tv_col = parse_layout("((32,4),(2,8)):((1,64),(32,256))");
+  for (int t = 0; t < 128; ++t) {
+    auto pr = local_partition<kThrRow>(tile, t);  // (4,4)
+    auto pc = local_partition<kThrCol>(tile, t);  // (2,8)
+    for (int v = 0; v < 16; ++v) {
+      ASSERT_EQ(pr(v), tv_row(make_tuple(t, v))) << t << " " << v;
+      ASSERT_EQ(pc(v), tv_col(make_tuple(t, v))) << t << " " << v;
+    }
+  }
+  AccessPattern st{parse_memory_layout("(64,32):(32,1)"), 4, tv_row, std::nullopt, 0};
+  AccessPattern ld{parse_memory_layout("(64,32):(32,1)"), 4, tv_col, std::nullopt, 0};
+  SmemReport s = analyze_smem(st, find_instruction("st.32")), l = analyze_smem(ld, find_instruction("ld.32"));
+  EXPECT_EQ(s.instructions, 64);
+  EXPECT_EQ(s.wavefronts, 256);
+  EXPECT_EQ(s.conflicts, 192);
+  EXPECT_EQ(l.instructions, 64);
+  EXPECT_EQ(l.wavefronts, 2048);
+  EXPECT_EQ(l.conflicts, 1984);
+  AccessPattern gin{parse_memory_layout("(64,32):(35,1)"), 4, tv_row, std::nullopt, 0};
+  AccessPattern gout{parse_memory_layout("(64,32):(35,1)"), 4, tv_col, std::nullopt, 0};
+  GmemReport gl = analyze_gmem(gin, find_instruction("ld.32")), gs = analyze_gmem(gout, find_instruction("st.32"));
+  EXPECT_EQ(gl.instructions, 64);
+  EXPECT_EQ(gl.sectors, 480);
+  EXPECT_EQ(gs.instructions, 64);
+  EXPECT_EQ(gs.sectors, 2048);
 }
 
 }  // namespace
