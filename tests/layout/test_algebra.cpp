@@ -27,6 +27,17 @@ TEST(LayoutAlgebra, BasicProperties) {
   EXPECT_EQ(to_string(make_layout_row_major(make_tuple(4, 8))), "(4,8):(8,1)");
 }
 
+TEST(LayoutAlgebra, Restructuring) {
+  Layout l = parse_layout("((2,2),8):((1,16),2)");
+  EXPECT_EQ(to_string(flatten(l)), "(2,2,8):(1,16,2)");
+  EXPECT_EQ(to_string(group(parse_layout("(2,3,4):(1,2,6)"), 1, 3)), "(2,(3,4)):(1,(2,6))");
+  EXPECT_EQ(to_string(append(parse_layout("4:1"), parse_layout("8:4"))), "(4,8):(1,4)");
+  EXPECT_EQ(to_string(prepend(parse_layout("(4,8):(1,4)"), parse_layout("2:32"))), "(2,4,8):(32,1,4)");
+  EXPECT_EQ(to_string(mode(l, 0)), "(2,2):(1,16)");
+  for (Int i = 0; i < size(l); ++i) EXPECT_EQ(flatten(l)(i), l(i));
+  EXPECT_THROW(group(l, 1, 3), LayoutError);
+}
+
 TEST(LayoutAlgebra, Evaluation) {
   Layout l = parse_layout("(4,8):(8,1)");  // row-major 4x8
   EXPECT_EQ(l(make_tuple(1, 2)), 10);

@@ -79,6 +79,40 @@ TESSERA_HD constexpr Layout make_layout_of(const Ls&... ls) {
   return r;
 }
 
+// ---- restructuring (the function on a 1-D coordinate is unchanged by flatten and group) ----
+
+// flatten(L): all leaves as top-level modes.  ((2,2),8):((1,16),2) -> (2,2,8):(1,16,2)
+TESSERA_HD constexpr Layout flatten(const Layout& l) { return Layout{flatten(l.shape), flatten(l.stride)}; }
+// append(L, M): M as a new last mode (an integer layout L first becomes the 1-tuple (L)).
+TESSERA_HD constexpr Layout append(const Layout& l, const Layout& m) {
+  return Layout{append(l.shape, m.shape), append(l.stride, m.stride)};
+}
+// prepend(L, M): M as a new first mode.
+TESSERA_HD constexpr Layout prepend(const Layout& l, const Layout& m) {
+  return Layout{prepend(l.shape, m.shape), prepend(l.stride, m.stride)};
+}
+// group(L, b, e): modes [b, e) gathered into one mode.  group((2,3,4):(1,2,6), 1, 3) = (2,(3,4)):(1,(2,6))
+TESSERA_HD constexpr Layout group(const Layout& l, int b, int e) {
+  TESSERA_REQUIRE(l.shape.is_tuple() && 0 <= b && b < e && e <= l.shape.rank(), "group: modes [{}, {}) are not a non-empty range of a layout of rank {}",
+                  b, e, l.shape.rank());
+  Layout r{IntTuple::empty_tuple(), IntTuple::empty_tuple()};
+  IntTuple gs = IntTuple::empty_tuple(), gd = IntTuple::empty_tuple();
+  for (int i = 0; i < l.shape.rank(); ++i) {
+    if (i >= b && i < e) {
+      gs.push_back(l.shape.get(i));
+      gd.push_back(l.stride.get(i));
+      if (i == e - 1) {
+        r.shape.push_back(gs);
+        r.stride.push_back(gd);
+      }
+    } else {
+      r.shape.push_back(l.shape.get(i));
+      r.stride.push_back(l.stride.get(i));
+    }
+  }
+  return r;
+}
+
 // ---- properties ----
 TESSERA_HD constexpr Int size(const Layout& l) { return product(l.shape); }
 TESSERA_HD constexpr int rank(const Layout& l) { return l.shape.rank(); }
