@@ -142,6 +142,24 @@ TEST(Tensor, LocalPartitionByThreadLayout) {
   EXPECT_EQ(seen.size(), 128u * 32u);
 }
 
+TEST(Tensor, OuterAndInnerPartition) {
+  std::vector<int> s(128 * 32);
+  std::iota(s.begin(), s.end(), 0);
+  constexpr Layout kSmem = make_layout_row_major(make_tuple(128, 32));
+  constexpr Layout kThr = make_layout(make_tuple(32, 8), make_tuple(8, 1));
+  auto sA = make_tensor<kSmem>(s.data());
+  auto o = outer_partition<make_tiler(32, 8)>(sA, make_coord(3, 5));  // (4,4)
+  auto l = local_partition<kThr>(sA, 3 * 8 + 5);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_EQ(o(i, j), (3 + 32 * i) * 32 + 5 + 8 * j);
+      EXPECT_EQ(&o(i, j), &l(i, j));
+    }
+  auto in = inner_partition<make_tiler(32, 8)>(sA, make_coord(2, 3));  // the (32,8) tile at (2,3)
+  EXPECT_EQ(in(0, 0), 64 * 32 + 24);
+  EXPECT_EQ(in(31, 7), (64 + 31) * 32 + 31);
+}
+
 TEST(Tensor, IdentityTensorPredication) {
   const int M = 50, N = 37;
   auto cA = make_identity_tensor(M, N);

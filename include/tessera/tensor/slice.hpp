@@ -153,8 +153,7 @@ TESSERA_HD constexpr void lift_slice(const IntTuple& spec, const Layout& p, int 
     }
     return;
   }
-  TESSERA_REQUIRE(p.shape.arity[pos] == spec.rank(),
-                  "slice: a coordinate of rank {} for a mode of rank {} (arity -1 means an integer mode)", spec.rank(),
+  TESSERA_REQUIRE(p.shape.arity[pos] == spec.rank(), "slice: a coordinate of rank {} for a mode of rank {} (arity -1 means an integer mode)", spec.rank(),
                   p.shape.arity[pos]);
   for (int i = 0; i < spec.rank(); ++i) lift_slice(spec.get(i), p, child_node(p.shape, pos, i), plan);
 }
@@ -173,8 +172,7 @@ TESSERA_HD constexpr SlicePlan slice_plan(const Layout& p, const IntTuple& spec)
     }
     return plan;
   }
-  TESSERA_REQUIRE(p.shape.is_tuple() && spec.rank() == p.shape.rank(),
-                  "slice: a coordinate with {} elements for a layout of rank {}", spec.rank(), rank(p));
+  TESSERA_REQUIRE(p.shape.is_tuple() && spec.rank() == p.shape.rank(), "slice: a coordinate with {} elements for a layout of rank {}", spec.rank(), rank(p));
   for (int i = 0; i < spec.rank(); ++i) lift_slice(spec.get(i), p, child_node(p.shape, 0, i), plan);
   return plan;
 }

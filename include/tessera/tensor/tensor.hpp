@@ -275,14 +275,12 @@ TESSERA_HD constexpr DividePlan zipped_divide_plan(const Layout& p, const Tiler&
       if (has_static_shape(mi.shape)) {
         r = logical_divide(mi, t.elem[i]);
       } else {
-        TESSERA_REQUIRE(mi.shape.is_leaf(),
-                        "zipped_divide: mode {} has a run-time extent and is hierarchical; only a single run-time "
+        TESSERA_REQUIRE(mi.shape.is_leaf(), "zipped_divide: mode {} has a run-time extent and is hierarchical; only a single run-time "
                         "extent can be divided",
                         i);
         Layout ti = t.elem[i];
         Int n = size(ti);
-        TESSERA_REQUIRE(t.is_int[i] || ti == make_layout(n, 1) || n == 1,
-                        "zipped_divide: mode {} has a run-time extent; divide it by an integer tile (got a tile of "
+        TESSERA_REQUIRE(t.is_int[i] || ti == make_layout(n, 1) || n == 1, "zipped_divide: mode {} has a run-time extent; divide it by an integer tile (got a tile of "
                         "size {} that is not n:1)",
                         i, n);
         TESSERA_REQUIRE(next_sym < sym::kMaxSymbols, "zipped_divide: more than {} run-time extents", sym::kMaxSymbols);
@@ -426,6 +424,47 @@ TESSERA_HD_INLINE constexpr auto local_tile(const Tensor<It, L>& t, C coord) {
   return detail::slice_tensor<kSpec>(tiled.iter, tiled.layout, c);
 }
 
+// inner_partition<T>(t, coord): CuTe's name for local_tile.
+template <auto T, class It, class L, class C>
+TESSERA_HD_INLINE constexpr auto inner_partition(const Tensor<It, L>& t, C coord) {
+  return local_tile<T>(t, coord);
+}
+
+namespace detail {
+// Slice spec of outer_partition: index the tile modes by the coordinate (missing trailing tile
+// modes are kept), keep every rest mode.
+TESSERA_HD constexpr IntTuple outer_partition_spec(const Layout& zipped, const IntTuple& coord) {
+  IntTuple tile_shape = zipped.shape.get(0), rest_shape = zipped.shape.get(1);
+  IntTuple tile = coord;
+  if (tile.is_tuple()) {
+    TESSERA_REQUIRE(tile.rank() <= tile_shape.rank(), "outer_partition: a coordinate of {} elements for {} tile modes",
+                    tile.rank(), tile_shape.rank());
+    while (tile.rank() < tile_shape.rank()) tile.push_back(IntTuple::leaf(1));
+    if (tile_shape.is_leaf()) tile = tile.get(0);
+  }
+  return make_tuple(tile, rest_shape.is_leaf() ? IntTuple::leaf(1) : keep_all(rest_shape.rank()));
+}
+}  // namespace detail
+
+// outer_partition<T>(t, coord): divide t by the tiler T and keep, from every tile, the element
+// at `coord` within the tile: the result has the rest modes.
+//     outer_partition<make_tiler(32, 8)>(sA (128,32), make_coord(3, 5))   // (4,4): rows 3+32i, cols 5+8j
+template <auto T, class It, class L, class C>
+TESSERA_HD_INLINE constexpr auto outer_partition(const Tensor<It, L>& t, C coord) {
+  static_assert(is_mixed_layout_v<L>, "outer_partition<T>: the tensor needs a MixedLayout");
+  auto tiled = zipped_divide<T>(t);
+  constexpr Layout Z = decltype(tiled.layout)::kProfile;
+  constexpr IntTuple kSpec = detail::outer_partition_spec(Z, detail::coord_spec<C>());
+  constexpr int kFixed = detail::count_leaves_equal(kSpec, 0);
+  using I = detail::coord_int_t<C>;
+  Int tmp[kFixed > 0 ? kFixed : 1] = {};
+  I c[kFixed > 0 ? kFixed : 1] = {};
+  int pos = 0;
+  detail::collect_fixed(coord, tmp, pos);
+  for (int f = 0; f < kFixed; ++f) c[f] = static_cast<I>(tmp[f]);
+  return detail::slice_tensor<kSpec>(tiled.iter, tiled.layout, c);
+}
+
 namespace detail {
 
 // Flat coordinate of thread `idx` in the thread layout Thr: per top-level mode, the 1-D
@@ -495,8 +534,7 @@ TESSERA_HD constexpr Layout identity_layout(const IntTuple& shape) {
   for (int m = 0; m < r; ++m) {
     IntTuple sm = shape.get(m);
     if (has_static_shape(sm))
-      TESSERA_REQUIRE(product(sm) <= (Int(1) << bits),
-                      "make_identity_tensor: mode {} has {} elements; a rank-{} identity tensor holds at most 2^" "{} "
+      TESSERA_REQUIRE(product(sm) <= (Int(1) << bits), "make_identity_tensor: mode {} has {} elements; a rank-{} identity tensor holds at most 2^" "{} "
                       "per mode",
                       m, product(sm), r);
     IntTuple st = sm;
@@ -523,8 +561,7 @@ TESSERA_HD_INLINE constexpr auto make_identity_tensor() {
 // An identity tensor of run-time extents (m, n).
 TESSERA_HD_INLINE constexpr auto make_identity_tensor(Int m, Int n) {
   constexpr Layout L = detail::identity_layout(make_tuple(sym::dynamic_shape(0), sym::dynamic_shape(1)));
-  TESSERA_REQUIRE(m >= 0 && n >= 0 && m <= (Int(1) << 31) && n <= (Int(1) << 31),
-                  "make_identity_tensor: extents ({}, {}) must lie in [0, 2^31]", m, n);
+  TESSERA_REQUIRE(m >= 0 && n >= 0 && m <= (Int(1) << 31) && n <= (Int(1) << 31), "make_identity_tensor: extents ({}, {}) must lie in [0, 2^31]", m, n);
   return Tensor<CountingIterator<2>, MixedLayout<L>>{{0}, make_mixed_layout<L>(m, n)};
 }
 
@@ -538,8 +575,7 @@ TESSERA_HD constexpr Layout recast_layout(const Layout& l, Int from_bytes, Int t
   if (from_bytes == to_bytes) return r;
   bool up = to_bytes > from_bytes;
   Int n = up ? to_bytes / from_bytes : from_bytes / to_bytes;
-  TESSERA_REQUIRE((up ? to_bytes % from_bytes : from_bytes % to_bytes) == 0,
-                  "recast: element sizes {} and {} bytes do not divide one another", from_bytes, to_bytes);
+  TESSERA_REQUIRE((up ? to_bytes % from_bytes : from_bytes % to_bytes) == 0, "recast: element sizes {} and {} bytes do not divide one another", from_bytes, to_bytes);
   bool unit_seen = false;
   for (int k = 0; k < r.shape.nodes; ++k) {
     if (r.shape.arity[k] >= 0) continue;

@@ -70,18 +70,15 @@ TESSERA_HD constexpr IntTuple tile_shape(const Tiler& t) {
 // make_tv_copy(atom, thr, val), CuTe's make_tiled_copy.  Requires: |val| is a multiple of the atom's values, and the
 // atom's thread count divides |thr|.
 TESSERA_HD constexpr TVCopy make_tv_copy(const TVCopyAtom& atom, const Layout& thr, const Layout& val) {
-  TESSERA_REQUIRE(size(val) % atom_values(atom) == 0,
-                  "make_tv_copy: the value layout has {} values per thread, not a multiple of the atom's {}",
+  TESSERA_REQUIRE(size(val) % atom_values(atom) == 0, "make_tv_copy: the value layout has {} values per thread, not a multiple of the atom's {}",
                   size(val), atom_values(atom));
-  TESSERA_REQUIRE(size(thr) % atom_threads(atom) == 0,
-                  "make_tv_copy: the thread layout has {} threads, not a multiple of the atom's {}", size(thr),
+  TESSERA_REQUIRE(size(thr) % atom_threads(atom) == 0, "make_tv_copy: the thread layout has {} threads, not a multiple of the atom's {}", size(thr),
                   atom_threads(atom));
   Layout layout_mn = raked_product(thr, val);
   Layout tv = composition(right_inverse(layout_mn), make_layout(make_tuple(size(thr), size(val))));
   Tiler tiler;
   for (int i = 0; i < rank(layout_mn); ++i) tiler.push(product(layout_mn.shape.get(i)));
-  TESSERA_REQUIRE(size(mode(tv, 0)) * size(mode(tv, 1)) == size(layout_mn),
-                  "make_tv_copy: thread x value layouts do not tile the {} elements of the tile (TV covers {})",
+  TESSERA_REQUIRE(size(mode(tv, 0)) * size(mode(tv, 1)) == size(layout_mn), "make_tv_copy: thread x value layouts do not tile the {} elements of the tile (TV covers {})",
                   size(layout_mn), size(mode(tv, 0)) * size(mode(tv, 1)));
   return TVCopy{atom, tv, tiler};
 }
@@ -89,8 +86,7 @@ TESSERA_HD constexpr TVCopy make_tv_copy(const TVCopyAtom& atom, const Layout& t
 // A TV copy from a TV layout and its tile (CuTe's make_tiled_copy_impl): (thread, value) -> tile index.
 TESSERA_HD constexpr TVCopy tv_copy_from_layout(const TVCopyAtom& atom, const Layout& tv, const Tiler& tile) {
   TESSERA_REQUIRE(rank(tv) == 2, "tv_copy_from_layout: a TV layout has rank 2 (thread, value), got rank {}", rank(tv));
-  TESSERA_REQUIRE(size(mode(tv, 1)) % atom_values(atom) == 0,
-                  "tv_copy_from_layout: {} values per thread, not a multiple of the atom's {}", size(mode(tv, 1)),
+  TESSERA_REQUIRE(size(mode(tv, 1)) % atom_values(atom) == 0, "tv_copy_from_layout: {} values per thread, not a multiple of the atom's {}", size(mode(tv, 1)),
                   atom_values(atom));
   return TVCopy{atom, tv, tile};
 }
@@ -126,8 +122,7 @@ TESSERA_HD constexpr Layout tidfrg(const Layout& p, const TVCopy& c, bool source
   TESSERA_REQUIRE(c.tiler.n <= rank(p), "partition: a tiled copy of rank {} for a tensor of rank {}", c.tiler.n,
                   rank(p));
   detail::DividePlan dp = detail::zipped_divide_plan(p, c.tiler);
-  TESSERA_REQUIRE(dp.nderived == 0 && detail::has_static_shape(dp.result.shape.get(0)),
-                  "partition: the tile modes of the tensor need static extents (local_tile it first)");
+  TESSERA_REQUIRE(dp.nderived == 0 && detail::has_static_shape(dp.result.shape.get(0)), "partition: the tile modes of the tensor need static extents (local_tile it first)");
   Layout zipped = dp.result;
   Layout tile = mode(zipped, 0);
   Layout tv = composition(tile, detail::thrval2mn(c, source));  // (thr, val) -> tensor index
@@ -138,8 +133,7 @@ TESSERA_HD constexpr Layout tidfrg(const Layout& p, const TVCopy& c, bool source
 // tile index that thread t holds as value v.
 TESSERA_HD constexpr Layout tv_tidfrg(const Layout& p, const Layout& tv, const Tiler& tile) {
   detail::DividePlan dp = detail::zipped_divide_plan(p, tile);
-  TESSERA_REQUIRE(dp.nderived == 0 && detail::has_static_shape(dp.result.shape.get(0)),
-                  "partition: the tile modes of the tensor need static extents (local_tile it first)");
+  TESSERA_REQUIRE(dp.nderived == 0 && detail::has_static_shape(dp.result.shape.get(0)), "partition: the tile modes of the tensor need static extents (local_tile it first)");
   Layout composed = composition(mode(dp.result, 0), tv);
   return make_layout_of(mode(composed, 0), mode(composed, 1), mode(dp.result, 1));
 }
