@@ -18,6 +18,10 @@ if [ -z "${TESSERA:-}" ]; then
   cmake --build "$BUILD" -j "${TESSERA_JOBS:-$(nproc)}" --target tessera_cli
   TESSERA="$BUILD/tools/tessera"
 fi
+if ! "$TESSERA" layout draw --help > /dev/null 2>&1; then
+  echo "gallery: '$TESSERA layout draw' is not available (tools/layout_cmd.cpp must dispatch 'draw' to run_layout_draw)" >&2
+  exit 1
+fi
 mkdir -p "$OUT"
 README="$OUT/README.md"
 cat > "$README" <<'HEAD'

@@ -67,6 +67,22 @@ TEST(TVCopy, PartitionCoversTensorOnce) {
   for (int h : hits) ASSERT_EQ(h, 1);
 }
 
+// The run-time forms agree with the compile-time ones.
+TEST(TVCopy, RunTimePartitionMatchesCompileTime) {
+  std::vector<int> buf(64 * 128);
+  constexpr Layout kL = make_layout_row_major(make_tuple(64, 128));
+  auto s = make_tensor<kL>(buf.data());
+  auto r = make_tensor(buf.data(), kL);
+  for (int t = 0; t < 256; t += 17) {
+    auto ct = partition_S<kCopy128>(s, t);
+    auto rt = partition_S(kCopy128, r, t);
+    EXPECT_EQ(rt.layout, decltype(ct.layout)::kProfile);
+    EXPECT_EQ(rt.iter, ct.iter);
+    auto rd = partition_D(kCopy128, r, t);
+    EXPECT_EQ(rd.iter, ct.iter);
+  }
+}
+
 // A warp-wide atom whose source differs from its destination (ldmatrix.x1-like: thread t of
 // the atom supplies row t%8 of an 8x8 tile, the destination is the m16n8-style fragment).
 TEST(TVCopy, AtomWithDistinctSourceAndDestination) {

@@ -176,4 +176,22 @@ TESSERA_HD_INLINE constexpr auto partition_tv(const Tensor<It, MixedLayout<P>>& 
   return detail::partition_thread<F>(t, thr);
 }
 
+// Run-time (host) forms for tensors over a run-time Layout: thread thr's part, same shapes.
+namespace detail {
+template <class It>
+inline Tensor<It, Layout> partition_thread_rt(const Tensor<It, Layout>& t, const Layout& f, Int thr) {
+  SlicePlan plan = slice_plan(f, thread_slice_spec(f));
+  Int off = slice_offset_rt(f, plan, &thr);
+  return {advance(t.iter, off), plan.result};
+}
+}  // namespace detail
+template <class It>
+inline Tensor<It, Layout> partition_S(const TVCopy& c, const Tensor<It, Layout>& t, Int thr) {
+  return detail::partition_thread_rt(t, tidfrg(t.layout, c, true), thr);
+}
+template <class It>
+inline Tensor<It, Layout> partition_D(const TVCopy& c, const Tensor<It, Layout>& t, Int thr) {
+  return detail::partition_thread_rt(t, tidfrg(t.layout, c, false), thr);
+}
+
 }  // namespace tessera
