@@ -369,7 +369,8 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, Ti
   const double blocks = static_cast<double>(tiles) * splits;
   const double waves = std::ceil(blocks / slots);
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
-  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : 1.0;  // tf32 runs at half the 16-bit rate
+  // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth
+  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
   const double t_compute = waves * block_macs * occ / tile_efficiency(t) * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
   double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;

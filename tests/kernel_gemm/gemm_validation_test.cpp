@@ -1,0 +1,149 @@
+// tests/kernel_gemm/gemm_validation_test.cpp -- host tests (no GPU needed): tessera::gemm and
+// gemm_validate reject bad arguments before launching anything, with a message naming the argument.
+// The pointers are fake (never dereferenced): validation must fail before any device access.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "tessera/host/gemm.hpp"
+
+namespace {
+
+using namespace tessera;
+
+void* fake(uintptr_t gib) { return reinterpret_cast<void*>(gib << 30); }  // distinct, far apart, 16-byte aligned
+
+GemmArgs good() {
+  GemmArgs g;
+  g.m = 100; g.n = 80; g.k = 60;
+  g.a = GemmMatrix{fake(1), Dtype::bf16, MatrixOrder::row_major, 0};
+  g.b = GemmMatrix{fake(2), Dtype::bf16, MatrixOrder::row_major, 0};
+  g.d = GemmOutput{fake(3), Dtype::bf16, MatrixOrder::row_major, 0};
+  return g;
+}
+
+// Expects both gemm_validate and gemm to fail with `code` and a message containing every `needle`.
+void expect_error(const GemmArgs& g, GemmError code, std::initializer_list<const char*> needles) {
+  for (int which = 0; which < 2; ++which) {
+    const GemmStatus st = which == 0 ? gemm_validate(g) : gemm(g, nullptr);
+    EXPECT_FALSE(st.ok());
+    EXPECT_EQ(st.code, code) << st.message;
+    for (const char* n : needles) EXPECT_NE(st.message.find(n), std::string::npos) << "message: " << st.message << "\nexpected: " << n;
+  }
+}
+
+TEST(GemmValidation, GoodArgumentsPass) { EXPECT_TRUE(gemm_validate(good()).ok()) << gemm_validate(good()).message; }
+
+TEST(GemmValidation, Sizes) {
+  GemmArgs g = good(); g.m = 0;
+  expect_error(g, GemmError::invalid_argument, {"'m'", "0", "m >= 1"});
+  g = good(); g.n = -3;
+  expect_error(g, GemmError::invalid_argument, {"'n'", "-3"});
+  g = good(); g.k = int64_t(1) << 33;
+  expect_error(g, GemmError::invalid_argument, {"'k'", "2147483647"});
+}
+
+TEST(GemmValidation, NullPointers) {
+  GemmArgs g = good(); g.a.data = nullptr;
+  expect_error(g, GemmError::invalid_argument, {"'a.data'", "null", "100 x 60"});
+  g = good(); g.b.data = nullptr;
+  expect_error(g, GemmError::invalid_argument, {"'b.data'"});
+  g = good(); g.d.data = nullptr;
+  expect_error(g, GemmError::invalid_argument, {"'d.data'"});
+  g = good(); g.beta = 0.5f;  // C is needed now
+  expect_error(g, GemmError::invalid_argument, {"'c.data'", "beta != 0"});
+  g = good(); g.beta = 0.f; g.c.data = nullptr;  // and not needed here
+  EXPECT_TRUE(gemm_validate(g).ok());
+}
+
+TEST(GemmValidation, LeadingDimensions) {
+  GemmArgs g = good(); g.a.ld = 59;  // row-major 100 x 60 needs ld >= 60
+  expect_error(g, GemmError::invalid_argument, {"'a.ld'", "59", "row-major 100 x 60", ">= 60"});
+  g = good(); g.b.order = MatrixOrder::col_major; g.b.ld = 50;  // column-major 60 x 80 needs ld >= 60
+  expect_error(g, GemmError::invalid_argument, {"'b.ld'", "column-major 60 x 80", ">= 60"});
+  g = good(); g.d.ld = -1;
+  expect_error(g, GemmError::invalid_argument, {"'d.ld'", "-1"});
+  g = good(); g.a.ld = 61; g.b.ld = 4096; g.d.ld = 81;  // larger is fine
+  EXPECT_TRUE(gemm_validate(g).ok());
+}
+
+TEST(GemmValidation, Types) {
+  GemmArgs g = good(); g.b.type = Dtype::f16;
+  expect_error(g, GemmError::invalid_argument, {"'a.type'", "'b.type'", "same type"});
+  g = good(); g.math = GemmMath::tensor_core; g.a.type = g.b.type = Dtype::f32;
+  expect_error(g, GemmError::invalid_argument, {"'math'", "tensor_core", "tf32"});
+  g = good(); g.math = GemmMath::tf32;
+  expect_error(g, GemmError::invalid_argument, {"'math'", "tf32", "bf16"});
+  g = good(); g.a.type = static_cast<Dtype>(7);
+  expect_error(g, GemmError::invalid_argument, {"'a.type'", "7"});
+  g = good(); g.beta = 1.f; g.c = GemmMatrix{fake(4), Dtype::f32, MatrixOrder::row_major, 0};
+  expect_error(g, GemmError::invalid_argument, {"'c.type'", "f32", "D's type (bf16)"});
+  g = good(); g.residual = GemmMatrix{fake(4), Dtype::f16, MatrixOrder::row_major, 0};
+  expect_error(g, GemmError::invalid_argument, {"'residual.type'"});
+  g = good(); g.d.type = Dtype::f32;  // bf16 inputs, f32 output: fine
+  EXPECT_TRUE(gemm_validate(g).ok());
+}
+
+TEST(GemmValidation, Alignment) {
+  GemmArgs g = good(); g.a.data = static_cast<char*>(fake(1)) + 1;  // odd address for a 2-byte type
+  expect_error(g, GemmError::invalid_argument, {"'a.data'", "aligned", "2 bytes"});
+  g = good(); g.a.data = static_cast<char*>(fake(1)) + 2;  // 2-byte aligned, not 16: accepted (slower path)
+  EXPECT_TRUE(gemm_validate(g).ok());
+  g = good(); g.workspace = static_cast<char*>(fake(5)) + 4; g.workspace_bytes = 1024;
+  expect_error(g, GemmError::invalid_argument, {"'workspace'", "16-byte"});
+}
+
+TEST(GemmValidation, ScalarsAndActivations) {
+  GemmArgs g = good(); g.alpha = std::numeric_limits<float>::quiet_NaN();
+  expect_error(g, GemmError::invalid_argument, {"'alpha'", "finite"});
+  g = good(); g.beta = std::numeric_limits<float>::infinity(); g.c = g.a;
+  expect_error(g, GemmError::invalid_argument, {"'beta'", "finite"});
+  g = good(); g.activation = Activation::clamp; g.clamp_lo = 1.f; g.clamp_hi = -1.f;
+  expect_error(g, GemmError::invalid_argument, {"'clamp_lo'", "'clamp_hi'", "clamp_lo <= clamp_hi"});
+  g = good(); g.activation = Activation::clamp; g.clamp_lo = std::nanf("");
+  expect_error(g, GemmError::invalid_argument, {"'clamp_lo'"});
+  g = good(); g.activation = Activation::leaky_relu; g.leaky_relu_slope = std::numeric_limits<float>::infinity();
+  expect_error(g, GemmError::invalid_argument, {"'leaky_relu_slope'", "finite"});
+  g = good(); g.activation = static_cast<Activation>(42);
+  expect_error(g, GemmError::invalid_argument, {"'activation'", "42"});
+}
+
+TEST(GemmValidation, Bias) {
+  GemmArgs g = good(); g.bias_mode = BiasMode::per_column; g.bias_size = 80;
+  expect_error(g, GemmError::invalid_argument, {"'bias'", "null", "80 values"});
+  g.bias = fake(6); g.bias_size = 100;  // per column means n = 80 values
+  expect_error(g, GemmError::invalid_argument, {"'bias_size'", "100", "per_column", "80"});
+  g.bias_mode = BiasMode::per_row;  // per row: m = 100 values
+  EXPECT_TRUE(gemm_validate(g).ok());
+  g.bias_mode = BiasMode::scalar;
+  expect_error(g, GemmError::invalid_argument, {"'bias_size'", "scalar", "1 values"});
+  g.bias_size = 1; g.bias_type = Dtype::f16;  // neither f32 nor D's type
+  expect_error(g, GemmError::invalid_argument, {"'bias_type'", "f16"});
+  g.bias_type = Dtype::bf16;
+  EXPECT_TRUE(gemm_validate(g).ok());
+}
+
+TEST(GemmValidation, Overlaps) {
+  GemmArgs g = good(); g.d.data = static_cast<char*>(fake(1)) + 64;  // inside A
+  expect_error(g, GemmError::invalid_argument, {"'d'", "'a'", "overlap"});
+  g = good(); g.beta = 1.f; g.c = GemmMatrix{g.d.data, Dtype::bf16, MatrixOrder::row_major, 0};  // in place: fine
+  EXPECT_TRUE(gemm_validate(g).ok());
+  g.c.order = MatrixOrder::col_major; g.c.ld = 100;  // same memory, other order: rejected
+  expect_error(g, GemmError::invalid_argument, {"'c'", "'d'", "alias"});
+}
+
+TEST(GemmValidation, TilesAndSplits) {
+  GemmArgs g = good(); g.tile = GemmTile::simt128x128;
+  expect_error(g, GemmError::invalid_argument, {"'tile'", "simt128x128x8", "tensor_core"});
+  g = good(); g.a.type = g.b.type = Dtype::f32; g.math = GemmMath::tf32; g.tile = GemmTile::t128x256;
+  expect_error(g, GemmError::invalid_argument, {"'tile'", "128x256x64", "tf32"});
+  g = good(); g.split_k = -1;
+  expect_error(g, GemmError::invalid_argument, {"'split_k'", "-1"});
+  g = good(); g.workspace = nullptr; g.workspace_bytes = 64;
+  expect_error(g, GemmError::invalid_argument, {"'workspace'", "null", "64"});
+}
+
+}  // namespace

@@ -1,0 +1,369 @@
+// tools/bench_gemm.cpp -- `tessera bench gemm`: the tensor-core GEMM with a fused epilogue against
+// cuBLAS and cuBLASLt, measured in the same process on the same data.
+//
+// For each shape (bf16 A row-major M x K, B column-major K x N -- i.e. weights stored N x K, as a
+// linear layer keeps them --, bf16 D row-major, fp32 accumulation):
+//   plain       tessera::gemm                      vs cublasGemmEx (CUBLAS_COMPUTE_32F, default algo)
+//   bias+gelu   tessera::gemm, fused epilogue      vs cublasGemmEx + a separate bias+activation kernel
+//                                                     (tessera::gemm_epilogue_inplace: the unfused way)
+//               and vs cuBLASLt with its own fused epilogue (CUBLASLT_EPILOGUE_GELU_BIAS) where its
+//               heuristic offers an algorithm ("n/a" otherwise)
+//   bias+silu   (decode shapes and 4096^3) fused vs the unfused way; cuBLASLt has no SiLU epilogue: "n/a"
+// Decode shapes (M <= 128) also report the rate at which B is streamed, against cudaMemcpy D2D (bytes
+// read + written) of a 1 GiB buffer measured in the same run.
+// Every figure is the median of --repeats timed runs (default 20) after 3 warm-ups, each run preceded by
+// an untimed L2 flush.  Outputs are verified against cuBLAS before timing (max |diff| / max |ref|).
+// The kernels' resource usage (registers, local memory = spills/stack, shared memory, occupancy) is
+// printed first (`--kernels` prints only that).
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"                        // TESSERA_BENCH_SUITE, time_median_ms, Report
+#include "tessera/host/gemm.hpp"                   // tessera::gemm
+#include "tessera/kernel/gemm_sm80/dispatch.hpp"   // kernel table (for the resource report)
+
+namespace {
+
+using namespace tessera;
+using bench::BenchOptions;
+using bench::Record;
+
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed: cuBLAS status " + std::to_string(static_cast<int>(s)));
+}
+void check_gemm(const GemmStatus& s) {
+  if (!s.ok()) throw std::runtime_error(s.message);
+}
+
+struct Shape {
+  const char* group;
+  int64_t m, n, k;
+};
+
+std::vector<Shape> shapes_for(const std::string& which, bool quick) {
+  std::vector<Shape> s;
+  if (which == "all" || which == "square")
+    for (int64_t x : {512, 1024, 2048, 4096, 8192}) s.push_back({"square", x, x, x});
+  if (which == "all" || which == "llm")
+    for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {14336, 4096}, {4096, 14336}}) s.push_back({"llm", 8192, nk.first, nk.second});
+  if (which == "all" || which == "decode")
+    for (int64_t nk : {4096, 8192})
+      for (int64_t m : {1, 16, 64, 128}) s.push_back({"decode", m, nk, nk});
+  if (quick) {
+    std::vector<Shape> q;
+    for (auto& x : s)
+      if ((x.m == x.n && x.m <= 4096) || (std::string(x.group) == "decode" && x.n == 4096)) q.push_back(x);
+    s = q;
+  }
+  return s;
+}
+
+// Resource report of every compiled GEMM kernel.
+void print_kernels(std::FILE* out) {
+  using namespace gemm_sm80;
+  std::vector<std::vector<std::string>> rows;
+  auto add = [&](const char* family, TileId t, Combo c, const KernelInfo& k) {
+    if (!k.fn) return;
+    cudaFuncAttributes a{};
+    if (cudaFuncGetAttributes(&a, k.fn) != cudaSuccess) { (void)cudaGetLastError(); return; }
+    int occ = 0;
+    if (cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes) == cudaSuccess)
+      (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k.fn, k.threads, k.smem_bytes);
+    (void)cudaGetLastError();
+    rows.push_back({family, tile_name(t), t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
+                    std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(k.smem_bytes),
+                    std::to_string(k.stages), std::to_string(occ)});
+  };
+  const TileId tiles[] = {TileId::t128x256, TileId::t128x128, TileId::t64x64, TileId::t16x128};
+  const Combo combos[] = {Combo::kk, Combo::k_mn, Combo::mn_mn};
+  for (TileId t : tiles)
+    for (Combo c : combos) add("bf16", t, c, kernel_bf16(t, c));
+  for (TileId t : tiles)
+    for (Combo c : combos) add("f16", t, c, kernel_f16(t, c));
+  for (TileId t : tiles)
+    for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
+  add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
+  std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
+  bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
+}
+
+// Fills a device bf16 buffer with values uniform in [-1, 1] from a host pool (never zeros).
+void fill_random(__nv_bfloat16* d, size_t n, const std::vector<__nv_bfloat16>& pool, size_t salt) {
+  size_t done = 0;
+  while (done < n) {
+    const size_t start = (salt * 7919 + done * 31) % (pool.size() / 2);
+    const size_t len = std::min(n - done, pool.size() - start);
+    TESSERA_BENCH_CUDA(cudaMemcpy(d + done, pool.data() + start, len * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+    done += len;
+  }
+}
+
+// max |x - y| / max |y| over a sample of rows (every `step`-th row of an m x n row-major bf16 matrix).
+double rel_diff(const __nv_bfloat16* x, const __nv_bfloat16* y, int64_t m, int64_t n) {
+  const int64_t step = std::max<int64_t>(1, m / 64);
+  const int64_t rows = (m + step - 1) / step;
+  std::vector<__nv_bfloat16> hx(static_cast<size_t>(rows * n)), hy(hx.size());
+  const size_t pitch = static_cast<size_t>(n) * sizeof(__nv_bfloat16);
+  TESSERA_BENCH_CUDA(cudaMemcpy2D(hx.data(), pitch, x, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
+  TESSERA_BENCH_CUDA(cudaMemcpy2D(hy.data(), pitch, y, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  for (size_t i = 0; i < hx.size(); ++i) {
+    const double a = __bfloat162float(hx[i]), b = __bfloat162float(hy[i]);
+    if (!std::isfinite(a)) return INFINITY;
+    num = std::max(num, std::fabs(a - b));
+    den = std::max(den, std::fabs(b));
+  }
+  return den > 0 ? num / den : num;
+}
+
+struct LtFused {
+  bool ok = false;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  ~LtFused() {
+    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (la) cublasLtMatrixLayoutDestroy(la);
+    if (lb) cublasLtMatrixLayoutDestroy(lb);
+    if (ld) cublasLtMatrixLayoutDestroy(ld);
+  }
+};
+
+// cuBLASLt, column-major view: D^T (N x M) = B^T (op T of the K x N buffer) * A^T (the K x M buffer),
+// epilogue GELU(tanh) + bias, the bias running along the N rows of D^T (= per column of row-major D).
+void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes) {
+  if (cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) return;
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+  const cudaDataType_t bias_type = CUDA_R_16BF;
+  cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+  cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+  cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+  cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+  cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type);
+  cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, k, n, k);
+  cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, k, m, k);
+  cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, n, m, n);
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasLtMatmulPreferenceCreate(&pref);
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes);
+  cublasLtMatmulHeuristicResult_t res{};
+  int found = 0;
+  if (cublasLtMatmulAlgoGetHeuristic(h, lt.desc, lt.la, lt.lb, lt.ld, lt.ld, pref, 1, &res, &found) == CUBLAS_STATUS_SUCCESS &&
+      found > 0) {
+    lt.algo = res.algo;
+    lt.ok = true;
+  }
+  cublasLtMatmulPreferenceDestroy(pref);
+}
+
+double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
+
+int run_gemm_bench(const BenchOptions& o) {
+  std::string which = "all";
+  bool kernels_only = false;
+  for (size_t i = 0; i < o.args.size(); ++i) {
+    if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
+    else if (o.args[i] == "--kernels") kernels_only = true;
+    else {
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode, --kernels)\n", o.args[i].c_str());
+      return 2;
+    }
+  }
+  if (which != "all" && which != "square" && which != "llm" && which != "decode") {
+    std::fprintf(stderr, "bench gemm: --shapes expects all, square, llm or decode; got '%s'\n", which.c_str());
+    return 2;
+  }
+  print_kernels(stdout);
+  if (kernels_only) return 0;
+
+  const int repeats = o.repeats > 0 ? o.repeats : (o.quick ? 5 : 20);
+  const int warmup = 3;
+  cudaStream_t stream = nullptr;
+  TESSERA_BENCH_CUDA(cudaStreamCreate(&stream));
+  cublasHandle_t cub = nullptr;
+  check_cublas(cublasCreate(&cub), "cublasCreate");
+  check_cublas(cublasSetStream(cub, stream), "cublasSetStream");
+  cublasLtHandle_t lth = nullptr;
+  check_cublas(cublasLtCreate(&lth), "cublasLtCreate");
+  const size_t lt_ws_bytes = size_t(32) << 20;
+  void* lt_ws = nullptr;
+  TESSERA_BENCH_CUDA(cudaMalloc(&lt_ws, lt_ws_bytes));
+
+  const double d2d = bench::memcpy_d2d_gbps(size_t(1) << 30, stream);
+  std::printf("cudaMemcpy D2D (1 GiB, read + write): %.1f GB/s\n", d2d);
+
+  std::vector<__nv_bfloat16> pool(size_t(1) << 24);
+  {
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& x : pool) x = __float2bfloat16_rn(u(rng));
+  }
+
+  const std::vector<Shape> shapes = shapes_for(which, o.quick);
+  bench::Report report("gemm");
+  std::vector<std::vector<std::string>> table;
+  int done = 0;
+  for (const Shape& s : shapes) {
+    const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
+    bench::progress(o, "gemm", done++, static_cast<int>(shapes.size()), size);
+    const int64_t m = s.m, n = s.n, k = s.k;
+    __nv_bfloat16 *A = nullptr, *B = nullptr, *bias = nullptr, *Dt = nullptr, *Dc = nullptr;
+    TESSERA_BENCH_CUDA(cudaMalloc(&A, m * k * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&B, k * n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&bias, n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&Dt, m * n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&Dc, m * n * 2));
+    fill_random(A, static_cast<size_t>(m * k), pool, 1);
+    fill_random(B, static_cast<size_t>(k * n), pool, 2);
+    fill_random(bias, static_cast<size_t>(n), pool, 3);
+
+    GemmArgs plain;
+    plain.m = m; plain.n = n; plain.k = k;
+    plain.a = GemmMatrix{A, Dtype::bf16, MatrixOrder::row_major, k};
+    plain.b = GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
+    plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
+    GemmArgs gelu = plain;
+    gelu.bias_mode = BiasMode::per_column;
+    gelu.bias = bias;
+    gelu.bias_type = Dtype::bf16;
+    gelu.bias_size = n;
+    gelu.activation = Activation::gelu_tanh;
+    GemmArgs silu = gelu;
+    silu.activation = Activation::silu;
+    // Workspace for split-K: the size the planner asks for.
+    void* ws = nullptr;
+    const size_t ws_bytes = std::max(gemm_workspace_size(plain), gemm_workspace_size(gelu));
+    if (ws_bytes) TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
+    for (GemmArgs* g : {&plain, &gelu, &silu}) { g->workspace = ws; g->workspace_bytes = ws_bytes; }
+    GemmPlan plan;
+    check_gemm(gemm_plan(plain, &plan));
+    // The unfused epilogue, applied to cuBLAS's output.
+    GemmArgs epi = gelu;
+    epi.d = GemmOutput{Dc, Dtype::bf16, MatrixOrder::row_major, n};
+    GemmArgs epi_silu = epi;
+    epi_silu.activation = Activation::silu;
+
+    const float one = 1.f, zero = 0.f;
+    auto cublas_plain = [&](cudaStream_t) {
+      check_cublas(cublasGemmEx(cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
+                                B, CUDA_R_16BF, static_cast<int>(k), A, CUDA_R_16BF, static_cast<int>(k), &zero, Dc, CUDA_R_16BF,
+                                static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmEx");
+    };
+    auto t_plain = [&](cudaStream_t st) { check_gemm(gemm(plain, st)); };
+    auto t_gelu = [&](cudaStream_t st) { check_gemm(gemm(gelu, st)); };
+    auto t_silu = [&](cudaStream_t st) { check_gemm(gemm(silu, st)); };
+    auto c_gelu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi, st)); };
+    auto c_silu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu, st)); };
+    LtFused lt;
+    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes);
+    auto lt_gelu = [&](cudaStream_t st) {
+      check_cublas(cublasLtMatmul(lth, lt.desc, &one, B, lt.la, A, lt.lb, &zero, Dc, lt.ld, Dc, lt.ld, &lt.algo, lt_ws,
+                                  lt_ws_bytes, st),
+                   "cublasLtMatmul");
+    };
+
+    // ---- verify before timing ----
+    t_plain(stream);
+    cublas_plain(stream);
+    TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+    const double err_plain = rel_diff(Dt, Dc, m, n);
+    t_gelu(stream);
+    c_gelu(stream);
+    TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+    const double err_gelu = rel_diff(Dt, Dc, m, n);
+    double err_lt = 0;
+    if (lt.ok) {
+      lt_gelu(stream);
+      TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+      err_lt = rel_diff(Dt, Dc, m, n);
+    }
+    const double tol = 2e-2;
+    if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol)) {
+      std::fprintf(stderr, "bench gemm: %s: results differ from cuBLAS (plain %.3g, bias+gelu %.3g, cuBLASLt %.3g; tolerance %.g)\n",
+                   size.c_str(), err_plain, err_gelu, err_lt, tol);
+      return 1;
+    }
+
+    // ---- time ----
+    auto flush = [](cudaStream_t st) { bench::flush_l2(st); };
+    const double ms_tp = bench::time_median_ms(t_plain, stream, warmup, repeats, flush);
+    const double ms_cp = bench::time_median_ms(cublas_plain, stream, warmup, repeats, flush);
+    const double ms_tg = bench::time_median_ms(t_gelu, stream, warmup, repeats, flush);
+    const double ms_cg = bench::time_median_ms(c_gelu, stream, warmup, repeats, flush);
+    const double ms_lg = lt.ok ? bench::time_median_ms(lt_gelu, stream, warmup, repeats, flush) : 0;
+    const bool do_silu = std::string(s.group) == "decode" || (m == 4096 && n == 4096 && k == 4096);
+    const double ms_ts = do_silu ? bench::time_median_ms(t_silu, stream, warmup, repeats, flush) : 0;
+    const double ms_cs = do_silu ? bench::time_median_ms(c_silu, stream, warmup, repeats, flush) : 0;
+
+    const double f_tp = tflops(m, n, k, ms_tp), f_cp = tflops(m, n, k, ms_cp), f_tg = tflops(m, n, k, ms_tg),
+                 f_cg = tflops(m, n, k, ms_cg), f_lg = lt.ok ? tflops(m, n, k, ms_lg) : 0;
+    const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A row-major, B column-major";
+    report.add(Record{"gemm", "tessera", "plain", size, f_tp, "TFLOP/s", "cublasGemmEx", f_cp, f_tp / f_cp, note});
+    report.add(Record{"gemm", "tessera", "bias+gelu_tanh", size, f_tg, "TFLOP/s", "cublasGemmEx + separate bias/act kernel", f_cg,
+                      f_tg / f_cg, note});
+    report.add(Record{"gemm", "tessera", "bias+gelu_tanh", size, f_tg, "TFLOP/s", lt.ok ? "cublasLt GELU_BIAS" : "n/a", f_lg,
+                      lt.ok ? f_tg / f_lg : 0, lt.ok ? note : note + "; cuBLASLt offers no algorithm for this epilogue"});
+    report.add(Record{"gemm", "tessera", "bias+gelu_tanh", size, f_tg, "TFLOP/s", "cublasGemmEx (plain, no epilogue)", f_cp,
+                      f_tg / f_cp, note});
+    std::string silu_cell = "-";
+    if (do_silu) {
+      const double f_ts = tflops(m, n, k, ms_ts), f_cs = tflops(m, n, k, ms_cs);
+      report.add(Record{"gemm", "tessera", "bias+silu", size, f_ts, "TFLOP/s", "cublasGemmEx + separate bias/act kernel", f_cs,
+                        f_ts / f_cs, note});
+      report.add(Record{"gemm", "tessera", "bias+silu", size, f_ts, "TFLOP/s", "n/a", 0, 0,
+                        note + "; cuBLASLt has no SiLU epilogue"});
+      silu_cell = bench::fmt(f_ts, 1) + " / " + bench::fmt(f_cs, 1);
+    }
+    std::string stream_cell = "-";
+    if (std::string(s.group) == "decode") {
+      const double gbps = static_cast<double>(k) * n * 2 / (ms_tp * 1e-3) / 1e9;
+      report.add(Record{"gemm", "tessera", "plain: B streamed", size, gbps, "GB/s", "cudaMemcpy D2D (1 GiB, read+write)", d2d,
+                        gbps / d2d, note});
+      const double gbps_c = static_cast<double>(k) * n * 2 / (ms_cp * 1e-3) / 1e9;
+      report.add(Record{"gemm", "cublasGemmEx", "plain: B streamed", size, gbps_c, "GB/s", "cudaMemcpy D2D (1 GiB, read+write)", d2d,
+                        gbps_c / d2d, "cuBLAS, for comparison"});
+      stream_cell = bench::fmt(gbps, 0) + " (" + bench::fmt(100 * gbps / d2d, 1) + "%)";
+    }
+    table.push_back({size, plan.str().substr(0, plan.str().find(',')), bench::fmt(f_tp, 1), bench::fmt(f_cp, 1),
+                     bench::fmt(f_tp / f_cp, 2), bench::fmt(f_tg, 1), bench::fmt(f_cg, 1), lt.ok ? bench::fmt(f_lg, 1) : "n/a",
+                     bench::fmt(f_tg / f_cg, 2), silu_cell, stream_cell});
+
+    cudaFree(A); cudaFree(B); cudaFree(bias); cudaFree(Dt); cudaFree(Dc);
+    if (ws) cudaFree(ws);
+  }
+  bench::progress(o, "gemm", done, static_cast<int>(shapes.size()), "done");
+  std::printf("\nbf16 GEMM, TFLOP/s (median of %d, L2 flushed before each run)\n", repeats);
+  bench::print_table(stdout,
+                     {"size", "tessera plan", "tessera", "cuBLAS", "ratio", "fused gelu", "cuBLAS+epi", "cuBLASLt", "fused/unfused",
+                      "silu fused/unfused", "B stream GB/s (% D2D)"},
+                     table);
+  cudaFree(lt_ws);
+  cublasLtDestroy(lth);
+  cublasDestroy(cub);
+  cudaStreamDestroy(stream);
+  if (!o.json_path.empty()) {
+    std::string cmd = "tessera bench gemm";
+    for (auto& a : o.args) cmd += " " + a;
+    if (o.quick) cmd += " --quick";
+    if (!report.write_json(o.json_path, cmd)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TESSERA_BENCH_SUITE("gemm", "bf16 tensor-core GEMM + fused epilogue vs cuBLAS / cuBLASLt (TFLOP/s, ratios)", run_gemm_bench);
