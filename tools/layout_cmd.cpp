@@ -6,6 +6,7 @@
 #include <vector>    // std::vector
 
 #include "command.hpp"          // TESSERA_COMMAND
+#include "draw.hpp"             // run_layout_draw
 #include "layout_ops.hpp"       // apply_layout_op, show_layout
 #include "tessera/layout.hpp"   // LayoutError
 
@@ -15,7 +16,7 @@ void layout_help() {
   std::printf(
       "usage: tessera layout <op> <args...>      compute one operation and print the result\n"
       "       tessera layout show <layout>       2-D table of indices (rank 1 or 2; Sw<B,M,S>o<layout> too)\n"
-      "       tessera layout draw ...            SVG picture (see `tessera layout draw --help`, if built)\n"
+      "       tessera layout draw <layout> -o f.svg  SVG picture of the index grid (`tessera layout draw --help`)\n"
       "       tessera layout --batch             read lines op<TAB>arg1[<TAB>arg2] on stdin, print one\n"
       "                                          result line each (or `error: <message>`)\n\n"
       "Text form (CuTe's):  shape:stride, e.g. (4,8):(8,1)  ((2,2),8):((1,16),2)  8:2;  a shape alone is\n"
@@ -102,6 +103,7 @@ int run_layout(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--batch")) return run_batch();
+  if (!std::strcmp(argv[1], "draw")) return tessera::cli::run_layout_draw(argc - 1, argv + 1);
   std::string op = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   try {
