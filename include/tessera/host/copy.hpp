@@ -25,7 +25,8 @@
 
 #include <cuda_runtime.h>  // cudaStream_t
 
-#include <cstdint>      // int64_t
+#include <cstddef>      // size_t
+#include <cstdint>      // int64_t, uint64_t
 #include <functional>   // std::function
 #include <string>       // std::string
 #include <vector>       // std::vector
@@ -97,6 +98,12 @@ struct SmemTraffic {
   int max_ways = 1;            // worst n-way conflict of one instruction
 };
 std::vector<SmemTraffic> predict_smem_traffic(const Copy2d& problem, CopyVariant variant);
+
+// Checking helpers (device-side, for benchmarks and large tests):
+// fills `bytes` bytes with a pseudo-random sequence from `seed` (never the byte 0xA5, the poison the
+// tests use), and counts the elements of problem.dst that differ from problem.src.
+void fill_random_bytes(void* dst, size_t bytes, uint64_t seed, cudaStream_t stream = nullptr);
+int64_t count_copy_mismatches(const Copy2d& problem, cudaStream_t stream = nullptr);
 
 const char* to_string(CopyVariant v);
 // "scalar", "vector", "cp_async", "swizzled", "tma", "auto"; throws std::invalid_argument otherwise.
