@@ -80,8 +80,9 @@ void check_device_pointer(const void* p, const char* name) {
         (a.type == cudaMemoryTypeHost ? "pinned host memory" : "unregistered host memory"));
 }
 
-// Validates `p` (throws std::invalid_argument) and returns its normal form.
-kernel::NormalCopy normalize(const Copy2d& p) {
+// Validates `p` (throws std::invalid_argument) and returns its normal form.  `check_memory`: also
+// require device pointers and disjoint buffers (off only for host-side predictions).
+kernel::NormalCopy normalize(const Copy2d& p, bool check_memory = true) {
   const int e = p.elem_bytes;
   if (e != 1 && e != 2 && e != 4 && e != 8) bad("elem_bytes must be 1, 2, 4 or 8 (got " + i2s(e) + ")");
   if (p.rows < 0) bad("rows must be >= 0 (got " + i2s(p.rows) + ")");
@@ -104,14 +105,16 @@ kernel::NormalCopy normalize(const Copy2d& p) {
   check_ld(p.ld_dst, p.dst_major, "ld_dst");
   if (reinterpret_cast<uintptr_t>(p.src) % e) bad("src must be aligned to elem_bytes (" + i2s(e) + ")");
   if (reinterpret_cast<uintptr_t>(p.dst) % e) bad("dst must be aligned to elem_bytes (" + i2s(e) + ")");
-  check_device_pointer(p.src, "src");
-  check_device_pointer(p.dst, "dst");
+  if (check_memory) {
+    check_device_pointer(p.src, "src");
+    check_device_pointer(p.dst, "dst");
+  }
   uintptr_t s0, s1, d0, d1;
   matrix_span(p.src, p.src_major == Major::kRow ? p.cols : p.rows, p.src_major == Major::kRow ? p.rows : p.cols,
               p.ld_src, e, &s0, &s1);
   matrix_span(p.dst, p.dst_major == Major::kRow ? p.cols : p.rows, p.dst_major == Major::kRow ? p.rows : p.cols,
               p.ld_dst, e, &d0, &d1);
-  if (s0 < d1 && d0 < s1) bad("src and dst overlap; copy_2d needs disjoint buffers");
+  if (check_memory && s0 < d1 && d0 < s1) bad("src and dst overlap; copy_2d needs disjoint buffers");
 
   n.src = p.src;
   n.dst = p.dst;
@@ -149,6 +152,7 @@ void check_tuning(const CopyTuning& t) {
   if (t.stages != 0 && (t.stages < 2 || t.stages > 4)) bad("tuning.stages must be 0 (default) or 2..4 (got " + i2s(t.stages) + ")");
   if (t.ctas_per_sm < -1 || t.ctas_per_sm > 64)
     bad("tuning.ctas_per_sm must be -1 (one CTA per tile), 0 (as many as fit) or 1..64 (got " + i2s(t.ctas_per_sm) + ")");
+  if (t.balanced < -1 || t.balanced > 1) bad("tuning.balanced must be -1 (default), 0 or 1 (got " + i2s(t.balanced) + ")");
   if (t.box_bytes != 0 && (t.box_bytes < 256 || t.box_bytes > 65536))
     bad("tuning.box_bytes must be 0 (default) or 256..65536 (got " + i2s(t.box_bytes) + ")");
 }
@@ -199,7 +203,7 @@ CopyVariant select_copy_variant(const Copy2d& problem) {
 }
 
 std::vector<SmemTraffic> predict_smem_traffic(const Copy2d& problem, CopyVariant variant) {
-  const kernel::NormalCopy n = normalize(problem);
+  const kernel::NormalCopy n = normalize(problem, /*check_memory=*/false);
   if (n.m == 0 || n.n == 0) return {};
   if (variant == CopyVariant::kAuto) variant = auto_variant(n);
   if (variant != CopyVariant::kCpAsync && variant != CopyVariant::kSwizzled) return {};

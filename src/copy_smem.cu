@@ -26,7 +26,8 @@ std::string smem_launch(const NormalCopy& p, const ByteRows& b, const CopyTuning
     (void)cudaGetLastError();
     return "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) failed";
   }
-  const int64_t grid = persistent_grid(reinterpret_cast<const void*>(k), Cfg::kThreads, smem, a.num_tiles, t.ctas_per_sm);
+  int64_t grid = persistent_grid(reinterpret_cast<const void*>(k), Cfg::kThreads, smem, a.num_tiles, t.ctas_per_sm);
+  if constexpr (kRows1) balance_ranges(b.n, t, &grid, &a.chunk);
   *launch = [a, grid, k, smem](cudaStream_t s) {
     k<<<static_cast<unsigned>(grid), Cfg::kThreads, smem, s>>>(a);
     check_launch("copy_smem_kernel");
@@ -34,7 +35,8 @@ std::string smem_launch(const NormalCopy& p, const ByteRows& b, const CopyTuning
   *description = std::string(kSwizzled ? "swizzled" : "cp_async") + " " + std::to_string(kVec) + "B, " +
                  std::to_string(kStages) + " stages" + (b.flattened ? ", flattened" : "") + ", " + std::to_string(b.m) +
                  " x " + std::to_string(b.n) + " bytes, " + std::to_string(Cfg::kTileM) + "x" +
-                 std::to_string(Cfg::kTileN) + "-byte tiles, grid " + std::to_string(grid);
+                 std::to_string(Cfg::kTileN) + "-byte tiles, " +
+                 (a.chunk ? "balanced ranges of " + std::to_string(a.chunk) + " bytes, " : std::string()) + "grid " + std::to_string(grid);
   return "";
 }
 

@@ -43,14 +43,16 @@ std::string vector_launch(const NormalCopy& p, const ByteRows& b, const CopyTuni
   a.tiles_n = (b.n + Cfg::kTileN - 1) / Cfg::kTileN;
   a.num_tiles = ((b.m + Cfg::kTileM - 1) / Cfg::kTileM) * a.tiles_n;
   void (*k)(Copy2dArgs<uint8_t>) = &copy_vector_kernel<kVec, kUnroll, kRows1, kHints>;
-  const int64_t grid = persistent_grid(reinterpret_cast<const void*>(k), Cfg::kThreads, 0, a.num_tiles, t.ctas_per_sm);
+  int64_t grid = persistent_grid(reinterpret_cast<const void*>(k), Cfg::kThreads, 0, a.num_tiles, t.ctas_per_sm);
+  if constexpr (kRows1) balance_ranges(b.n, t, &grid, &a.chunk);
   *launch = [a, grid, k](cudaStream_t s) {
     k<<<static_cast<unsigned>(grid), Cfg::kThreads, 0, s>>>(a);
     check_launch("copy_vector_kernel");
   };
   *description = "vector " + std::to_string(kVec) + "B x" + std::to_string(kUnroll) + (kHints ? " nc/cs" : "") +
                  (b.flattened ? ", flattened" : "") + ", " + std::to_string(b.m) + " x " + std::to_string(b.n) +
-                 " bytes, " + std::to_string(Cfg::kTileM) + "x" + std::to_string(Cfg::kTileN) + "-byte tiles, grid " +
+                 " bytes, " + std::to_string(Cfg::kTileM) + "x" + std::to_string(Cfg::kTileN) + "-byte tiles, " +
+                 (a.chunk ? "balanced ranges of " + std::to_string(a.chunk) + " bytes, " : std::string()) + "grid " +
                  std::to_string(grid);
   return "";
 }

@@ -6,57 +6,60 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-$PWD/copy-check-out}"
-mkdir -p "$OUT"
+L=/tmp/copy-check-logs   # logs live here; $OUT gets summary.txt, the JSON files and logs.tgz
+mkdir -p "$OUT" "$L"
 B="${TESSERA_BUILD_DIR:-/tmp/tessera-copy-build}"
-steps="${*:-build tests sanitize bench ncu}"
+steps="${*:-build tests bench sanitize ncu}"
 export PATH=/usr/local/cuda/bin:$PATH
 has() { [[ " $steps " == *" $1 "* ]]; }
-log() { echo "== $* ==" | tee -a "$OUT/summary.txt"; }
+log() { (cd "$L" && tar czf "$OUT/logs.tgz" . 2>/dev/null); echo "== $* ==" | tee -a "$OUT/summary.txt"; }
 
 if has build; then
   log "build"
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA_ARCHITECTURES=90a >"$OUT/build.log" 2>&1
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA_ARCHITECTURES=90a >"$L/build.log" 2>&1
   cmake --build "$B" -j "$(nproc)" --target tessera_cli test_copy_layouts test_copy_validation test_copy_device \
-      test_pipeline_device >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-  grep -iE "warning" "$OUT/build.log" | grep -E "copy|pipeline|tma|atom|arch" | head -20 | tee -a "$OUT/summary.txt"
+      test_pipeline_device >>"$L/build.log" 2>&1 || { tail -40 "$L/build.log"; exit 1; }
+  grep -iE "warning" "$L/build.log" | grep -E "copy|pipeline|tma|atom|arch" | head -20 | tee -a "$OUT/summary.txt"
 fi
 T="$B/tests/kernel_copy"
 if has tests; then
   log "tests"
   for t in test_copy_layouts test_copy_validation test_copy_device test_pipeline_device; do
-    timeout 300 "$T/$t" >"$OUT/$t.log" 2>&1
-    echo "$t: rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$t.log" | tr '\n' ' ') $(grep -h '\[ info \]' "$OUT/$t.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
+    timeout 300 "$T/$t" >"$L/$t.log" 2>&1
+    echo "$t: rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$L/$t.log" | tr '\n' ' ') $(grep -h '\[ info \]' "$L/$t.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
+    grep -A4 -E "Failure|exception" "$L/$t.log" | head -30 | tee -a "$OUT/summary.txt"
   done
+fi
+if has bench; then
+  log "bench"
+  timeout 400 "$B/tools/tessera" bench copy ${COPY_BENCH_ARGS:---quick} --no-progress --json "$OUT/copy.json" >"$L/bench_copy.log" 2>&1
+  echo "bench copy rc=$?" | tee -a "$OUT/summary.txt"
+  timeout 400 "$B/tools/tessera" bench pipeline ${PIPE_BENCH_ARGS:---quick} --no-progress --json "$OUT/pipeline.json" >"$L/bench_pipeline.log" 2>&1
+  echo "bench pipeline rc=$?" | tee -a "$OUT/summary.txt"
 fi
 if has sanitize; then
   log "compute-sanitizer"
   for tool in memcheck racecheck synccheck; do
     level=1; [ "$tool" != memcheck ] && level=2
     for t in test_copy_device test_pipeline_device; do
-      TESSERA_TEST_QUICK=$level timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T/$t" \
-          >"$OUT/san_${tool}_$t.log" 2>&1
-      echo "$tool $t: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$OUT/san_${tool}_$t.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
+      TESSERA_TEST_QUICK=$level timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T/$t" \
+          >"$L/san_${tool}_$t.log" 2>&1
+      echo "$tool $t: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$L/san_${tool}_$t.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
     done
   done
-fi
-if has bench; then
-  log "bench"
-  timeout 400 "$B/tools/tessera" bench copy ${COPY_BENCH_ARGS:---quick} --no-progress --json "$OUT/copy.json" >"$OUT/bench_copy.log" 2>&1
-  echo "bench copy rc=$?" | tee -a "$OUT/summary.txt"
-  timeout 400 "$B/tools/tessera" bench pipeline ${PIPE_BENCH_ARGS:---quick} --no-progress --json "$OUT/pipeline.json" >"$OUT/bench_pipeline.log" 2>&1
-  echo "bench pipeline rc=$?" | tee -a "$OUT/summary.txt"
 fi
 if has ncu; then
   log "ncu bank conflicts (transposing copy 4096x4096)"
-  "$B/tools/tessera" bench copy --bank-report >"$OUT/ncu_banks.log" 2>&1
+  "$B/tools/tessera" bench copy --bank-report >"$L/ncu_banks.log" 2>&1
   for e in 4 2 8 1; do
     for v in cp_async swizzled; do
-      echo "--- elem=$e variant=$v" >>"$OUT/ncu_banks.log"
+      echo "--- elem=$e variant=$v" >>"$L/ncu_banks.log"
       timeout 120 ncu --kernel-name regex:copy_smem_kernel --launch-count 1 --csv \
         --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,gpu__time_duration.sum,regex:^smsp__inst_executed_op_ldgsts.sum$ \
-        "$B/tools/tessera" bench copy --profile "$v" --elem "$e" --rows 4096 --cols 4096 --transpose >>"$OUT/ncu_banks.log" 2>&1
+        "$B/tools/tessera" bench copy --profile "$v" --elem "$e" --rows 4096 --cols 4096 --transpose >>"$L/ncu_banks.log" 2>&1
     done
   done
-  grep -E "^\"|---|profiled" "$OUT/ncu_banks.log" | grep -vE "^\"ID\"" | tail -60 > "$OUT/ncu_banks_short.log"
+  grep -E "^\"|---|profiled" "$L/ncu_banks.log" | grep -vE "^\"ID\"" | tail -60 > "$L/ncu_banks_short.log"
 fi
+log "done"
 cat "$OUT/summary.txt"

@@ -58,6 +58,8 @@ struct CopyTuning {
   int stages = 0;        // cp_async / swizzled / tma: shared buffers, 2..4 (default 3, tma 4)
   int ctas_per_sm = 0;   // persistent grid: CTAs per SM (default: as many as fit); -1: one CTA per tile
   int box_bytes = 0;     // tma: target bytes per box (default 16384)
+  int balanced = -1;     // vector / cp_async / swizzled on contiguous (one-row) problems: 1 = each CTA
+                         // copies one equal byte range (default), 0 = CTAs take interleaved tiles
 };
 
 // A validated, prepared copy: run() only launches.

@@ -48,6 +48,40 @@ struct Copy2dArgs {
   Int n;
   Int tiles_n;    // tiles along n
   Int num_tiles;  // tiles_m * tiles_n
+  Int chunk = 0;  // one-row problems: > 0 gives CTA b the columns [b*chunk, (b+1)*chunk) (balanced ranges)
+};
+
+// The tiles one CTA copies, in order k = 0, 1, ...:
+//   interleaved (chunk == 0): tiles blockIdx.x + k*gridDim.x of the row-major tile grid;
+//   balanced (one-row problems, chunk > 0): the CTA's column range [b*chunk, (b+1)*chunk) in tiles of
+//   kTileN, the last one cut at the range end.  Equal ranges make every CTA finish at the same time,
+//   where interleaved tiles leave a partial last wave (tiles % gridDim.x CTAs work one tile longer).
+template <int kTileM, int kTileN, class T>
+struct CtaTiles {
+  Int count = 0;
+  Int begin = 0, end = 0;  // balanced: the column range
+  TESSERA_DEVICE_INLINE explicit CtaTiles(const Copy2dArgs<T>& p) {
+    if (p.chunk > 0) {
+      begin = blockIdx.x * p.chunk;
+      end = begin + p.chunk < p.n ? begin + p.chunk : p.n;
+      count = end > begin ? (end - begin + kTileN - 1) / kTileN : 0;
+    } else {
+      count = p.num_tiles > blockIdx.x ? (p.num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    }
+  }
+  // Origin of the CTA's k-th tile and the valid extent from it.
+  TESSERA_DEVICE_INLINE void tile(const Copy2dArgs<T>& p, Int k, Int& m0, Int& n0, Residue& residue) const {
+    if (p.chunk > 0) {
+      m0 = 0;
+      n0 = begin + k * kTileN;
+      residue = Residue{p.m, end - n0};
+    } else {
+      const Int t = blockIdx.x + k * gridDim.x;
+      m0 = (t / p.tiles_n) * kTileM;
+      n0 = (t % p.tiles_n) * kTileN;
+      residue = Residue{p.m - m0, p.n - n0};
+    }
+  }
 };
 
 namespace detail {
@@ -124,10 +158,11 @@ template <int kVec, int kUnroll, bool kRows1, bool kHints>
 __global__ void __launch_bounds__(256) copy_vector_kernel(Copy2dArgs<uint8_t> p) {
   using Cfg = VectorCopyConfig<kVec, kUnroll, kRows1, kHints>;
   const ThrCopy thr = Cfg::G2R::get_slice(threadIdx.x);
-  for (Int tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    const Int m0 = kRows1 ? 0 : (tile / p.tiles_n) * Cfg::kTileM;
-    const Int n0 = (kRows1 ? tile : tile % p.tiles_n) * Cfg::kTileN;
-    const Residue residue{p.m - m0, p.n - n0};
+  const CtaTiles<Cfg::kTileM, Cfg::kTileN, uint8_t> tiles(p);
+  for (Int k = 0; k < tiles.count; ++k) {
+    Int m0, n0;
+    Residue residue;
+    tiles.tile(p, k, m0, n0, residue);
     auto tSgS = thr.partition_S(RowMajorView<const uint8_t>{p.src, p.lds}.tile(m0, n0));  // (TILE_M,TILE_N)
     auto tDgD = thr.partition_D(RowMajorView<uint8_t>{p.dst, p.ldd}.tile(m0, n0));        // (TILE_M,TILE_N)
     Fragment<uint8_t, Cfg::kRepM * Cfg::kRepN * Cfg::G2R::kValues> rD;
@@ -231,18 +266,15 @@ __global__ void __launch_bounds__(256) copy_smem_kernel(Copy2dArgs<T> p) {
   const ThrCopy g2s = Cfg::G2S::get_slice(threadIdx.x);
   const ThrCopy s2r = Cfg::S2R::get_slice(threadIdx.x);
 
-  auto tile_origin = [&](Int tile, Int& m0, Int& n0) {
-    m0 = kRows1 ? 0 : (tile / p.tiles_n) * Cfg::kTileM;
-    n0 = (kRows1 ? tile : tile % p.tiles_n) * Cfg::kTileN;
-  };
-  // Issues the cp.async of `tile` into `stage` (always commits a group, possibly empty, so that the
-  // group count stays in step with the tile count).
-  auto load_tile = [&](Int tile, int stage) {
-    if (tile < p.num_tiles) {
+  const CtaTiles<Cfg::kTileM, Cfg::kTileN, T> tiles(p);
+  // Issues the cp.async of the CTA's k-th tile into `stage` (always commits a group, possibly empty,
+  // so that the group count stays in step with the tile count).
+  auto load_tile = [&](Int k, int stage) {
+    if (k < tiles.count) {
       Int m0, n0;
-      tile_origin(tile, m0, n0);
+      Residue residue;
+      tiles.tile(p, k, m0, n0, residue);
       auto sS = make_smem_view<Cfg, T, kSwizzled>(smem + stage * kStageElems);  // (TILE_M,TILE_N)
-      const Residue residue{p.m - m0, p.n - n0};
       if constexpr (kTransposed) {
         auto tSgS = g2s.partition_S(ColMajorView<const T>{p.src, p.lds}.tile(m0, n0));  // (TILE_M,TILE_N)
         copy<Cfg::kRepM, Cfg::kRepN>(typename Cfg::G2S{}, tSgS, g2s.partition_D(sS), residue);
@@ -255,19 +287,18 @@ __global__ void __launch_bounds__(256) copy_smem_kernel(Copy2dArgs<T> p) {
   };
 
   // Prologue: kStages-1 tiles in flight.
-  Int tile = blockIdx.x;
-  for (int s = 0; s < kStages - 1; ++s) load_tile(tile + Int(s) * gridDim.x, s);
+  for (int s = 0; s < kStages - 1; ++s) load_tile(s, s);
 
-  for (int it = 0; tile < p.num_tiles; ++it, tile += gridDim.x) {
-    const int stage = it % kStages;
+  for (Int k = 0; k < tiles.count; ++k) {
+    const int stage = static_cast<int>(k % kStages);
     // Refill the stage freed at the end of the previous iteration.
-    load_tile(tile + Int(kStages - 1) * gridDim.x, (it + kStages - 1) % kStages);
-    arch::cp_async_wait<kStages - 1>();  // tile `it` has landed (for this thread) ...
+    load_tile(k + kStages - 1, static_cast<int>((k + kStages - 1) % kStages));
+    arch::cp_async_wait<kStages - 1>();  // tile k has landed (for this thread) ...
     __syncthreads();                     // ... and for every thread
 
     Int m0, n0;
-    tile_origin(tile, m0, n0);
-    const Residue residue{p.m - m0, p.n - n0};
+    Residue residue;
+    tiles.tile(p, k, m0, n0, residue);
     auto sS = make_smem_view<Cfg, T, kSwizzled>(smem + stage * kStageElems);  // (TILE_M,TILE_N)
     Fragment<T, Cfg::kReadRepM * Cfg::kReadRepN * Cfg::S2R::kValues> rD;
     copy<Cfg::kReadRepM, Cfg::kReadRepN>(typename Cfg::S2R{}, s2r.partition_S(sS), rD, Residue{Cfg::kTileM, Cfg::kTileN});
