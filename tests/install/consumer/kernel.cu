@@ -5,4 +5,6 @@ constexpr tessera::Layout kT = tessera::make_layout_row_major(tessera::make_tupl
 
 __global__ void consumer_kernel(float* p) { p[tessera::static_layout<kT>(threadIdx.y, threadIdx.x)] = 1.f; }
 
-int consumer_kernel_tile_size() { return static_cast<int>(tessera::StaticLayout<kT>::kSize); }
+// Host code in this file uses the function form: nvcc 13.0 fails on host references to
+// StaticLayout<kT>::member when device code in the same file instantiates StaticLayout<kT>.
+int consumer_kernel_tile_size() { return static_cast<int>(tessera::size(kT)) + 0 * tessera::static_layout<kT>(0, 0); }
