@@ -373,13 +373,15 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, Ti
   const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
   const double t_compute = waves * block_macs * occ / tile_efficiency(t) * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
-  double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
-  if (splits > 1) bytes += blocks * k.block_m * k.block_n * 4.0 * 2.0;  // partials written and read
-  const double busy = std::min(1.0, blocks / slots);  // fewer blocks than slots leave bandwidth unused
+  const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
+  // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
+  const double busy = blocks / (waves * slots);
   const double t_mem = bytes * f.mac_per_byte / f.sms / busy;
-  // Split-K adds the counter reset and the fix-up's serial tail: about 2 us.
-  const double fixed = splits > 1 ? 2.0 * f.sm_macs_per_us : 0.0;
-  return std::max(t_compute, t_mem) + fixed;
+  // Split-K: the partial tiles are written and read after the main loop (not overlapped with it), and
+  // the counter reset plus the fix-up's serial tail cost about 2 us.
+  const double partial_bytes = splits > 1 ? blocks * k.block_m * k.block_n * 4.0 * 2.0 : 0.0;
+  const double t_fix = partial_bytes * f.mac_per_byte / f.sms / busy + (splits > 1 ? 2.0 * f.sm_macs_per_us : 0.0);
+  return std::max(t_compute, t_mem) + t_fix;
 }
 
 // Step 3.  `workspace_limit`: bytes available for split-K (SIZE_MAX: unlimited, for the size query).
@@ -414,8 +416,9 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     int s_lo = 1, s_hi = 1;
     if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
-    } else {
-      s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));  // at least 2 K tiles per split
+    } else if (tiles < static_cast<int64_t>(f.sms) * occ) {
+      // Split only when the tiles alone leave slots empty; at least 2 K tiles per split.
+      s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));
       if (s_hi < 1) s_hi = 1;
     }
     if (s_lo > k_tiles) {  // a forced split needs at least one K tile per split

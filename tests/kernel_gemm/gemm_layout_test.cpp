@@ -174,6 +174,29 @@ void check_frag_addresses() {
     }
 }
 
+// tf32 operands stored M/N-major: the element-wise addresses.
+template <class K>
+void check_tf32_addresses() {
+  for (int w = 0; w < K::kThreads / 32; ++w)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int ks = 0; ks < K::kKSteps; ++ks)
+        for (int hk = 0; hk < 2; ++hk) {
+          if (K::kAMajorIsMn) {
+            for (int hm = 0; hm < 2; ++hm)
+              for (int mt = 0; mt < K::kMT; ++mt) {
+                ASSERT_EQ(K::tf32_a_offset(K::tf32_a_base(w, lane, hk, hm), mt, ks), K::tf32_a_offset_ref(w, lane, mt, ks, hk, hm))
+                    << "tf32 A warp " << w << " lane " << lane << " mt " << mt << " ks " << ks << " hk " << hk << " hm " << hm;
+              }
+          }
+          if (K::kBMajorIsMn) {
+            for (int nt = 0; nt < K::kNT; ++nt) {
+              ASSERT_EQ(K::tf32_b_offset(K::tf32_b_base(w, lane, hk), nt, ks), K::tf32_b_offset_ref(w, lane, nt, ks, hk))
+                  << "tf32 B warp " << w << " lane " << lane << " nt " << nt << " ks " << ks << " hk " << hk;
+            }
+          }
+        }
+}
+
 template <class Elem, class Tile, bool kWithMnA = true>
 void check_frag_addresses_all() {
   using gemm_sm80::GemmSm80;
@@ -191,6 +214,8 @@ TEST(GemmLayouts, SplitLdmatrixAddressesMatchLayouts) {
   check_frag_addresses_all<ElemBf16, Tile16x128, false>();
   check_frag_addresses_all<ElemTf32, Tile128x128>();
   check_frag_addresses_all<ElemTf32, Tile64x64>();
+  check_tf32_addresses<GemmSm80<ElemTf32, Tile128x128, Major::mn, Major::mn>>();
+  check_tf32_addresses<GemmSm80<ElemTf32, Tile64x64, Major::mn, Major::mn>>();
 }
 
 TEST(GemmLayouts, GroupedRasterizationIsAPermutation) {

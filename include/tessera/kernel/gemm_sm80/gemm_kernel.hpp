@@ -120,6 +120,7 @@ struct GemmSm80 {
     static constexpr int kLineStep = kThreads / kUnitsPerLine;
 
     // Tile origin (r0 along M/N, k0 along K) of operand x with `rows` M/N extent and `k` K extent.
+    // A line is a row of x in memory (an M/N index when K-major, a K index when MN-major), `ld` apart.
     __device__ __forceinline__ static void load(Storage* s, const Storage* x, int64_t ld, bool vec, int rows, int k,
                                                 int r0, int k0) {
       const int line0 = threadIdx.x / kUnitsPerLine;
@@ -135,6 +136,17 @@ struct GemmSm80 {
           copy_unit(s + Smem::unit_offset(line, unit), x, gk, gr, ld, gk < k, rows - gr, vec);
         }
       }
+    }
+    // The same for a tile entirely inside x with 16-byte copies legal: no predicates, one base pointer.
+    __device__ __forceinline__ static void load_full(Storage* s, const Storage* x, int64_t ld, int r0, int k0) {
+      const int line0 = threadIdx.x / kUnitsPerLine;
+      const int unit = threadIdx.x % kUnitsPerLine;
+      const int line_origin = kMajor == Major::k ? r0 : k0, cont_origin = kMajor == Major::k ? k0 : r0;
+      const Storage* src = x + static_cast<int64_t>(line_origin + line0) * ld + cont_origin + unit * kUnit;
+      const int64_t step = kLineStep * ld;
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i)
+        arch::cp_async_cg_16(s + Smem::unit_offset(line0 + i * kLineStep, unit), src + i * step, true);
     }
   };
   using LoaderA = Loader<kAMajor, kBM, SmemA>;
@@ -221,6 +233,37 @@ struct GemmSm80 {
     }
   }
 
+  // tf32 operands stored M/N-major are read one 32-bit element at a time (ldmatrix cannot transpose 32-bit
+  // elements).  Element (m = wm0 + 16 mt + g + 8 hm, k = 8 ks + t + 4 hk) of A, split the same way:
+  //   offset = (tf32_a_base(warp, lane, hk, hm) ^ x(mt)) + add(mt, ks)
+  TESSERA_HD static constexpr uint32_t tf32_a_base(int warp, int lane, int hk, int hm) {
+    const int wm0 = Mma::warp_m(warp) * Mma::kWarpTileM, g = lane >> 2, t = lane & 3, k7 = t + 4 * hk;
+    return static_cast<uint32_t>((wm0 / 32) * kAtomBytes + k7 * kRowBytes + ((((2 * hm) | (g >> 2)) ^ k7) << 4) + (g & 3) * 4);
+  }
+  TESSERA_HD static constexpr uint32_t tf32_a_offset(uint32_t base, int mt, int ks) {
+    return (base ^ static_cast<uint32_t>((4 * (mt & 1)) << 4)) + static_cast<uint32_t>((mt >> 1) * kAtomBytes + ks * 8 * kRowBytes);
+  }
+  TESSERA_HD static constexpr uint32_t tf32_a_offset_ref(int warp, int lane, int mt, int ks, int hk, int hm) {
+    const int wm0 = Mma::warp_m(warp) * Mma::kWarpTileM;
+    return static_cast<uint32_t>(SmemA::offset(ks * 8 + (lane & 3) + 4 * hk, wm0 + mt * 16 + (lane >> 2) + 8 * hm) * kBytes);
+  }
+  // Element (k = 8 ks + t + 4 hk, n = wn0 + 8 nt + g) of B.
+  TESSERA_HD static constexpr uint32_t tf32_b_base(int warp, int lane, int hk) {
+    const int wn0 = Mma::warp_n(warp) * Mma::kWarpTileN, g = lane >> 2, t = lane & 3, k7 = t + 4 * hk;
+    return static_cast<uint32_t>((wn0 / 32) * kAtomBytes + k7 * kRowBytes + (((g >> 2) ^ k7) << 4) + (g & 3) * 4);
+  }
+  TESSERA_HD static constexpr uint32_t tf32_b_offset(uint32_t base, int nt, int ks) {
+    return (base ^ static_cast<uint32_t>((2 * (nt & 3)) << 4)) + static_cast<uint32_t>((nt >> 2) * kAtomBytes + ks * 8 * kRowBytes);
+  }
+  TESSERA_HD static constexpr uint32_t tf32_b_offset_ref(int warp, int lane, int nt, int ks, int hk) {
+    const int wn0 = Mma::warp_n(warp) * Mma::kWarpTileN;
+    return static_cast<uint32_t>(SmemB::offset(ks * 8 + (lane & 3) + 4 * hk, wn0 + nt * 8 + (lane >> 2)) * kBytes);
+  }
+  static_assert(!Elem::kTf32 || kAMajor == Major::k || Mma::kWarpTileM % 32 == 0,
+                "tf32 with an M-major A needs a warp tile M that is a multiple of 32 (one 128-byte atom)");
+  static_assert(!Elem::kTf32 || kBMajor == Major::k || Mma::kWarpTileN % 32 == 0,
+                "tf32 with an N-major B needs a warp tile N that is a multiple of 32 (one 128-byte atom)");
+
 #if defined(__CUDACC__)
   // ---------------------------------------------------------------------------------------------------
   // shared -> registers: the fragments of k-step ks (see tessera/atom/mma_sm80.hpp for the maps)
@@ -246,17 +289,15 @@ struct GemmSm80 {
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) arch::ldmatrix_x4_trans(fa[mt], s + frag_a_offset(base, mt, ks));
     } else {
-      // tf32 from (K, M) storage: ldmatrix cannot transpose 32-bit elements; load (g,t) (g+8,t) (g,t+4)
-      // (g+8,t+4) one by one.
-      const int g = lane >> 2, t = lane & 3;
+      // tf32 from (K, M) storage: load a0..a3 = (g,t) (g+8,t) (g,t+4) (g+8,t+4) one by one; `base` is unused,
+      // the four per-thread parts tf32_a_base(., ., hk, hm) are recomputed here (hoisted by the compiler).
+      (void)base; (void)wm0;
+      const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        const int m = wm0 + mt * 16 + g, kk = ks * 8 + t;
-        fa[mt][0] = tf32_of(sA[SmemA::offset(kk, m)]);
-        fa[mt][1] = tf32_of(sA[SmemA::offset(kk, m + 8)]);
-        fa[mt][2] = tf32_of(sA[SmemA::offset(kk + 4, m)]);
-        fa[mt][3] = tf32_of(sA[SmemA::offset(kk + 4, m + 8)]);
-      }
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          fa[mt][j] = tf32_of(*reinterpret_cast<const Storage*>(s + tf32_a_offset(tf32_a_base(warp, lane, j >> 1, j & 1), mt, ks)));
     }
   }
 
@@ -284,13 +325,14 @@ struct GemmSm80 {
         fb[2 * p + 1][0] = r[2]; fb[2 * p + 1][1] = r[3];
       }
     } else {
-      const int g = lane >> 2, t = lane & 3;
+      // tf32 from (K, N) storage: b0 = (k t, n g), b1 = (k t+4, n g), one by one.
+      (void)base; (void)wn0;
+      const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll
-      for (int nt = 0; nt < kNT; ++nt) {
-        const int n = wn0 + nt * 8 + g, kk = ks * 8 + t;
-        fb[nt][0] = tf32_of(sB[SmemB::offset(kk, n)]);
-        fb[nt][1] = tf32_of(sB[SmemB::offset(kk + 4, n)]);
-      }
+      for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+          fb[nt][j] = tf32_of(*reinterpret_cast<const Storage*>(s + tf32_b_offset(tf32_b_base(warp, lane, j), nt, ks)));
     }
   }
 
@@ -325,9 +367,14 @@ struct GemmSm80 {
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[mt][nt][i] = 0.f;
 
+    // Tiles entirely inside A / B (the common case) skip the per-unit predicates.
+    const bool a_full = p.a_vec && m0 + kBM <= p.m, b_full = p.b_vec && n0 + kBN <= p.n;
     auto load_stage = [&](int stage, int kt) {
-      LoaderA::load(sA + stage * kStageElemsA, gA, p.lda, p.a_vec, p.m, p.k, m0, kt * kBK);
-      LoaderB::load(sB + stage * kStageElemsB, gB, p.ldb, p.b_vec, p.n, p.k, n0, kt * kBK);
+      const int k0 = kt * kBK;
+      if (a_full && k0 + kBK <= p.k) LoaderA::load_full(sA + stage * kStageElemsA, gA, p.lda, m0, k0);
+      else LoaderA::load(sA + stage * kStageElemsA, gA, p.lda, p.a_vec, p.m, p.k, m0, k0);
+      if (b_full && k0 + kBK <= p.k) LoaderB::load_full(sB + stage * kStageElemsB, gB, p.ldb, n0, k0);
+      else LoaderB::load(sB + stage * kStageElemsB, gB, p.ldb, p.b_vec, p.n, p.k, n0, k0);
     };
 
     // ---- prologue: K tiles 0 .. kStages-2 in flight ----
