@@ -172,7 +172,9 @@ void run_norm(Suite& s, const NormCase& c) {
 
 // ---- elementwise chains ----
 template <class T, class F>
-void run_chain(Suite& s, const F& f, const char* type, int64_t n, double lo, double hi, bool target) {
+void run_chain(Suite& s, const F& f, const char* type, int64_t n, double lo, double hi, bool target,
+               const std::function<bool(const std::string&)>& wanted) {
+  if (!wanted("chain " + ew::to_string(f) + " " + type)) return;
   const size_t bytes = static_cast<size_t>(n) * sizeof(T);
   const std::vector<T> hx = random_values<T>(static_cast<size_t>(n), 0x4321, lo, hi);
   TESSERA_BENCH_CUDA(cudaMemcpy(s.dev.x, hx.data(), bytes, cudaMemcpyHostToDevice));
@@ -237,6 +239,16 @@ void run_chain(Suite& s, const F& f, const char* type, int64_t n, double lo, dou
 
 int run_fused(const BenchOptions& o) {
   const bool quick = o.quick;
+  std::string only;  // --case SUBSTR: run only the cases whose kernel name contains SUBSTR
+  for (size_t i = 0; i < o.args.size(); ++i) {
+    if (o.args[i] == "--case" && i + 1 < o.args.size()) {
+      only = o.args[++i];
+    } else {
+      std::fprintf(stderr, "bench fused: unknown argument '%s' (suite arguments: --case SUBSTR)\n", o.args[i].c_str());
+      return 2;
+    }
+  }
+  auto wanted = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
   const int64_t kMi = int64_t{1} << 20;
   Device dev(256 * kMi, 65536 * sizeof(float));
   Suite s(o, dev);
@@ -254,23 +266,25 @@ int run_fused(const BenchOptions& o) {
   int done = 0;
   const int total = static_cast<int>(norms.size()) + (quick ? 2 : 5);
   for (const NormCase& c : norms) {
-    bench::progress(o, "fused", done++, total, std::string(c.rms ? "rms_norm " : "l2_norm ") + c.type);
+    const std::string name = std::string(c.rms ? "rms_norm " : "l2_norm ") + c.type;
+    bench::progress(o, "fused", done++, total, name);
+    if (!wanted(name)) continue;
     if (std::string(c.type) == "fp32") run_norm<float>(s, c);
     else if (std::string(c.type) == "bf16") run_norm<__nv_bfloat16>(s, c);
     else run_norm<__half>(s, c);
   }
   const int64_t n32 = 64 * kMi;  // 256 MiB of fp32
   bench::progress(o, "fused", done++, total, "chain x");
-  run_chain<float>(s, fused::chains::identity(), "fp32", n32, -1, 1, true);
+  run_chain<float>(s, fused::chains::identity(), "fp32", n32, -1, 1, true, wanted);
   bench::progress(o, "fused", done++, total, "chain sqrt(sin(x))");
-  run_chain<float>(s, fused::chains::sqrt_sin(), "fp32", n32, 0.05, 3.0, true);
+  run_chain<float>(s, fused::chains::sqrt_sin(), "fp32", n32, 0.05, 3.0, true, wanted);
   if (!quick) {
     bench::progress(o, "fused", done++, total, "chain gelu");
-    run_chain<float>(s, fused::chains::gelu_affine(1.702f, -0.25f), "fp32", n32, -3, 3, true);
+    run_chain<float>(s, fused::chains::gelu_affine(1.702f, -0.25f), "fp32", n32, -3, 3, true, wanted);
     bench::progress(o, "fused", done++, total, "chain sqrt(sin(x)) bf16");
-    run_chain<__nv_bfloat16>(s, fused::chains::sqrt_sin(), "bf16", n32, 0.05, 3.0, false);
+    run_chain<__nv_bfloat16>(s, fused::chains::sqrt_sin(), "bf16", n32, 0.05, 3.0, false, wanted);
     bench::progress(o, "fused", done++, total, "chain gelu bf16");
-    run_chain<__nv_bfloat16>(s, fused::chains::gelu_affine(1.702f, -0.25f), "bf16", n32, -3, 3, false);
+    run_chain<__nv_bfloat16>(s, fused::chains::gelu_affine(1.702f, -0.25f), "bf16", n32, -3, 3, false, wanted);
   }
   bench::progress(o, "fused", total, total, "done");
 

@@ -8,6 +8,7 @@
 
 #include <cmath>    // std::isnan, std::isinf, std::fabs
 #include <cstdint>  // uint8_t
+#include <cstdlib>  // std::getenv
 #include <cstring>  // std::memcmp, std::memset
 #include <random>   // std::mt19937_64
 #include <sstream>  // std::ostringstream
@@ -104,5 +105,12 @@ int compare(const std::vector<T>& y, const std::vector<double>& ref, const Toler
 
 template <class T>
 const char* type_name() { return fused::Numeric<T>::kName; }
+
+// TESSERA_TEST_QUICK=1 (used under compute-sanitizer, which slows every launch): sweeps keep every
+// residue and every kernel boundary but fewer lengths.
+inline bool quick_sweep() {
+  const char* q = std::getenv("TESSERA_TEST_QUICK");
+  return q && *q && std::string(q) != "0";
+}
 
 }  // namespace tessera::test
