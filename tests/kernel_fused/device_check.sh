@@ -39,7 +39,7 @@ if has sanitize; then
   for tool in memcheck racecheck synccheck; do
     filter='*'
     [ "$tool" != memcheck ] && filter='FusedRowNorm.SweepFp32:FusedRowNorm.SweepBf16:FusedRowNorm.ForcedOnePassAtCapacity:FusedRowNorm.NanInfFp32:FusedElementwise.ChainsFp32:FusedElementwise.UserExpressions'
-    TESSERA_TEST_QUICK=1 timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T/test_fused_kernels" \
+    TESSERA_TEST_QUICK=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T/test_fused_kernels" \
       --gtest_filter="$filter" >"$L/san_$tool.log" 2>&1
     echo "$tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$L/san_$tool.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
   done
