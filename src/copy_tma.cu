@@ -77,14 +77,44 @@ std::string make_tma_launch(const NormalCopy& p, const CopyTuning& t, Launcher* 
   if (b.m > 1 && (b.lds % 16 || b.ldd % 16))
     return "TMA needs row pitches (ld*elem_bytes) that are multiples of 16 bytes (got " + std::to_string(b.lds) +
            " and " + std::to_string(b.ldd) + ")";
-  const int unit = pow2_alignment({static_cast<uint64_t>(b.n)}, 8);  // widest element type that divides a row
-  if (b.m >= (int64_t{1} << 31) || b.n / unit >= (int64_t{1} << 31))
+  // A TMA store clips a box at the tensor's edge only to whole 16-byte groups of the innermost
+  // dimension (measured on H100: a 1-byte-wide tensor got 16 bytes written).  So the engine copies the
+  // first floor(row bytes / 16) * 16 bytes of every row, and the vector kernel the rest (< 16 bytes).
+  const int64_t main_bytes = b.n / 16 * 16;
+  if (main_bytes == 0)
+    return "TMA stores whole 16-byte groups at a row's end: rows must be at least 16 bytes long (got " +
+           std::to_string(b.n) + ")";
+  if (b.m >= (int64_t{1} << 31) || main_bytes / 8 >= (int64_t{1} << 31))
     return "TMA coordinates are 32-bit: rows and row length must be < 2^31";
+  ByteRows main = b;
+  main.n = main_bytes;
+  std::string why;
+  Launcher tma;
   switch (t.stages ? t.stages : 4) {
-    case 2: return tma_launch<2>(p, b, unit, t, launch, description);
-    case 3: return tma_launch<3>(p, b, unit, t, launch, description);
-    default: return tma_launch<4>(p, b, unit, t, launch, description);
+    case 2: why = tma_launch<2>(p, main, 8, t, &tma, description); break;
+    case 3: why = tma_launch<3>(p, main, 8, t, &tma, description); break;
+    default: why = tma_launch<4>(p, main, 8, t, &tma, description); break;
   }
+  if (!why.empty()) return why;
+  if (main_bytes == b.n) {
+    *launch = std::move(tma);
+    return "";
+  }
+  // The ragged right edge: columns [main_bytes/E, n) of every row, by the vector kernel.
+  NormalCopy edge = p;
+  edge.src = static_cast<const uint8_t*>(p.src) + main_bytes;
+  edge.dst = static_cast<uint8_t*>(p.dst) + main_bytes;
+  edge.n = (b.n - main_bytes) / p.elem_bytes;
+  Launcher tail;
+  std::string tail_desc;
+  why = make_vector_launch(edge, CopyTuning{}, &tail, &tail_desc);
+  if (!why.empty()) return why;
+  *launch = [tma, tail](cudaStream_t s) {
+    tma(s);
+    tail(s);
+  };
+  *description += "; last " + std::to_string(b.n - main_bytes) + " bytes of each row: " + tail_desc;
+  return "";
 }
 
 }  // namespace tessera::kernel

@@ -33,42 +33,39 @@ struct Config {
 std::vector<Config> straight_configs(bool quick) {
   std::vector<Config> c;
   auto add = [&](CopyVariant v, CopyTuning t, const std::string& label) { c.push_back({v, t, label}); };
-  add(CopyVariant::kScalar, {}, "scalar");
-  add(CopyVariant::kVector, {}, "vector");  // 16B x4, nc/cs hints, persistent grid
-  if (!quick) {
+  auto tuned = [](int unroll, int hints, int stages, int ctas, int box, int balanced) {
     CopyTuning t;
-    t.unroll = 2;
-    add(CopyVariant::kVector, t, "vector x2");
-    t.unroll = 8;
-    add(CopyVariant::kVector, t, "vector x8");
-    t = {};
-    t.hints = 0;
-    add(CopyVariant::kVector, t, "vector no-hints");
-    t = {};
-    t.ctas_per_sm = -1;
-    add(CopyVariant::kVector, t, "vector grid=tiles");
-    t.unroll = 8;
-    add(CopyVariant::kVector, t, "vector x8 grid=tiles");
+    t.unroll = unroll;
+    t.hints = hints;
+    t.stages = stages;
+    t.ctas_per_sm = ctas;
+    t.box_bytes = box;
+    t.balanced = balanced;
+    return t;
+  };
+  add(CopyVariant::kScalar, {}, "scalar");
+  add(CopyVariant::kVector, {}, "vector");  // 16B x4, nc/cs hints, balanced ranges, persistent grid
+  if (!quick) {
+    add(CopyVariant::kVector, tuned(2, -1, 0, 0, 0, -1), "vector x2");
+    add(CopyVariant::kVector, tuned(8, -1, 0, 0, 0, -1), "vector x8");
+    add(CopyVariant::kVector, tuned(0, 0, 0, 0, 0, -1), "vector no-hints");
+    add(CopyVariant::kVector, tuned(0, -1, 0, 0, 0, 0), "vector interleaved");
+    add(CopyVariant::kVector, tuned(0, -1, 0, -1, 0, -1), "vector grid=tiles");
+    add(CopyVariant::kVector, tuned(8, -1, 0, 2, 0, -1), "vector x8 2CTA/SM");
   }
   add(CopyVariant::kCpAsync, {}, "cp_async");
   if (!quick) {
-    CopyTuning t;
-    t.stages = 2;
-    add(CopyVariant::kCpAsync, t, "cp_async 2st");
-    t.stages = 4;
-    add(CopyVariant::kCpAsync, t, "cp_async 4st");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 4, 0, 0, -1), "cp_async 4st");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 4, 2, 0, -1), "cp_async 4st 2CTA/SM");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 4, 1, 0, -1), "cp_async 4st 1CTA/SM");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 0, 0, 0, 0), "cp_async interleaved");
   }
   add(CopyVariant::kSwizzled, {}, "swizzled");
   add(CopyVariant::kTma, {}, "tma");
   if (!quick) {
-    CopyTuning t;
-    t.stages = 3;
-    add(CopyVariant::kTma, t, "tma 3st");
-    t.stages = 4;
-    t.box_bytes = 32768;
-    add(CopyVariant::kTma, t, "tma 32KB box");
-    t.box_bytes = 8192;
-    add(CopyVariant::kTma, t, "tma 8KB box");
+    add(CopyVariant::kTma, tuned(0, -1, 3, 0, 0, -1), "tma 3st");
+    add(CopyVariant::kTma, tuned(0, -1, 4, 0, 32768, -1), "tma 32KB box");
+    add(CopyVariant::kTma, tuned(0, -1, 4, 0, 8192, -1), "tma 8KB box");
   }
   return c;
 }
@@ -174,6 +171,7 @@ int bank_report(const BenchOptions&) {
 }  // namespace
 
 static int run_copy_bench(const BenchOptions& o) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines appear as they are printed, also into a file
   std::vector<size_t> sizes;
   bool transpose_section = true, want_bank = false, want_profile = false, transpose = false;
   std::string profile_variant;
@@ -308,6 +306,8 @@ static int run_copy_bench(const BenchOptions& o) {
       const double ratio = gbps / ref_gbps;
       if (!j.transpose && j.bytes >= (256u << 20)) best_ratio_256 = std::max(best_ratio_256, ratio);
       table.push_back({size_label, c.label, plans[0].description(), fmt(ms * 1e3, 1), fmt(gbps, 1), fmt(100 * ratio, 1)});
+      std::printf("  %s | %s | %.1f us | %.1f GB/s | %.1f%% of cudaMemcpy\n", size_label.c_str(), c.label.c_str(), ms * 1e3,
+                  gbps, 100 * ratio);
       bench::Record r;
       r.kernel = j.transpose ? "copy_2d transposing" : "copy_2d";
       r.variant = c.label + " [" + plans[0].description() + "]";

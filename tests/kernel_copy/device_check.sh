@@ -32,9 +32,9 @@ if has tests; then
 fi
 if has bench; then
   log "bench"
-  timeout 400 "$B/tools/tessera" bench copy ${COPY_BENCH_ARGS:---quick} --no-progress --json "$OUT/copy.json" >"$L/bench_copy.log" 2>&1
+  timeout 400 "$B/tools/tessera" bench copy ${COPY_BENCH_ARGS:---quick} --json "$OUT/copy.json" >"$L/bench_copy.log" 2>&1
   echo "bench copy rc=$?" | tee -a "$OUT/summary.txt"
-  timeout 400 "$B/tools/tessera" bench pipeline ${PIPE_BENCH_ARGS:---quick} --no-progress --json "$OUT/pipeline.json" >"$L/bench_pipeline.log" 2>&1
+  timeout 400 "$B/tools/tessera" bench pipeline ${PIPE_BENCH_ARGS:---quick} --json "$OUT/pipeline.json" >"$L/bench_pipeline.log" 2>&1
   echo "bench pipeline rc=$?" | tee -a "$OUT/summary.txt"
 fi
 if has sanitize; then
