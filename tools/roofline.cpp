@@ -278,7 +278,8 @@ class Roofline {
     for (int64_t r : {int64_t{0}, rows - 1}) {
       const std::vector<T> got = download(y + r * cols, static_cast<size_t>(cols));
       const auto ref = fused::reference::row_norm(hx.data() + r * cols, rms ? hw.data() : nullptr, cols, eps);
-      if (!(fused::reference::max_rel_error(got.data(), ref) <= fused::reference::tolerance<T>()))
+      if (!(fused::reference::max_rel_error(got.data(), ref, fused::reference::magnitude_floor<T>()) <=
+            fused::reference::tolerance<T>()))
         fail(std::string(rms ? "rms_norm" : "l2_norm") + " output wrong");
     }
     const double us = time_us(launch);

@@ -211,9 +211,11 @@ def main(argv):
 
     # Labels, with leader lines.
     pts = [(r["intensity"], r["gflops"], short_label(r) + f"  {100 * r['ratio']:.0f}%") for r in arith]
+    colour_of = {p[2]: GROUP_STYLE.get(r["group"], ("o", "#9467bd"))[1] for p, r in zip(pts, arith)}
     for x, y, text, dx, dy, ha in place_labels(ax, pts, boxes_to_avoid):
         ax.annotate(text, xy=(x, y), xytext=(dx, dy), textcoords="offset points", fontsize=7.2, ha=ha,
-                    va="center", arrowprops=dict(arrowstyle="-", color="#999999", lw=0.6, shrinkA=0, shrinkB=4))
+                    va="center", arrowprops=dict(arrowstyle="-", color=colour_of[text], lw=0.6, alpha=0.6,
+                                                 shrinkA=0, shrinkB=4))
 
     fig.savefig(prefix + ".png", dpi=130)
     fig.savefig(prefix + ".svg")

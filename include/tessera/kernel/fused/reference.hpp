@@ -48,6 +48,13 @@ double max_rel_error(const T* y, const std::vector<double>& ref, double mag = 0.
   return worst;
 }
 
+// Magnitude below which errors count as absolute (the `mag` of max_rel_error): fp16's smallest normal
+// 2^-14, since fp16 outputs below it are subnormal with a fixed spacing of 2^-24; 0 for fp32 and bf16.
+template <class T>
+constexpr double magnitude_floor() {
+  return std::is_same_v<T, __half> ? 1.0 / 16384 : 0.0;
+}
+
 // Tolerance for one rounding to T plus fp32 arithmetic (fp32: 1e-5; bf16: 2^-8; fp16: 2^-10).
 template <class T>
 constexpr double tolerance() {
