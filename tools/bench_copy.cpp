@@ -44,26 +44,32 @@ std::vector<Config> straight_configs(bool quick) {
     return t;
   };
   add(CopyVariant::kScalar, {}, "scalar");
-  add(CopyVariant::kVector, {}, "vector");  // 16B x4, nc/cs hints, balanced ranges, persistent grid
+  add(CopyVariant::kVector, {}, "vector");  // 16B x4, nc/cs hints, interleaved tiles, persistent grid
   if (!quick) {
     add(CopyVariant::kVector, tuned(2, -1, 0, 0, 0, -1), "vector x2");
     add(CopyVariant::kVector, tuned(8, -1, 0, 0, 0, -1), "vector x8");
     add(CopyVariant::kVector, tuned(0, 0, 0, 0, 0, -1), "vector no-hints");
-    add(CopyVariant::kVector, tuned(0, -1, 0, 0, 0, 0), "vector interleaved");
+    add(CopyVariant::kVector, tuned(0, -1, 0, 0, 0, 1), "vector balanced");
     add(CopyVariant::kVector, tuned(0, -1, 0, -1, 0, -1), "vector grid=tiles");
     add(CopyVariant::kVector, tuned(8, -1, 0, 2, 0, -1), "vector x8 2CTA/SM");
+    add(CopyVariant::kVector, tuned(8, -1, 0, 1, 0, -1), "vector x8 1CTA/SM");
   }
   add(CopyVariant::kCpAsync, {}, "cp_async");
   if (!quick) {
     add(CopyVariant::kCpAsync, tuned(0, -1, 4, 0, 0, -1), "cp_async 4st");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 0, 0, 0, 1), "cp_async balanced");
     add(CopyVariant::kCpAsync, tuned(0, -1, 4, 2, 0, -1), "cp_async 4st 2CTA/SM");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 2, 1, 0, -1), "cp_async 2st 1CTA/SM");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 3, 1, 0, -1), "cp_async 3st 1CTA/SM");
     add(CopyVariant::kCpAsync, tuned(0, -1, 4, 1, 0, -1), "cp_async 4st 1CTA/SM");
-    add(CopyVariant::kCpAsync, tuned(0, -1, 0, 0, 0, 0), "cp_async interleaved");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 4, 1, 0, 1), "cp_async 4st 1CTA/SM balanced");
   }
   add(CopyVariant::kSwizzled, {}, "swizzled");
   add(CopyVariant::kTma, {}, "tma");
   if (!quick) {
     add(CopyVariant::kTma, tuned(0, -1, 3, 0, 0, -1), "tma 3st");
+    add(CopyVariant::kTma, tuned(0, -1, 4, 1, 0, -1), "tma 1CTA/SM");
+    add(CopyVariant::kTma, tuned(0, -1, 4, 2, 0, -1), "tma 2CTA/SM");
     add(CopyVariant::kTma, tuned(0, -1, 4, 0, 32768, -1), "tma 32KB box");
     add(CopyVariant::kTma, tuned(0, -1, 4, 0, 8192, -1), "tma 8KB box");
   }
@@ -142,7 +148,8 @@ std::vector<std::string> split(const std::string& s) {
 void bench_help() {
   std::printf(
       "usage: tessera bench copy [--json FILE] [--quick] [--repeats N] [--sizes LIST] [--no-transpose]\n"
-      "                          [--bank-report] [--profile VARIANT --elem E --rows R --cols C [--transpose]]\n\n"
+      "                          [--transpose-only] [--bank-report]\n"
+      "                          [--profile VARIANT --elem E --rows R --cols C [--transpose]]\n\n"
       "Copies row-major matrices (fp32 unless said) of each size with every variant and with cudaMemcpy D2D,\n"
       "same buffers, same process; GB/s counts bytes read + written.  Then transposing copies (fp32, bf16).\n"
       "  --sizes 4M,256M,4G   buffer sizes (default 4M,16M,64M,256M,1G,4G; --quick: 4M,256M)\n"
@@ -173,7 +180,7 @@ int bank_report(const BenchOptions&) {
 static int run_copy_bench(const BenchOptions& o) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines appear as they are printed, also into a file
   std::vector<size_t> sizes;
-  bool transpose_section = true, want_bank = false, want_profile = false, transpose = false;
+  bool transpose_section = true, straight_section = true, want_bank = false, want_profile = false, transpose = false;
   std::string profile_variant;
   int64_t prof_rows = 4096, prof_cols = 4096;
   int prof_elem = 4;
@@ -186,6 +193,7 @@ static int run_copy_bench(const BenchOptions& o) {
     if (a == "--help" || a == "-h") { bench_help(); return 0; }
     else if (a == "--sizes") for (auto& s : split(next())) sizes.push_back(static_cast<size_t>(parse_bytes(s)));
     else if (a == "--no-transpose") transpose_section = false;
+    else if (a == "--transpose-only") straight_section = false;
     else if (a == "--bank-report") want_bank = true;
     else if (a == "--profile") { want_profile = true; profile_variant = next(); }
     else if (a == "--rows") prof_rows = parse_bytes(next());
@@ -236,7 +244,8 @@ static int run_copy_bench(const BenchOptions& o) {
     bool transpose;
   };
   std::vector<Job> jobs;
-  for (size_t b : sizes) jobs.push_back({b, shape_for(b, 4), false});
+  if (straight_section)
+    for (size_t b : sizes) jobs.push_back({b, shape_for(b, 4), false});
   if (transpose_section)
     for (size_t b : o.quick ? std::vector<size_t>{256u << 20} : std::vector<size_t>{64u << 20, 256u << 20})
       for (int e : {4, 2}) jobs.push_back({b, shape_for(b, e), true});

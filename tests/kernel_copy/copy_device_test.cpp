@@ -236,29 +236,38 @@ TEST(CopyTunings, AllKnobsCopyCorrectly) {
   for (const Case& c : cases) {
     for (int unroll : {1, 2, 4, 8})
       for (int hints : {0, 1})
-        for (int ctas : {-1, 0, 1}) {
-          CopyTuning t;
-          t.unroll = unroll;
-          t.hints = hints;
-          t.ctas_per_sm = ctas;
-          bool did = false;
-          run_case(c, CopyVariant::kVector, rng, seed, &did, t);
-          ASSERT_TRUE(did && !HasFailure()) << "vector unroll=" << unroll << " hints=" << hints << " ctas_per_sm=" << ctas;
-        }
+        for (int ctas : {-1, 0, 1})
+          for (int balanced : {0, 1}) {
+            CopyTuning t;
+            t.unroll = unroll;
+            t.hints = hints;
+            t.ctas_per_sm = ctas;
+            t.balanced = balanced;
+            bool did = false;
+            run_case(c, CopyVariant::kVector, rng, seed, &did, t);
+            ASSERT_TRUE(did && !HasFailure()) << "vector unroll=" << unroll << " hints=" << hints
+                                              << " ctas_per_sm=" << ctas << " balanced=" << balanced;
+          }
     for (CopyVariant v : {CopyVariant::kCpAsync, CopyVariant::kSwizzled})
-      for (int stages : {2, 3, 4}) {
-        CopyTuning t;
-        t.stages = stages;
-        bool did = false;
-        run_case(c, v, rng, seed, &did, t);
-        ASSERT_TRUE(did && !HasFailure()) << tessera::to_string(v) << " stages=" << stages;
-      }
+      for (int stages : {2, 3, 4})
+        for (int ctas : {0, 1})
+          for (int balanced : {0, 1}) {
+            CopyTuning t;
+            t.stages = stages;
+            t.ctas_per_sm = ctas;
+            t.balanced = balanced;
+            bool did = false;
+            run_case(c, v, rng, seed, &did, t);
+            ASSERT_TRUE(did && !HasFailure()) << tessera::to_string(v) << " stages=" << stages << " ctas_per_sm=" << ctas
+                                              << " balanced=" << balanced;
+          }
     if (tessera::test::gpu_sm() < 90) continue;
     for (int stages : {2, 3, 4})
         for (int box : {4096, 16384, 32768}) {
           CopyTuning t;
           t.stages = stages;
           t.box_bytes = box;
+          t.ctas_per_sm = box == 4096 ? 1 : 0;
           bool did = false;
           run_case(c, CopyVariant::kTma, rng, seed, &did, t);
           ASSERT_TRUE(did && !HasFailure()) << "tma stages=" << stages << " box_bytes=" << box;

@@ -59,7 +59,8 @@ struct CopyTuning {
   int ctas_per_sm = 0;   // persistent grid: CTAs per SM (default: as many as fit); -1: one CTA per tile
   int box_bytes = 0;     // tma: target bytes per box (default 16384)
   int balanced = -1;     // vector / cp_async / swizzled on contiguous (one-row) problems: 1 = each CTA
-                         // copies one equal byte range (default), 0 = CTAs take interleaved tiles
+                         // copies one equal byte range, 0 = CTAs take interleaved tiles (default: measured
+                         // faster on H100, see docs/PERF.md)
 };
 
 // A validated, prepared copy: run() only launches.

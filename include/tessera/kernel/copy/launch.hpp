@@ -72,11 +72,11 @@ ByteRows byte_rows(const NormalCopy& p);
 // occupancy limit of `kernel` if 0; `requested` == -1 gives one CTA per tile.
 int64_t persistent_grid(const void* kernel, int threads, size_t smem_bytes, int64_t tiles, int requested);
 
-// One-row problems: equal column ranges per CTA (a multiple of 16 bytes each) unless the tuning asks
-// for interleaved tiles or one CTA per tile.  Sets *chunk (0: interleaved) and may shrink *grid.
+// One-row problems with tuning.balanced == 1: equal column ranges per CTA (a multiple of 16 bytes
+// each).  Sets *chunk (0: interleaved tiles, the default) and may shrink *grid.
 inline void balance_ranges(int64_t n_bytes, const CopyTuning& t, int64_t* grid, int64_t* chunk) {
   *chunk = 0;
-  if (t.balanced == 0 || t.ctas_per_sm == -1 || *grid <= 1) return;
+  if (t.balanced != 1 || t.ctas_per_sm == -1 || *grid <= 1) return;
   int64_t per = (n_bytes + *grid - 1) / *grid;
   per = (per + 15) / 16 * 16;
   *chunk = per;
