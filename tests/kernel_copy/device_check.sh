@@ -72,6 +72,16 @@ if has sanitize; then
     done
   done
 fi
+if has ncudram; then
+  log "ncu DRAM traffic of the straight copies (8192 x 8192 fp32 = 256 MiB)"
+  for v in vector cp_async tma; do
+    echo "--- variant=$v" >>"$L/ncu_dram.log"
+    timeout 60 ncu --clock-control none --kernel-name regex:"copy_(vector|smem|tma)_kernel" --launch-count 1 --csv \
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum \
+      "$B/tools/tessera" bench copy --profile "$v" --elem 4 --rows 8192 --cols 8192 >>"$L/ncu_dram.log" 2>&1
+  done
+  grep -E "^---|dram__|gpu__time|lts__" "$L/ncu_dram.log" | sed 's/.*Command line profiler metrics",//' | tee -a "$OUT/summary.txt"
+fi
 if has ncu; then
   log "ncu bank conflicts (transposing copy 4096x4096)"
   "$B/tools/tessera" bench copy --bank-report >"$L/ncu_banks.log" 2>&1
