@@ -3,7 +3,7 @@
 # the tests, run them under compute-sanitizer (memcheck, racecheck, synccheck), run `tessera bench fused`
 # and `tessera roofline`, and profile the fused kernels with Nsight Compute.  Results go to $OUT (or
 # ./fused-check-out): summary.txt, fused.json, roofline.json, roofline.png/.svg, logs.tgz.
-# Steps (default: all): build tests sanitize bench roofline ncu, e.g.
+# Steps (default: all but ncu_chains): build tests sanitize bench roofline ncu ncu_chains, e.g.
 #   tests/kernel_fused/device_check.sh build tests sanitize
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,6 +76,25 @@ for r in csv.reader(sys.stdin):
     if key != cur:
         cur = key; print("--", r[0], r[4][:120])
     print("    %-75s %s %s" % (r[-3], r[-2], r[-1]))
+' | tee -a "$OUT/summary.txt"
+fi
+if has ncu_chains; then
+  log "ncu (elementwise chains fp32 vs bf16: memory or instruction bound?)"
+  m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+  : >"$L/ncu_chains.log"
+  for c in "sqrt(sin(x)) fp32" "sqrt(sin(x)) bf16" "gelu(x*1.702-0.25) fp32" "gelu(x*1.702-0.25) bf16"; do
+    timeout 120 ncu --csv --metrics "$m" --kernel-name regex:elementwise_kernel --launch-skip 1 --launch-count 1 \
+      "$B/tools/tessera" bench fused --repeats 1 --no-progress --case "chain $c" >>"$L/ncu_chains.log" 2>&1
+    echo "ncu 'chain $c' rc=$?" | tee -a "$OUT/summary.txt"
+  done
+  grep -E '^"' "$L/ncu_chains.log" | grep -v '"ID","Process ID"' | python3 -c '
+import csv, sys
+cur = None
+for r in csv.reader(sys.stdin):
+    key = (r[0], r[4])
+    if key != cur:
+        cur = key; print("--", r[4][:120])
+    print("    %-70s %s %s" % (r[-3], r[-2], r[-1]))
 ' | tee -a "$OUT/summary.txt"
 fi
 log "done"
