@@ -34,9 +34,10 @@ for s in $STEPS; do
         "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress > "$OUT/ncu.log" 2>&1; echo "ncu rc=$?"
       sed -n '/gemm_sm80_kernel/,$p' "$OUT/ncu.log" | grep -vE '^ *-+ *$|^ *$' | head -70 ;;
     sass)
-      cuobjdump -sass "$B/CMakeFiles/tessera_kernels.dir/src/gemm_sm80_bf16_large.cu.o" > "$OUT/sass_bf16_large.txt" 2>&1
-      cuobjdump -sass "$B/CMakeFiles/tessera_kernels.dir/src/gemm_sm80_bf16_small.cu.o" > "$OUT/sass_bf16_small.txt" 2>&1
-      echo "sass rc=$? $(wc -c < "$OUT/sass_bf16_large.txt") bytes; local memory ops: $(grep -cE 'LDL|STL' "$OUT/sass_bf16_large.txt")" ;;
+      # SASS of the bf16 128x256 (K-major A, K-major B) kernel only; local-memory ops counted over the unit.
+      cuobjdump -sass "$B/CMakeFiles/tessera_kernels.dir/src/gemm_sm80_bf16_large.cu.o" > /tmp/sass_all.txt 2>&1
+      awk '/Function : .*TileConfigILi128ELi256ELi2ELi4ELi3ELi1EEELNS0_5MajorE0ELS5_0E/{p=1} p&&/Function : /&&!/TileConfigILi128ELi256ELi2ELi4ELi3ELi1EEELNS0_5MajorE0ELS5_0E/{p=0} p' /tmp/sass_all.txt > "$OUT/sass_128x256_kk.txt"
+      echo "sass: $(wc -l < "$OUT/sass_128x256_kk.txt") lines; LDL/STL in the bf16 large unit: $(grep -cE 'LDL|STL' /tmp/sass_all.txt)" ;;
     sweep)
       timeout 240 "$B/tests/kernel_gemm/gemm_tile_sweep" 7 > "$OUT/sweep.log" 2>&1; echo "sweep rc=$?"; cat "$OUT/sweep.log" | head -80 ;;
     *) echo "unknown step $s" ;;

@@ -153,6 +153,18 @@ TEST(GemmDevice, SplitK) {
         EXPECT_EQ(plan.split_k, split) << cs.str();
         if (::testing::Test::HasFailure()) return;
       }
+  // Partial tiles whose valid extents are not multiples of 4 (only the valid part travels through the workspace).
+  for (const Shape& sh : {Shape{6, 131, 700}, Shape{3, 67, 900}})
+    for (MatrixOrder od : {R, C})
+      for (GemmTile tile : {GemmTile::t16x128, GemmTile::t64x64}) {
+        GemmCase cs;
+        cs.m = sh.m; cs.n = sh.n; cs.k = sh.k;
+        cs.od = od; cs.ob = C; cs.tile = tile; cs.split_k = 3; cs.workspace = true;
+        cs.residual = true; cs.orr = od == R ? C : R;
+        cs.seed = ++g_seed;
+        run_gemm_case(cs);
+        if (::testing::Test::HasFailure()) return;
+      }
   // The planner's own split for decode shapes (needs the workspace), and a reused workspace.
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (const Shape& s : {Shape{8, 1024, 2048}, Shape{1, 512, 4096}, Shape{16, 2048, 1024}}) {

@@ -207,16 +207,21 @@ struct StagedEpilogue {
 
   // Split-K: called by all threads after the tile is staged (and a barrier).  Returns true in the block
   // that must finish the tile (its staged tile then holds the sum over all splits), false in the others.
+  // Only the part of the tile inside D (valid_m x valid_n, whole float4 along the contiguous dimension)
+  // travels through the workspace: a decode tile with one valid row moves 1/16 of the tile.
   __device__ static bool reduce_split_k(float* s, bool d_row_major, float* partials, int* counters, int tile,
-                                        int split, int splits) {
+                                        int split, int splits, int valid_m, int valid_n) {
     __shared__ int s_is_last;
     const int inner = d_row_major ? kBlockN : kBlockM;  // contiguous extent of the staged tile
     const int stride = d_row_major ? kRowStride : kColStride;
-    const int quads = kTileFloats / 4;
-    float* mine = partials + (static_cast<int64_t>(tile) * splits + split) * kTileFloats;
+    const int outer_valid = d_row_major ? valid_m : valid_n;
+    const int inner_quads = ((d_row_major ? valid_n : valid_m) + 3) / 4;
+    const int quads_per_line = inner / 4;
+    const int quads = outer_valid * inner_quads;  // valid quads, enumerated line by line
+    float4* mine = reinterpret_cast<float4*>(partials + (static_cast<int64_t>(tile) * splits + split) * kTileFloats);
     for (int q = threadIdx.x; q < quads; q += kThreads) {
-      const int o = (4 * q) / inner, i = (4 * q) % inner;
-      __stcg(reinterpret_cast<float4*>(mine) + q, *reinterpret_cast<const float4*>(s + o * stride + i));
+      const int o = q / inner_quads, i = 4 * (q - o * inner_quads);
+      __stcg(mine + o * quads_per_line + i / 4, *reinterpret_cast<const float4*>(s + o * stride + i));
     }
     __threadfence();  // make this block's partial visible device-wide before the count says so
     __syncthreads();
@@ -224,14 +229,25 @@ struct StagedEpilogue {
     __syncthreads();
     if (!s_is_last) return false;
     __threadfence();  // order the partial reads after observing the final count
-    const float* all = partials + static_cast<int64_t>(tile) * splits * kTileFloats;
+    const float4* all = reinterpret_cast<const float4*>(partials + static_cast<int64_t>(tile) * splits * kTileFloats);
+    constexpr int kTileQuads = kTileFloats / 4;
     for (int q = threadIdx.x; q < quads; q += kThreads) {
-      const int o = (4 * q) / inner, i = (4 * q) % inner;
+      const int o = q / inner_quads, i = 4 * (q - o * inner_quads);
       float4* st = reinterpret_cast<float4*>(s + o * stride + i);
       const float4 own = *st;
+      const int qi = o * quads_per_line + i / 4;
+      // Sum in split order 0, 1, ... (deterministic); four loads in flight at a time.
       float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-      for (int k = 0; k < splits; ++k) {
-        const float4 v = k == split ? own : __ldcg(reinterpret_cast<const float4*>(all + static_cast<int64_t>(k) * kTileFloats) + q);
+      int k = 0;
+      for (; k + 4 <= splits; k += 4) {
+        float4 v[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[j] = k + j == split ? own : __ldcg(all + static_cast<int64_t>(k + j) * kTileQuads + qi);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) { acc.x += v[j].x; acc.y += v[j].y; acc.z += v[j].z; acc.w += v[j].w; }
+      }
+      for (; k < splits; ++k) {
+        const float4 v = k == split ? own : __ldcg(all + static_cast<int64_t>(k) * kTileQuads + qi);
         acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
       }
       *st = acc;

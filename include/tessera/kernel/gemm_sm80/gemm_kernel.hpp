@@ -435,7 +435,8 @@ struct GemmSm80 {
       }
     __syncthreads();
     if (p.splits > 1 &&
-        !Epi::reduce_split_k(stage, rm, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits))
+        !Epi::reduce_split_k(stage, rm, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,
+                             p.m - m0 < kBM ? p.m - m0 : kBM, p.n - n0 < kBN ? p.n - n0 : kBN))
       return;
     Epi::store(stage, p.ep, m0, n0);
   }
