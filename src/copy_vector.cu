@@ -15,9 +15,11 @@ ByteRows byte_rows(const NormalCopy& p) {
   r.n = p.n * e;
   r.lds = p.lds * e;
   r.ldd = p.ldd * e;
-  // The two tensors as layouts over bytes: (M, N*E):(lds*E, 1) and (M, N*E):(ldd*E, 1).
-  const Layout src_bytes = make_layout(make_tuple(Int(r.m), Int(r.n)), make_tuple(Int(r.lds), Int(1)));
-  const Layout dst_bytes = make_layout(make_tuple(Int(r.m), Int(r.n)), make_tuple(Int(r.ldd), Int(1)));
+  // The two tensors as layouts over bytes, contiguous mode first: (N*E, M):(1, lds*E) and
+  // (N*E, M):(1, ldd*E).  The common vector is the run of bytes, in row-major element order, that is
+  // contiguous in both; when both are dense it is the whole matrix (coalesce merges the modes).
+  const Layout src_bytes = make_layout(make_tuple(Int(r.n), Int(r.m)), make_tuple(Int(1), Int(r.lds)));
+  const Layout dst_bytes = make_layout(make_tuple(Int(r.n), Int(r.m)), make_tuple(Int(1), Int(r.ldd)));
   r.common = max_common_vector(src_bytes, dst_bytes);
   if (r.common >= r.m * r.n) {  // both contiguous: one row of m*n bytes
     r.flattened = r.m > 1;

@@ -178,7 +178,6 @@ int bank_report(const BenchOptions&) {
 }  // namespace
 
 static int run_copy_bench(const BenchOptions& o) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines appear as they are printed, also into a file
   std::vector<size_t> sizes;
   bool transpose_section = true, straight_section = true, want_bank = false, want_profile = false, transpose = false;
   std::string profile_variant;
@@ -317,6 +316,7 @@ static int run_copy_bench(const BenchOptions& o) {
       table.push_back({size_label, c.label, plans[0].description(), fmt(ms * 1e3, 1), fmt(gbps, 1), fmt(100 * ratio, 1)});
       std::printf("  %s | %s | %.1f us | %.1f GB/s | %.1f%% of cudaMemcpy\n", size_label.c_str(), c.label.c_str(), ms * 1e3,
                   gbps, 100 * ratio);
+      std::fflush(stdout);  // results survive an interrupted run
       bench::Record r;
       r.kernel = j.transpose ? "copy_2d transposing" : "copy_2d";
       r.variant = c.label + " [" + plans[0].description() + "]";

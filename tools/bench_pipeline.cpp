@@ -55,7 +55,6 @@ std::vector<int> parse_list(const std::string& s) {
 }  // namespace
 
 static int run_pipeline_bench(const bench::BenchOptions& o) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int64_t n = int64_t{64} << 20;  // 64 Mi floats: 256 MiB in, 256 MiB out
   std::vector<int> works = o.quick ? std::vector<int>{0, 32} : std::vector<int>{0, 4, 16, 64, 256, 1024};
   std::vector<int> occupancies = {1, 0};
