@@ -597,7 +597,8 @@ GemmStatus gemm_validate(const GemmArgs& g) {
 std::string GemmPlan::str() const {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s %s split %d%s, %" PRId64 " tiles, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
-                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc", gemm_tile_name(tile),
+                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc",
+                math == GemmMath::tf32 ? (tile == GemmTile::t128x128 ? "128x128x32" : "64x64x32") : gemm_tile_name(tile),
                 split_k, transposed ? " (transposed)" : "", grid_tiles, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;

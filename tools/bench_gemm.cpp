@@ -101,7 +101,9 @@ void print_kernels(std::FILE* out) {
     if (cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes) == cudaSuccess)
       (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k.fn, k.threads, k.smem_bytes);
     (void)cudaGetLastError();
-    rows.push_back({family, tile_name(t), t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
+    const std::string tile = std::to_string(k.block_m) + "x" + std::to_string(k.block_n) + "x" + std::to_string(k.block_k) +
+                             (t == TileId::simt128x128 ? " simt" : "");
+    rows.push_back({family, tile, t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
                     std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(k.smem_bytes),
                     std::to_string(k.stages), std::to_string(occ)});
   };
