@@ -61,7 +61,9 @@ double time_median_ms(const std::function<void(cudaStream_t)>& launch, cudaStrea
                       int warmup, int repeats,
                       const std::function<void(cudaStream_t)>& before_each = {});
 
-// Writes over a scratch buffer of 2x L2 size so that the next kernel starts with a cold L2.
+// Reads a scratch buffer of 4x the L2 size so that the next kernel starts with a cold L2.  It
+// reads rather than writes: a writing flush leaves dirty lines whose write-back the next timed
+// kernel would pay for (about 17 us on an H100).
 void flush_l2(cudaStream_t stream);
 
 // Device-to-device cudaMemcpyAsync bandwidth (GB/s, bytes read + written) for `bytes`
