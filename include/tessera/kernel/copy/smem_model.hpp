@@ -1,18 +1,16 @@
 // include/tessera/kernel/copy/smem_model.hpp -- predicted shared-memory wavefronts of a tiled copy's
 // warp-level accesses (host only; the same TiledCopy and shared-memory view types the kernels use).
 //
-// Model (Hopper/Ampere: 32 banks of 4 bytes, one 128-byte wavefront per cycle):
-//   * accesses of 1, 2 or 4 bytes: the 32 lanes form one phase;
-//     8-byte accesses: two phases of 16 lanes; 16-byte accesses: four phases of 8 lanes;
-//   * in one phase, each bank serves one distinct 4-byte word per wavefront (lanes reading the same
-//     word share it), so the phase costs max over banks of the distinct words in that bank;
-//   * an instruction costs the sum over its phases; without conflicts that is its number of phases.
-// docs/COPY.md compares these predictions with the profiler's counters.
+// The bank model itself is the analyser's (analysis/smem.hpp: 32 banks of 4 bytes; 1/2/4-byte
+// accesses in one phase of 32 lanes, 8-byte in two of 16, 16-byte in four of 8; a phase costs the
+// largest number of distinct words in one bank).  This file only walks the kernels' TiledCopy and
+// shared-memory views to produce the lane addresses.  docs/COPY.md compares the predictions with
+// the profiler's counters.
 #pragma once
 
 #include <cstdint>  // uint64_t, int64_t
-#include <set>      // std::set
 
+#include "tessera/analysis/smem.hpp"    // analyze_phases, Instruction, WarpInstruction
 #include "tessera/atom/tiled_copy.hpp"  // TiledCopy, ThrCopy
 
 namespace tessera::kernel {
@@ -25,23 +23,16 @@ struct WarpCost {
 
 // Byte addresses of the 32 lanes of one warp-level access of `bytes` bytes each.
 inline WarpCost warp_cost(const uint64_t (&addr)[32], int bytes) {
-  const int lanes_per_phase = bytes <= 4 ? 32 : 32 * 4 / bytes;
+  analysis::Instruction inst;
+  inst.bytes = bytes;
+  inst.phase_lanes = bytes <= 4 ? 32 : 32 * 4 / bytes;
+  analysis::WarpInstruction wi;
+  for (int l = 0; l < 32; ++l) wi.lanes[static_cast<size_t>(l)] = {true, static_cast<Int>(addr[l]), bytes};
+  const analysis::SmemInstructionResult r = analysis::analyze_phases(wi, inst, analysis::BankModel{});
   WarpCost c;
-  for (int p0 = 0; p0 < 32; p0 += lanes_per_phase) {
-    std::set<uint64_t> words[32];
-    for (int l = p0; l < p0 + lanes_per_phase; ++l) {
-      const int nwords = bytes <= 4 ? 1 : bytes / 4;
-      for (int w = 0; w < nwords; ++w) {
-        const uint64_t word = addr[l] / 4 + w;
-        words[word % 32].insert(word);
-      }
-    }
-    int worst = 1;
-    for (auto& s : words) worst = static_cast<int>(s.size()) > worst ? static_cast<int>(s.size()) : worst;
-    c.wavefronts += worst;
-    c.ideal += 1;
-    c.max_ways = worst > c.max_ways ? worst : c.max_ways;
-  }
+  c.wavefronts = r.wavefronts;
+  c.ideal = r.ideal;
+  c.max_ways = r.ways > 1 ? r.ways : 1;
   return c;
 }
 
