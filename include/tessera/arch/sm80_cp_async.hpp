@@ -135,6 +135,37 @@ TESSERA_DEVICE_INLINE void cp_async_wait_all() {
 #endif
 }
 
+// Completion through an mbarrier instead of commit/wait groups (PTX ISA, mbarrier instructions,
+// "cp.async.mbarrier.arrive"): the barrier receives one arrive-on from this thread once all of this
+// thread's earlier cp.async operations have landed in shared memory.
+//   cp_async_mbarrier_arrive_noinc  that asynchronous arrival *is* this thread's arrival for the phase:
+//                                   init the barrier with the number of arriving threads and do not
+//                                   arrive again.
+//   cp_async_mbarrier_arrive        the pending count is first raised by one, so the asynchronous
+//                                   arrival only holds the phase open until the copies land; the thread
+//                                   still arrives itself (mbarrier_arrive).  This is the form libcu++'s
+//                                   cuda::pipeline<thread_scope_block> and cuda::barrier use.  Legal,
+//                                   but compute-sanitizer synccheck 2025.3 reports the thread's own
+//                                   arrive as "Missing wait" (docs/COPY.md, test_mbarrier_protocol);
+//                                   prefer the .noinc form.
+TESSERA_DEVICE_INLINE void cp_async_mbarrier_arrive_noinc(uint64_t* bar) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(detail::smem_u32(bar)) : "memory");
+#else
+  (void)bar;
+  tessera_error_cp_async_requires_sm_80();
+#endif
+}
+
+TESSERA_DEVICE_INLINE void cp_async_mbarrier_arrive(uint64_t* bar) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];\n" ::"r"(detail::smem_u32(bar)) : "memory");
+#else
+  (void)bar;
+  tessera_error_cp_async_requires_sm_80();
+#endif
+}
+
 #endif  // __CUDACC__
 
 }  // namespace tessera::arch
