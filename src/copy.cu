@@ -3,6 +3,7 @@
 
 #include <algorithm>  // std::min
 #include <climits>    // INT_MAX
+#include <cstdint>    // INT32_MAX
 #include <mutex>      // std::mutex
 #include <stdexcept>  // std::invalid_argument, std::runtime_error
 #include <string>     // std::string, std::to_string
@@ -39,6 +40,9 @@ const DeviceFacts& current_device_facts() {
 
 int64_t persistent_grid(const void* kernel, int threads, size_t smem_bytes, int64_t tiles, int requested) {
   if (tiles <= 0) return 0;
+  if (tiles > INT32_MAX)
+    throw std::invalid_argument("tessera::copy_2d: the problem needs " + std::to_string(tiles) +
+                                " tiles; the copy kernels index tiles with 32 bits (at most 2147483647)");
   if (requested == -1) return std::min<int64_t>(tiles, INT_MAX);
   int per_sm = requested;
   if (per_sm <= 0) {

@@ -45,8 +45,10 @@ int run_bench(int argc, char** argv) {
       o.args.push_back(a);
     }
   }
+  bool help = false;  // a suite's --help needs no GPU
+  for (const std::string& a : o.args) help = help || a == "--help" || a == "-h";
   int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+  if (!help && (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)) {
     std::fprintf(stderr, "bench: no CUDA GPU present; benchmarks need one (try `tessera tour`)\n");
     return 1;
   }

@@ -94,6 +94,9 @@ struct BufferSets {
 struct Shape {
   int64_t rows, cols;
   int e;
+  int64_t pad = 0;  // elements between the end of a row and the start of the next (sub-matrix copies)
+  int64_t ld() const { return cols + pad; }
+  size_t alloc_bytes() const { return static_cast<size_t>((rows - 1) * ld() + cols) * static_cast<size_t>(e); }
 };
 
 // A square-ish row-major matrix of `bytes` bytes of `e`-byte elements.
@@ -110,13 +113,13 @@ Copy2d problem(void* src, void* dst, const Shape& s, bool transpose) {
   p.rows = s.rows;
   p.cols = s.cols;
   p.elem_bytes = s.e;
-  p.ld_src = s.cols;
+  p.ld_src = s.ld();
   p.src_major = Major::kRow;
   if (transpose) {
     p.dst_major = Major::kCol;
     p.ld_dst = s.rows;
   } else {
-    p.ld_dst = s.cols;
+    p.ld_dst = s.ld();
   }
   return p;
 }
@@ -148,11 +151,14 @@ std::vector<std::string> split(const std::string& s) {
 void bench_help() {
   std::printf(
       "usage: tessera bench copy [--json FILE] [--quick] [--repeats N] [--sizes LIST] [--no-transpose]\n"
-      "                          [--transpose-only] [--bank-report]\n"
+      "                          [--transpose-only] [--pad P] [--bank-report]\n"
       "                          [--profile VARIANT --elem E --rows R --cols C [--transpose]]\n\n"
       "Copies row-major matrices (fp32 unless said) of each size with every variant and with cudaMemcpy D2D,\n"
       "same buffers, same process; GB/s counts bytes read + written.  Then transposing copies (fp32, bf16).\n"
       "  --sizes 4M,256M,4G   buffer sizes (default 4M,16M,64M,256M,1G,4G; --quick: 4M,256M)\n"
+      "  --pad P              rows P elements longer than the copied width in source and destination\n"
+      "                       (sub-matrix copies; the vector kernel can no longer treat the matrix as\n"
+      "                       one row); the reference becomes cudaMemcpy2D D2D with the same pitches\n"
       "  --bank-report        print the predicted shared-memory wavefronts of cp_async vs swizzled\n"
       "  --profile V ...      run one configuration 3 times without timing (for ncu)\n"
       "example: tessera bench copy --sizes 256M --json bench/results/copy.json\n");
@@ -183,6 +189,7 @@ static int run_copy_bench(const BenchOptions& o) {
   std::string profile_variant;
   int64_t prof_rows = 4096, prof_cols = 4096;
   int prof_elem = 4;
+  int64_t pad = 0;
   for (size_t i = 0; i < o.args.size(); ++i) {
     const std::string& a = o.args[i];
     auto next = [&]() -> std::string {
@@ -199,6 +206,12 @@ static int run_copy_bench(const BenchOptions& o) {
     else if (a == "--cols") prof_cols = parse_bytes(next());
     else if (a == "--elem") prof_elem = static_cast<int>(parse_bytes(next()));
     else if (a == "--transpose") transpose = true;
+    else if (a == "--pad") {
+      const std::string v = next();
+      char* end = nullptr;
+      pad = std::strtoll(v.c_str(), &end, 10);
+      if (*end != '\0' || pad < 0) throw std::invalid_argument("bench copy: --pad needs a count of elements >= 0, got '" + v + "'");
+    }
     else throw std::invalid_argument("bench copy: unknown argument '" + a + "' (see `tessera bench copy --help`)");
   }
   if (want_bank) return bank_report(o);
@@ -244,7 +257,11 @@ static int run_copy_bench(const BenchOptions& o) {
   };
   std::vector<Job> jobs;
   if (straight_section)
-    for (size_t b : sizes) jobs.push_back({b, shape_for(b, 4), false});
+    for (size_t b : sizes) {
+      Shape sh = shape_for(b, 4);
+      sh.pad = pad;
+      jobs.push_back({b, sh, false});
+    }
   if (transpose_section)
     for (size_t b : o.quick ? std::vector<size_t>{256u << 20} : std::vector<size_t>{64u << 20, 256u << 20})
       for (int e : {4, 2}) jobs.push_back({b, shape_for(b, e), true});
@@ -258,27 +275,38 @@ static int run_copy_bench(const BenchOptions& o) {
     BufferSets buf;
     for (size_t s = 0; s < sets; ++s) {
       void *a = nullptr, *b = nullptr;
-      TESSERA_BENCH_CUDA(cudaMalloc(&a, j.bytes));
-      TESSERA_BENCH_CUDA(cudaMalloc(&b, j.bytes));
-      fill_random_bytes(a, j.bytes, 1234 + s, stream);
+      TESSERA_BENCH_CUDA(cudaMalloc(&a, j.shape.alloc_bytes()));
+      TESSERA_BENCH_CUDA(cudaMalloc(&b, j.shape.alloc_bytes()));
+      fill_random_bytes(a, j.shape.alloc_bytes(), 1234 + s, stream);
       buf.src.push_back(a);
       buf.dst.push_back(b);
     }
     const int repeats = o.repeats ? o.repeats : std::max(10, std::min(200, static_cast<int>((size_t(2) << 30) / j.bytes)));
     const std::string size_label = mib(j.bytes) + " (" + std::to_string(j.shape.rows) + "x" + std::to_string(j.shape.cols) +
                                    (j.shape.e == 4 ? " fp32" : j.shape.e == 2 ? " bf16" : " 8B") +
-                                   (j.transpose ? ", row->col" : "") + (l2_resident ? ", L2-resident" : "") + ")";
-    // Reference: cudaMemcpy D2D of the same bytes on the same buffers.
+                                   (j.transpose ? ", row->col" : "") +
+                                   (j.shape.pad ? ", ld +" + std::to_string(j.shape.pad) : "") +
+                                   (l2_resident ? ", L2-resident" : "") + ")";
+    // Reference: cudaMemcpy D2D of the same bytes on the same buffers (cudaMemcpy2D with the same pitches
+    // for padded rows).
+    const std::string ref_name = j.shape.pad ? "cudaMemcpy2D D2D" : "cudaMemcpy D2D";
     size_t rot = 0;
     const double ref_ms = bench::time_median_ms(
         [&](cudaStream_t s) {
           const size_t k = rot++ % sets;
-          TESSERA_BENCH_CUDA(cudaMemcpyAsync(buf.dst[k], buf.src[k], j.bytes, cudaMemcpyDeviceToDevice, s));
+          if (j.shape.pad) {
+            const size_t pitch = static_cast<size_t>(j.shape.ld() * j.shape.e);
+            TESSERA_BENCH_CUDA(cudaMemcpy2DAsync(buf.dst[k], pitch, buf.src[k], pitch,
+                                                 static_cast<size_t>(j.shape.cols * j.shape.e),
+                                                 static_cast<size_t>(j.shape.rows), cudaMemcpyDeviceToDevice, s));
+          } else {
+            TESSERA_BENCH_CUDA(cudaMemcpyAsync(buf.dst[k], buf.src[k], j.bytes, cudaMemcpyDeviceToDevice, s));
+          }
         },
         stream, 3, repeats);
     const double ref_gbps = 2.0 * j.bytes / (ref_ms * 1e-3) / 1e9;
     bench::progress(o, "copy", ++done, total, size_label + " cudaMemcpy");
-    table.push_back({size_label, "cudaMemcpy D2D", "", fmt(ref_ms * 1e3, 1), fmt(ref_gbps, 1), "100.0"});
+    table.push_back({size_label, ref_name, "", fmt(ref_ms * 1e3, 1), fmt(ref_gbps, 1), "100.0"});
 
     std::vector<Config> todo;
     if (j.transpose) {
@@ -299,7 +327,7 @@ static int run_copy_bench(const BenchOptions& o) {
       }
       // Verify: destination poisoned, one run, every element compared.
       for (size_t s = 0; s < sets; ++s) {
-        TESSERA_BENCH_CUDA(cudaMemsetAsync(buf.dst[s], 0xA5, j.bytes, stream));
+        TESSERA_BENCH_CUDA(cudaMemsetAsync(buf.dst[s], 0xA5, j.shape.alloc_bytes(), stream));
         plans[s].run(stream);
         const int64_t bad = count_copy_mismatches(problem(buf.src[s], buf.dst[s], j.shape, j.transpose), stream);
         if (bad) {
@@ -314,8 +342,8 @@ static int run_copy_bench(const BenchOptions& o) {
       const double ratio = gbps / ref_gbps;
       if (!j.transpose && j.bytes >= (256u << 20)) best_ratio_256 = std::max(best_ratio_256, ratio);
       table.push_back({size_label, c.label, plans[0].description(), fmt(ms * 1e3, 1), fmt(gbps, 1), fmt(100 * ratio, 1)});
-      std::printf("  %s | %s | %.1f us | %.1f GB/s | %.1f%% of cudaMemcpy\n", size_label.c_str(), c.label.c_str(), ms * 1e3,
-                  gbps, 100 * ratio);
+      std::printf("  %s | %s | %.1f us | %.1f GB/s | %.1f%% of %s\n", size_label.c_str(), c.label.c_str(), ms * 1e3,
+                  gbps, 100 * ratio, ref_name.c_str());
       std::fflush(stdout);  // results survive an interrupted run
       bench::Record r;
       r.kernel = j.transpose ? "copy_2d transposing" : "copy_2d";
@@ -323,7 +351,7 @@ static int run_copy_bench(const BenchOptions& o) {
       r.size = size_label;
       r.figure = gbps;
       r.unit = "GB/s";
-      r.reference = "cudaMemcpy D2D";
+      r.reference = ref_name;
       r.reference_figure = ref_gbps;
       r.ratio = ratio;
       r.note = "bytes read + written; median of " + std::to_string(repeats) + " runs; " +
@@ -334,7 +362,8 @@ static int run_copy_bench(const BenchOptions& o) {
   std::printf("\n");
   bench::print_table(stdout, {"size", "variant", "configuration", "time us", "GB/s", "% memcpy"}, table);
   if (best_ratio_256 > 0)
-    std::printf("\nbest straight variant at >= 256 MiB: %.1f%% of cudaMemcpy D2D (target 97%%)\n", 100 * best_ratio_256);
+    std::printf("\nbest straight variant at >= 256 MiB: %.1f%% of %s (target 97%%)\n", 100 * best_ratio_256,
+                pad ? "cudaMemcpy2D D2D" : "cudaMemcpy D2D");
   cudaStreamDestroy(stream);
   if (!o.json_path.empty()) {
     std::string cmd = "tessera bench copy";

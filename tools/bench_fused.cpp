@@ -241,7 +241,15 @@ int run_fused(const BenchOptions& o) {
   const bool quick = o.quick;
   std::string only;  // --case SUBSTR: run only the cases whose kernel name contains SUBSTR
   for (size_t i = 0; i < o.args.size(); ++i) {
-    if (o.args[i] == "--case" && i + 1 < o.args.size()) {
+    if (o.args[i] == "--help" || o.args[i] == "-h") {
+      std::printf(
+          "usage: tessera bench fused [--json FILE] [--quick] [--repeats N] [--case SUBSTR]\n\n"
+          "Row L2 norm, RMSNorm and fused elementwise chains against cudaMemcpy D2D (the bandwidth ceiling)\n"
+          "and against the same chain run one kernel per operation; same process, L2 flushed.\n"
+          "  --case SUBSTR   run only the cases whose kernel name contains SUBSTR\n"
+          "example: tessera bench fused --case l2_norm --json bench/results/fused.json\n");
+      return 0;
+    } else if (o.args[i] == "--case" && i + 1 < o.args.size()) {
       only = o.args[++i];
     } else {
       std::fprintf(stderr, "bench fused: unknown argument '%s' (suite arguments: --case SUBSTR)\n", o.args[i].c_str());

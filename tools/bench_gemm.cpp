@@ -196,7 +196,16 @@ int run_gemm_bench(const BenchOptions& o) {
   std::string which = "all";
   bool kernels_only = false;
   for (size_t i = 0; i < o.args.size(); ++i) {
-    if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
+    if (o.args[i] == "--help" || o.args[i] == "-h") {
+      std::printf(
+          "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
+          "                          [--kernels]\n\n"
+          "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
+          "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
+          "with their registers and shared memory and stops.\n"
+          "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
+      return 0;
+    } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
     else {
       std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels)\n",

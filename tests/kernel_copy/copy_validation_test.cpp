@@ -6,6 +6,7 @@
 #include <string>     // std::string
 
 #include "tessera/host/copy.hpp"
+#include "tessera/kernel/copy/launch.hpp"  // persistent_grid
 
 namespace {
 
@@ -142,6 +143,24 @@ TEST(CopyValidation, PipelineArguments) {
     EXPECT_NE(std::string(e.what()).find("x must be 16-byte aligned"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(tessera::stream_transform(nullptr, nullptr, 0, 1, run));  // nothing to do
+}
+
+}  // namespace
+
+namespace {
+
+// The copy kernels index tiles with 32 bits: the launch helper every copy variant sizes its grid with
+// refuses more than 2^31-1 tiles by name, before it touches the device.
+TEST(CopyValidation, TooManyTiles) {
+  const int64_t too_many = int64_t{1} << 31;
+  try {
+    (void)tessera::kernel::persistent_grid(nullptr, 256, 0, too_many, -1);
+    FAIL() << "accepted 2^31 tiles";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 2147483648 tiles; the copy kernels index tiles with 32 bits"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

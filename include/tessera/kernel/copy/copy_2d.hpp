@@ -66,7 +66,9 @@ struct CtaTiles {
       end = begin + p.chunk < p.n ? begin + p.chunk : p.n;
       count = end > begin ? (end - begin + kTileN - 1) / kTileN : 0;
     } else {
-      count = p.num_tiles > blockIdx.x ? (p.num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+      // 32-bit arithmetic: the host refuses problems of more than 2^31-1 tiles (persistent_grid).
+      const uint32_t tiles = static_cast<uint32_t>(p.num_tiles);
+      count = tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0u;
     }
   }
   // Origin of the CTA's k-th tile and the valid extent from it.
@@ -76,9 +78,10 @@ struct CtaTiles {
       n0 = begin + k * kTileN;
       residue = Residue{p.m, end - n0};
     } else {
-      const Int t = blockIdx.x + k * gridDim.x;
-      m0 = (t / p.tiles_n) * kTileM;
-      n0 = (t % p.tiles_n) * kTileN;
+      const uint32_t t = blockIdx.x + static_cast<uint32_t>(k) * gridDim.x;
+      const uint32_t tiles_n = static_cast<uint32_t>(p.tiles_n);
+      m0 = Int(t / tiles_n) * kTileM;
+      n0 = Int(t % tiles_n) * kTileN;
       residue = Residue{p.m - m0, p.n - n0};
     }
   }
@@ -148,6 +151,7 @@ struct VectorCopyConfig {
   using StoreOp = std::conditional_t<kHints && kVec >= 4, GlobalStoreStreaming<8 * kVec>, UniversalCopy<8 * kVec>>;
   using G2R = TiledCopy<LoadOp, uint8_t, kThr, kVal>;
   using R2G = TiledCopy<StoreOp, uint8_t, kThr, kVal>;
+  using Edge = TiledCopy<UniversalCopy<8 * kVec>, uint8_t, kThr, kVal>;  // memory -> memory at the edges
   static constexpr int kRepM = kRows1 ? 1 : kUnroll;
   static constexpr int kRepN = kRows1 ? kUnroll : 1;
   static constexpr int kTileM = kRepM * G2R::kTileM;
@@ -165,9 +169,16 @@ __global__ void __launch_bounds__(256) copy_vector_kernel(Copy2dArgs<uint8_t> p)
     tiles.tile(p, k, m0, n0, residue);
     auto tSgS = thr.partition_S(RowMajorView<const uint8_t>{p.src, p.lds}.tile(m0, n0));  // (TILE_M,TILE_N)
     auto tDgD = thr.partition_D(RowMajorView<uint8_t>{p.dst, p.ldd}.tile(m0, n0));        // (TILE_M,TILE_N)
-    Fragment<uint8_t, Cfg::kRepM * Cfg::kRepN * Cfg::G2R::kValues> rD;
-    copy<Cfg::kRepM, Cfg::kRepN>(typename Cfg::G2R{}, tSgS, rD, residue);
-    copy<Cfg::kRepM, Cfg::kRepN>(typename Cfg::R2G{}, rD, tDgD, residue);
+    if (residue.m >= Cfg::kTileM && residue.n >= Cfg::kTileN) {
+      Fragment<uint8_t, Cfg::kRepM * Cfg::kRepN * Cfg::G2R::kValues> rD;
+      copy<Cfg::kRepM, Cfg::kRepN>(typename Cfg::G2R{}, tSgS, rD, Residue{Cfg::kTileM, Cfg::kTileN});
+      copy<Cfg::kRepM, Cfg::kRepN>(typename Cfg::R2G{}, rD, tDgD, Residue{Cfg::kTileM, Cfg::kTileN});
+    } else {
+      // Edge tile: memory to memory, whole vectors where they fit, a run-time loop of bytes elsewhere.
+      // Going through a fragment here would unroll every byte of every vector into its own register
+      // (178 registers for 16-byte vectors x 4 rows, 255 for x 8) and cap the occupancy of every tile.
+      copy<Cfg::kRepM, Cfg::kRepN>(typename Cfg::Edge{}, tSgS, tDgD, residue);
+    }
   }
 }
 
