@@ -4,8 +4,8 @@
 //
 //     thr layout  (TM,TN) -> thread index        e.g. (16,16):(16,1)  row-major threads
 //     val layout  (VM,VN) -> value index          e.g. (1,4):(0,1)      4 values along n per thread
-//     layout_mn = raked_product(thr, val)         (TM*VM, TN*VN) tile coordinate -> thread + kThreads*value
-//     layout_tv = right_inverse(layout_mn) o (kThreads, kValues)
+//     TV layout   make_tv_copy(vector atom, thr, val) (tensor/tv_layout.hpp):
+//                 raked_product, right_inverse, composition
 //                                                 (thread, value) -> 1-D tile coordinate (m fastest)
 //
 // Every one of these is computed by the layout algebra at compile time.  For the device code the TV
@@ -25,7 +25,8 @@
 #include <utility>      // std::index_sequence
 
 #include "tessera/atom/copy_atom.hpp"  // CopyAtom
-#include "tessera/layout.hpp"          // Layout, raked_product, right_inverse, composition, static_layout
+#include "tessera/layout.hpp"          // Layout, static_layout
+#include "tessera/tensor/tv_layout.hpp"  // TVCopy, make_tv_copy, copy_atom_vector
 
 namespace tessera {
 
@@ -179,13 +180,13 @@ struct TiledCopy {
   static constexpr Layout kValLayout = kVal;
   static constexpr int kThreads = static_cast<int>(size(kThr));
   static constexpr int kValues = static_cast<int>(size(kVal));  // values per thread per tile
-  static constexpr Layout kLayoutMN = raked_product(kThr, kVal);   // (TILE_M,TILE_N) -> thr + kThreads*val
-  static constexpr int kTileM = static_cast<int>(size(mode(kLayoutMN, 0)));
-  static constexpr int kTileN = static_cast<int>(size(mode(kLayoutMN, 1)));
-  static constexpr Layout kLayoutTV =                            // (THR,VAL) -> m + kTileM*n
-      composition(right_inverse(kLayoutMN), make_layout(make_tuple(Int(kThreads), Int(kValues))));
-
   static_assert(rank(kThr) == 2 && rank(kVal) == 2, "TiledCopy: thread and value layouts must be rank 2, (M,N)");
+  // The TV construction is the tensor layer's (make_tv_copy): one definition for kernels and tools.
+  static constexpr TVCopy kTVCopy = make_tv_copy(copy_atom_vector(Atom::kValues), kThr, kVal);
+  static constexpr int kTileM = static_cast<int>(size(kTVCopy.tiler.elem[0]));
+  static constexpr int kTileN = static_cast<int>(size(kTVCopy.tiler.elem[1]));
+  static constexpr Layout kLayoutTV = kTVCopy.tv;  // (THR,VAL) -> m + kTileM*n
+
   static_assert(detail::tv_bijective<kLayoutTV, kTileM, kTileN, kThreads, kValues>(),
                 "TiledCopy: the TV layout must cover every tile element exactly once "
                 "(thread and value layouts must be injective and compact)");
