@@ -45,7 +45,8 @@ std::string transpose_launch_t(const NormalCopy& p, const CopyTuning& t, Launche
     return "cp.async moves 4, 8 or 16 bytes: the source and its column pitch (ld_src*elem_bytes) must be multiples "
            "of 4 bytes (here: " +
            std::to_string(vsrc) + ")";
-  const bool word = kE >= 4 || pow2_alignment({dst, static_cast<uint64_t>(p.ldd) * kE}) >= 4;
+  // 1- and 2-byte elements are stored as 8-byte words of consecutive columns (SmemCopyConfig::kWord).
+  const bool word = kE >= 4 || pow2_alignment({dst, static_cast<uint64_t>(p.ldd) * kE}) >= 8;
   if constexpr (kE == 8) {
     if (vsrc >= 16) return transpose_launch<T, 16, kSwizzled, true>(p, t, launch, description);
     return transpose_launch<T, 8, kSwizzled, true>(p, t, launch, description);

@@ -61,7 +61,8 @@ bool Report::write_json(const std::string& path, const std::string& command_line
   char date[64];
   std::time_t t = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  std::string commit = run_cmd("git rev-parse --short HEAD 2>/dev/null");
+  // "-dirty" when the working tree differs from that commit (a run of uncommitted code says so).
+  std::string commit = run_cmd("git describe --always --dirty --abbrev=7 2>/dev/null");
   if (commit.empty() && std::getenv("TESSERA_GIT_COMMIT")) commit = std::getenv("TESSERA_GIT_COMMIT");
   std::fprintf(f, "{\n  \"suite\": \"%s\",\n  \"date\": \"%s\",\n  \"command\": \"%s\",\n  \"git_commit\": \"%s\",\n",
                json_escape(suite_).c_str(), date, json_escape(command_line).c_str(), json_escape(commit).c_str());

@@ -192,11 +192,11 @@ __global__ void __launch_bounds__(256) copy_vector_kernel(Copy2dArgs<uint8_t> p)
 //    Transposing (T = element type): the tile is (kTileM, kTileN) = (128/sizeof(T), 64) in destination
 //      coordinates, stored column-major in shared memory (each column is 128 bytes, contiguous along m
 //      like the source).  The read-out walks rows (n), the destination's contiguous direction: lanes
-//      are arranged (16/sizeof(T) along m) x (rest along n), each lane holding a 4-byte word of
-//      consecutive n (one value for 8-byte types).  Unswizzled, the lanes of a warp hit few banks
-//      (column stride 128 B = 32 banks); Swizzle<3, log2(16/sizeof(T)), 3> XORs the 16-byte chunk index
-//      inside a column with the column index mod 8 and removes the conflicts.  docs/COPY.md has the
-//      predicted and measured bank conflicts.
+//      are arranged (16/sizeof(T) along m) x (rest along n), each lane holding a word of W consecutive
+//      n: 8 bytes for 1- and 2-byte types, one value for 4- and 8-byte types.  Unswizzled, the lanes of
+//      a warp hit few banks (column stride 128 B = 32 banks); Swizzle<3, log2(16/sizeof(T)), 3+log2(W)>
+//      XORs the 16-byte chunk index inside a column with (column / W) mod 8 and removes the conflicts.
+//      docs/COPY.md has the predicted and measured bank conflicts.
 // =====================================================================================================
 template <class T, bool kTransposed, int kVec, bool kRows1>
 struct SmemCopyConfig;
@@ -238,10 +238,12 @@ struct SmemCopyConfig<T, true, kVec, false> {
   static constexpr int kRepM = 1;
   static constexpr int kRepN = kTileN / G2S::kTileN;
   // shared -> registers -> global: lanes (kLaneM along m) x (kLaneN along n), 8 warps along m;
-  // each lane holds kWord consecutive values along n.
+  // each lane holds kWord consecutive values along n: 8 bytes for 1- and 2-byte elements, so that a
+  // warp's store covers 32 bytes of each of its rows (whole sectors; 2-byte elements with 4-byte words
+  // wrote half sectors and ran at 57-61% of cudaMemcpy).
   static constexpr int kLaneM = 16 / kE;
   static constexpr int kLaneN = 32 / kLaneM;
-  static constexpr int kWord = kE < 4 ? 4 / kE : 1;
+  static constexpr int kWord = kE < 4 ? 8 / kE : 1;
   static constexpr Layout kReadThr = make_layout(make_tuple(make_tuple(Int(kLaneM), Int(8)), Int(kLaneN)),
                                                  make_tuple(make_tuple(Int(1), Int(32)), Int(kLaneM)));
   static constexpr Layout kReadVal = detail::row_major_layout<1, kWord>();
@@ -253,7 +255,9 @@ struct SmemCopyConfig<T, true, kVec, false> {
   static_assert(kReadRepM * S2R::kTileM == kTileM && kReadRepN * S2R::kTileN == kTileN,
                 "SmemCopyConfig: the read-out tiled copy must tile the shared tile exactly");
   static constexpr Layout kSmem = detail::col_major_layout<kTileM, kTileN>();  // (TILE_M,TILE_N) column-major
-  static constexpr Swizzle kSwizzle{3, log2_exact(16 / kE), 3};
+  // The 16-byte chunk index inside a column is XORed with (column / kWord) mod 8: the kLaneN lanes of
+  // one read-out instruction sit kWord columns apart, so they land in distinct chunks (conflict-free).
+  static constexpr Swizzle kSwizzle{3, log2_exact(16 / kE), 3 + log2_exact(kWord)};
   static constexpr int kTileBytes = kTileM * kTileN * kE;
 };
 
