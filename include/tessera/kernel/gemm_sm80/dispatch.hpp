@@ -1,5 +1,5 @@
 // include/tessera/kernel/gemm_sm80/dispatch.hpp -- the compiled GEMM kernels as data: the host API
-// (src/gemm.cu) asks the instantiation units (src/gemm_sm80_*.cu, src/gemm_simt_f32.cu) for a kernel by
+// (src/gemm_plan.cu, src/gemm.cu) asks the instantiation units (src/gemm_sm80_*.cu, src/gemm_simt_f32.cu) for a kernel by
 // (element, tile, operand majorness) and launches it through cudaLaunchKernel.  Host-only header.
 #pragma once
 

@@ -1,0 +1,81 @@
+// src/gemm_internal.hpp -- what the units of tessera::gemm share (not installed, not a user header).
+//
+//   gemm_validate.cu  1. validate   every argument, before anything touches the GPU
+//   gemm_plan.cu      2. normalise  to the problem the kernels compute (operand majorness; some shapes
+//                                   are computed transposed, D^T = B^T A^T)
+//                     3. plan       tile and split-K from a cost model over the kernels built for it
+//   gemm.cu           4. launch     cudaLaunchKernel of the chosen instantiation
+#pragma once
+
+#include <cstdint>  // int64_t, uintptr_t
+#include <string>   // std::string
+
+#include "tessera/host/gemm.hpp"                  // the API
+#include "tessera/kernel/gemm_sm80/config.hpp"    // Params, epilogue::Params
+#include "tessera/kernel/gemm_sm80/dispatch.hpp"  // KernelInfo, TileId, Combo
+
+namespace tessera::gemm_detail {
+
+using gemm_sm80::Combo;
+using gemm_sm80::KernelInfo;
+using gemm_sm80::TileId;
+
+constexpr int64_t kIntMax = 2147483647;
+
+// printf-style formatting into a std::string (messages are short).
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+
+inline GemmStatus fail(GemmError code, const std::string& msg) { return GemmStatus{code, "tessera::gemm: " + msg}; }
+inline GemmStatus invalid(const std::string& msg) { return fail(GemmError::invalid_argument, msg); }
+
+inline bool is_row_major(MatrixOrder o) { return o == MatrixOrder::row_major; }
+// Leading dimension in effect (0 = packed) for a rows x cols matrix.
+inline int64_t effective_ld(int64_t ld, MatrixOrder o, int64_t rows, int64_t cols) {
+  return ld != 0 ? ld : (is_row_major(o) ? cols : rows);
+}
+inline bool vec16(const void* p, int64_t ld, int bytes) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && (ld * bytes) % 16 == 0;
+}
+
+GemmMath resolve_math(const GemmArgs& a);
+bool tile_supports(GemmTile t, GemmMath m);
+const char* math_name(GemmMath m);
+const char* gemm_tile_name(GemmTile t);
+TileId to_tile_id(GemmTile t);
+GemmTile to_gemm_tile(TileId t);
+
+// The normalised problem.
+struct Operand {
+  const void* data = nullptr;
+  int64_t ld = 0;
+  bool k_major = true;
+};
+
+struct Problem {
+  GemmMath math = GemmMath::tensor_core;
+  Dtype in = Dtype::bf16;
+  int64_t m = 0, n = 0, k = 0;
+  Operand a, b;
+  bool transposed = false;
+  epilogue::Params ep;
+};
+
+// The plan: kernel, tile, split-K and the grid it implies.
+struct Choice {
+  KernelInfo kernel;
+  TileId tile = TileId::t128x256;
+  int splits = 1;
+  int64_t tiles = 0;
+  int tiles_m = 0, tiles_n = 0;
+  int occupancy = 0;
+  double cost = 0;
+  size_t workspace = 0;
+};
+
+// Workspace layout: [tiles counters (int), padded to 256 bytes][tiles * splits partial tiles (fp32)].
+inline size_t counters_bytes(int64_t tiles) { return static_cast<size_t>((tiles * 4 + 255) / 256 * 256); }
+
+// Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
+GemmStatus plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice);
+
+}  // namespace tessera::gemm_detail

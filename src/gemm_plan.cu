@@ -1,0 +1,348 @@
+// src/gemm_plan.cu -- tessera::gemm planning: the problem the kernels compute (normalise) and the
+// tile + split-K choice from a cost model over the kernels built for it:
+//   normalise  operand majorness (A: K- or M-major, B: K- or N-major); the (M-major A, K-major B) case
+//              and decode-shaped problems with n <= 16 are computed transposed, D^T = B^T A^T (rows <->
+//              columns of C, D, residual and bias)
+//   choose     waves of blocks at the kernel's occupancy vs. bytes over memory bandwidth, with the ratio
+//              of tensor-core rate to bandwidth derived from the device's clocks, SM count and bus
+#include <cuda_runtime.h>  // device queries, occupancy
+
+#include <algorithm>  // std::max, std::min
+#include <cinttypes>  // PRId64
+#include <cmath>      // std::ceil
+#include <cstdio>     // std::snprintf
+#include <map>        // std::map
+#include <mutex>      // std::mutex
+#include <utility>    // std::pair, std::swap
+
+#include "gemm_internal.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace gemm_detail;
+
+// ---------------------------------------------------------------------------------------------------
+// device facts (cached per device) and kernel occupancy (cached per device and kernel)
+// ---------------------------------------------------------------------------------------------------
+struct DeviceFacts {
+  int sms = 0;
+  int cc = 0;                // major * 10 + minor
+  int max_smem_optin = 0;    // bytes per block
+  double mac_per_byte = 80;  // tensor-core MAC rate / DRAM bytes per second (both estimated from the device)
+  double sm_macs_per_us = 1024.0 * 1500.0;  // tensor-core MACs of one SM in a microsecond
+};
+
+std::mutex g_mutex;
+std::map<int, DeviceFacts> g_devices;
+std::map<std::pair<int, const void*>, int> g_occupancy;  // (device, kernel) -> blocks per SM (0: cannot run)
+
+GemmStatus device_facts(DeviceFacts* out, int* device_out) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaGetDevice failed: %s", cudaGetErrorString(e)));
+  *device_out = dev;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_devices.find(dev);
+  if (it != g_devices.end()) {
+    *out = it->second;
+    return {};
+  }
+  DeviceFacts f;
+  int major = 0, minor = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0;
+  const cudaError_t errs[] = {
+      cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, dev),
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
+      cudaDeviceGetAttribute(&f.max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+  };
+  for (cudaError_t x : errs)
+    if (x != cudaSuccess) return fail(GemmError::cuda_error, fmt("device query failed: %s", cudaGetErrorString(x)));
+  f.cc = major * 10 + minor;
+  // Clock and memory figures only tune the cost model; a missing one keeps the default ratio.
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess && clock_khz > 0 &&
+      mem_khz > 0 && bus_bits > 0) {
+    // mma.sync: 1024 16-bit MACs per SM per clock (Ampere's rate; what the sm80 path gets on Hopper too);
+    // DRAM: double data rate over the bus.
+    const double macs = 1024.0 * f.sms * clock_khz * 1e3;
+    const double bytes = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
+    f.mac_per_byte = macs / bytes;
+    f.sm_macs_per_us = 1024.0 * clock_khz / 1e3;
+  }
+  (void)cudaGetLastError();
+  g_devices[dev] = f;
+  *out = f;
+  return {};
+}
+
+// Blocks per SM of kernel `k` on device `dev` (0 when it cannot run there); sets its shared-memory limit.
+GemmStatus occupancy(int dev, const DeviceFacts& f, const KernelInfo& k, int* blocks) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto key = std::make_pair(dev, k.fn);
+  auto it = g_occupancy.find(key);
+  if (it != g_occupancy.end()) {
+    *blocks = it->second;
+    return {};
+  }
+  int n = 0;
+  if (k.smem_bytes <= f.max_smem_optin) {
+    cudaError_t e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.fn, k.threads, k.smem_bytes);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return fail(GemmError::cuda_error, fmt("preparing the kernel (%d threads, %d bytes of shared memory) failed: %s",
+                                             k.threads, k.smem_bytes, cudaGetErrorString(e)));
+    }
+  }
+  g_occupancy[key] = n;
+  *blocks = n;
+  return {};
+}
+
+// Steps 2: the problem the kernels compute.
+Problem normalise(const GemmArgs& g) {
+  Problem p;
+  p.math = resolve_math(g);
+  p.in = g.a.type;
+  p.m = g.m;
+  p.n = g.n;
+  p.k = g.k;
+  // A (m x k) is K-major when row-major; B (k x n) is K-major when column-major.
+  p.a = Operand{g.a.data, effective_ld(g.a.ld, g.a.order, g.m, g.k), is_row_major(g.a.order)};
+  p.b = Operand{g.b.data, effective_ld(g.b.ld, g.b.order, g.k, g.n), !is_row_major(g.b.order)};
+
+  epilogue::Params& e = p.ep;
+  e.alpha = g.alpha;
+  e.beta = g.beta;
+  e.d = g.d.data;
+  e.d_type = g.d.type;
+  e.ldd = effective_ld(g.d.ld, g.d.order, g.m, g.n);
+  e.d_row_major = is_row_major(g.d.order);
+  if (g.beta != 0.f) {
+    e.c = g.c.data;
+    e.ldc = effective_ld(g.c.ld, g.c.order, g.m, g.n);
+    e.c_row_major = is_row_major(g.c.order);
+  }
+  if (g.residual.data) {
+    e.residual = g.residual.data;
+    e.ldr = effective_ld(g.residual.ld, g.residual.order, g.m, g.n);
+    e.r_row_major = is_row_major(g.residual.order);
+  }
+  e.bias = g.bias_mode == BiasMode::none ? nullptr : g.bias;
+  e.bias_along = g.bias_mode == BiasMode::none         ? epilogue::kBiasNone
+                 : g.bias_mode == BiasMode::per_row    ? epilogue::kBiasAlongM
+                 : g.bias_mode == BiasMode::per_column ? epilogue::kBiasAlongN
+                                                       : epilogue::kBiasScalar;
+  e.bias_f32 = g.bias_type == Dtype::f32;
+  e.act = g.activation;
+  e.act_p0 = g.activation == Activation::leaky_relu ? g.leaky_relu_slope : g.clamp_lo;
+  e.act_p1 = g.clamp_hi;
+
+  if (p.math != GemmMath::fp32_exact) {
+    // (M-major A, K-major B) has no kernel of its own: transpose.  Decode-shaped problems with the small
+    // extent in n and a K-major B become decode-shaped in m (the 16 x 128 tile wants a K-major A).
+    const bool mk = !p.a.k_major && p.b.k_major;
+    const bool decode_t = p.math == GemmMath::tensor_core && g.n <= 16 && g.m > 16 && p.b.k_major;
+    if (mk || decode_t) {
+      p.transposed = true;
+      std::swap(p.m, p.n);
+      std::swap(p.a, p.b);  // A' = B^T keeps B's majorness: K stays K, N becomes M'
+      e.d_row_major = !e.d_row_major;
+      e.c_row_major = !e.c_row_major;
+      e.r_row_major = !e.r_row_major;
+      if (e.bias_along == epilogue::kBiasAlongM) e.bias_along = epilogue::kBiasAlongN;
+      else if (e.bias_along == epilogue::kBiasAlongN) e.bias_along = epilogue::kBiasAlongM;
+    }
+  }
+  e.m = static_cast<int>(p.m);
+  e.n = static_cast<int>(p.n);
+  const int ob = dtype_bytes(e.d_type);
+  e.d_vec = vec16(e.d, e.ldd, ob);
+  e.c_vec = e.c && vec16(e.c, e.ldc, ob);
+  e.r_vec = e.residual && vec16(e.residual, e.ldr, ob);
+  return p;
+}
+
+Combo combo_of(const Problem& p) {
+  if (p.a.k_major && p.b.k_major) return Combo::kk;
+  if (p.a.k_major) return Combo::k_mn;
+  return Combo::mn_mn;  // (M-major, K-major) was transposed away
+}
+
+KernelInfo kernel_for(const Problem& p, TileId t) {
+  if (p.math == GemmMath::fp32_exact) return t == TileId::simt128x128 ? gemm_sm80::kernel_simt_f32() : KernelInfo{};
+  if (t == TileId::simt128x128) return {};
+  const Combo c = combo_of(p);
+  if (p.math == GemmMath::tf32) return gemm_sm80::kernel_tf32(t, c);
+  return p.in == Dtype::bf16 ? gemm_sm80::kernel_bf16(t, c) : gemm_sm80::kernel_f16(t, c);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
+  if (splits <= 1) return 0;
+  return counters_bytes(tiles) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
+}
+
+// Relative efficiency of each tensor-core tile (fraction of the mma.sync rate a full wave reaches).
+double tile_efficiency(TileId t) {
+  switch (t) {
+    case TileId::t128x256: return 1.0;
+    case TileId::t128x128: return 0.9;
+    case TileId::t64x64: return 0.65;
+    case TileId::t16x128: return 0.5;
+    case TileId::simt128x128: return 1.0;
+  }
+  return 0.5;
+}
+
+// Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.
+double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, TileId t, int occ, int64_t tiles,
+                 int splits, int per_split) {
+  const double slots = static_cast<double>(f.sms) * occ;
+  const double blocks = static_cast<double>(tiles) * splits;
+  const double waves = std::ceil(blocks / slots);
+  const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
+  // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth
+  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
+  const double t_compute = waves * block_macs * occ / tile_efficiency(t) * rate_scale;
+  const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
+  const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
+  // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
+  const double busy = blocks / (waves * slots);
+  const double t_mem = bytes * f.mac_per_byte / f.sms / busy;
+  // Split-K: the partial tiles are written and read after the main loop (not overlapped with it), and
+  // the counter reset plus the fix-up's serial tail cost about 2 us.
+  const double partial_bytes = splits > 1 ? blocks * k.block_m * k.block_n * 4.0 * 2.0 : 0.0;
+  const double t_fix = partial_bytes * f.mac_per_byte / f.sms / busy + (splits > 1 ? 2.0 * f.sm_macs_per_us : 0.0);
+  return std::max(t_compute, t_mem) + t_fix;
+}
+
+// Step 3.  `workspace_limit`: bytes available for split-K (SIZE_MAX: unlimited, for the size query).
+GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, Choice* out) {
+  DeviceFacts f;
+  int dev = 0;
+  GemmStatus st = device_facts(&f, &dev);
+  if (!st) return st;
+  if (f.cc < 80)
+    return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
+                                            dev, f.cc / 10, f.cc % 10));
+  TileId tiles_all[] = {TileId::t128x256, TileId::t128x128, TileId::t64x64, TileId::t16x128, TileId::simt128x128};
+  bool have = false;
+  Choice best;
+  std::string too_many_splits;
+  for (TileId t : tiles_all) {
+    if (g.tile != GemmTile::automatic && to_tile_id(g.tile) != t) continue;
+    const KernelInfo k = kernel_for(p, t);
+    if (!k.fn) continue;
+    // The decode tile only for m <= 16 (unless forced); larger tiles not for m <= 16 when it exists.
+    if (g.tile == GemmTile::automatic) {
+      if (t == TileId::t16x128 && p.m > 16) continue;
+      if (t != TileId::t16x128 && p.m <= 16 && kernel_for(p, TileId::t16x128).fn) continue;
+    }
+    int occ = 0;
+    st = occupancy(dev, f, k, &occ);
+    if (!st) return st;
+    if (occ == 0) continue;
+    const int64_t tm = ceil_div(p.m, k.block_m), tn = ceil_div(p.n, k.block_n), tiles = tm * tn;
+    if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
+    const int64_t k_tiles = ceil_div(p.k, k.block_k);
+    int s_lo = 1, s_hi = 1;
+    if (g.split_k > 0) {
+      s_lo = s_hi = g.split_k;
+    } else if (tiles < static_cast<int64_t>(f.sms) * occ) {
+      // Split only when the tiles alone leave slots empty; at least 2 K tiles per split.
+      s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));
+      if (s_hi < 1) s_hi = 1;
+    }
+    if (s_lo > k_tiles) {  // a forced split needs at least one K tile per split
+      too_many_splits = fmt("argument 'split_k' is %d; K = %" PRId64 " has only %" PRId64 " K tiles of %d for the %s tile, "
+                            "so at most %" PRId64 " splits",
+                            g.split_k, g.k, k_tiles, k.block_k, gemm_sm80::tile_name(t), k_tiles);
+      continue;
+    }
+    for (int s = s_lo; s <= s_hi; ++s) {
+      const int per = static_cast<int>(ceil_div(k_tiles, s));  // longest K range
+      const int s_eff = s;
+      const size_t ws = workspace_for(tiles, s_eff, k);
+      if (s_eff > 1 && ws > workspace_limit && g.split_k == 0) continue;
+      const double cost = plan_cost(p, f, k, t, occ, tiles, s_eff, per);
+      if (!have || cost < best.cost) {
+        have = true;
+        best.kernel = k;
+        best.tile = t;
+        best.splits = s_eff;
+        best.tiles = tiles;
+        best.tiles_m = static_cast<int>(tm);
+        best.tiles_n = static_cast<int>(tn);
+        best.occupancy = occ;
+        best.cost = cost;
+        best.workspace = ws;
+      }
+    }
+  }
+  if (!have) {
+    if (!too_many_splits.empty()) return invalid(too_many_splits);
+    if (g.tile != GemmTile::automatic)
+      return fail(GemmError::unsupported,
+                  fmt("tile %s is not built for this problem (math %s, %s operands, A %s-major, B %s-major after "
+                      "normalisation%s) or cannot run on this device",
+                      gemm_tile_name(g.tile), math_name(p.math), dtype_name(p.in), p.a.k_major ? "K" : "M",
+                      p.b.k_major ? "K" : "N", p.transposed ? ", transposed" : ""));
+    return fail(GemmError::unsupported, "no GEMM kernel can run this problem on this device");
+  }
+  *out = best;
+  return {};
+}
+
+void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
+  plan->tile = to_gemm_tile(c.tile);
+  plan->math = p.math;
+  plan->split_k = c.splits;
+  plan->transposed = p.transposed;
+  plan->grid_tiles = c.tiles;
+  plan->blocks_per_sm = c.occupancy;
+  plan->threads = c.kernel.threads;
+  plan->smem_bytes = c.kernel.smem_bytes;
+  plan->workspace_bytes = c.workspace;
+}
+
+}  // namespace
+
+GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice) {
+  GemmStatus st = gemm_validate(g);
+  if (!st) return st;
+  *prob = normalise(g);
+  return choose(g, *prob, ws_limit, choice);
+}
+
+std::string GemmPlan::str() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s %s split %d%s, %" PRId64 " tiles, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
+                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc",
+                math == GemmMath::tf32 ? (tile == GemmTile::t128x128 ? "128x128x32" : "64x64x32") : gemm_tile_name(tile),
+                split_k, transposed ? " (transposed)" : "", grid_tiles, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
+                threads, smem_bytes, workspace_bytes);
+  return buf;
+}
+
+GemmStatus gemm_plan(const GemmArgs& g, GemmPlan* plan) {
+  if (!plan) return invalid("argument 'plan' is null");
+  Problem p;
+  Choice c;
+  GemmStatus st = plan_impl(g, g.workspace ? g.workspace_bytes : 0, &p, &c);
+  if (!st) return st;
+  fill_plan(p, c, plan);
+  return {};
+}
+
+size_t gemm_workspace_size(const GemmArgs& g) {
+  Problem p;
+  Choice c;
+  if (!plan_impl(g, SIZE_MAX, &p, &c)) return 0;
+  return c.workspace;
+}
+
+}  // namespace tessera

@@ -1,0 +1,258 @@
+// src/gemm_validate.cu -- tessera::gemm_validate: every argument checked before anything touches the
+// GPU; each message names the argument and what was expected.
+#include <cinttypes>  // PRId64
+#include <cmath>      // std::isfinite, std::isnan
+#include <cstdarg>    // va_list
+#include <cstdio>     // std::vsnprintf
+#include <utility>    // std::pair
+
+#include "gemm_internal.hpp"
+
+namespace tessera {
+namespace gemm_detail {
+
+std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+GemmMath resolve_math(const GemmArgs& a) {
+  if (a.math != GemmMath::automatic) return a.math;
+  return a.a.type == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core;
+}
+
+bool tile_supports(GemmTile t, GemmMath m) {
+  switch (t) {
+    case GemmTile::automatic: return true;
+    case GemmTile::t128x256: return m == GemmMath::tensor_core;
+    case GemmTile::t128x128: return m == GemmMath::tensor_core || m == GemmMath::tf32;
+    case GemmTile::t64x64: return m == GemmMath::tensor_core || m == GemmMath::tf32;
+    case GemmTile::t16x128: return m == GemmMath::tensor_core;
+    case GemmTile::simt128x128: return m == GemmMath::fp32_exact;
+  }
+  return false;
+}
+
+const char* math_name(GemmMath m) {
+  switch (m) {
+    case GemmMath::automatic: return "automatic";
+    case GemmMath::tensor_core: return "tensor_core";
+    case GemmMath::tf32: return "tf32";
+    case GemmMath::fp32_exact: return "fp32_exact";
+  }
+  return "?";
+}
+
+const char* gemm_tile_name(GemmTile t) {
+  switch (t) {
+    case GemmTile::automatic: return "automatic";
+    case GemmTile::t128x256: return "128x256x64";
+    case GemmTile::t128x128: return "128x128x64";
+    case GemmTile::t64x64: return "64x64x64";
+    case GemmTile::t16x128: return "16x128x64";
+    case GemmTile::simt128x128: return "simt128x128x8";
+  }
+  return "?";
+}
+
+TileId to_tile_id(GemmTile t) {
+  switch (t) {
+    case GemmTile::t128x256: return TileId::t128x256;
+    case GemmTile::t128x128: return TileId::t128x128;
+    case GemmTile::t64x64: return TileId::t64x64;
+    case GemmTile::t16x128: return TileId::t16x128;
+    default: return TileId::simt128x128;
+  }
+}
+GemmTile to_gemm_tile(TileId t) {
+  switch (t) {
+    case TileId::t128x256: return GemmTile::t128x256;
+    case TileId::t128x128: return GemmTile::t128x128;
+    case TileId::t64x64: return GemmTile::t64x64;
+    case TileId::t16x128: return GemmTile::t16x128;
+    case TileId::simt128x128: return GemmTile::simt128x128;
+  }
+  return GemmTile::automatic;
+}
+
+}  // namespace gemm_detail
+
+namespace {
+
+using namespace gemm_detail;
+
+const char* order_name(MatrixOrder o) { return o == MatrixOrder::row_major ? "row-major" : "column-major"; }
+bool valid_dtype(Dtype t) { return t == Dtype::bf16 || t == Dtype::f16 || t == Dtype::f32; }
+bool valid_order(MatrixOrder o) { return o == MatrixOrder::row_major || o == MatrixOrder::col_major; }
+
+// Checks one matrix: pointer, type, order, ld, alignment.  `name` e.g. "a".
+GemmStatus check_matrix(const char* name, const void* data, Dtype type, MatrixOrder order, int64_t ld, int64_t rows,
+                        int64_t cols) {
+  if (!data) return invalid(fmt("argument '%s.data' is null; expected a device pointer to a %" PRId64 " x %" PRId64 " matrix", name, rows, cols));
+  if (!valid_dtype(type)) return invalid(fmt("argument '%s.type' is %d; expected Dtype::bf16, f16 or f32", name, static_cast<int>(type)));
+  if (!valid_order(order)) return invalid(fmt("argument '%s.order' is %d; expected row_major or col_major", name, static_cast<int>(order)));
+  if (ld < 0) return invalid(fmt("argument '%s.ld' is %" PRId64 "; expected 0 (packed) or a positive leading dimension", name, ld));
+  const int64_t need = is_row_major(order) ? cols : rows;
+  const int64_t eff = effective_ld(ld, order, rows, cols);
+  if (eff < need)
+    return invalid(fmt("argument '%s.ld' is %" PRId64 "; %s is %s %" PRId64 " x %" PRId64 ", so ld must be >= %" PRId64, name, ld,
+                       name, order_name(order), rows, cols, need));
+  const int64_t outer = is_row_major(order) ? rows : cols;
+  if (eff > 0 && outer > 1 && eff > (int64_t(1) << 62) / outer)
+    return invalid(fmt("argument '%s.ld' is %" PRId64 "; ld * %" PRId64 " overflows 64-bit indexing", name, eff, outer));
+  const int bytes = dtype_bytes(type);
+  if (reinterpret_cast<uintptr_t>(data) % bytes != 0)
+    return invalid(fmt("argument '%s.data' (%p) is not aligned to its element size (%d bytes for %s)", name, data, bytes,
+                       dtype_name(type)));
+  return {};
+}
+
+// Byte range [first, last) that a matrix's elements can touch.
+std::pair<uintptr_t, uintptr_t> byte_range(const void* data, Dtype t, MatrixOrder o, int64_t ld, int64_t rows, int64_t cols) {
+  const int64_t outer = is_row_major(o) ? rows : cols, inner = is_row_major(o) ? cols : rows;
+  const int64_t eff = effective_ld(ld, o, rows, cols);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(data);
+  return {first, first + static_cast<uintptr_t>(((outer - 1) * eff + inner) * dtype_bytes(t))};
+}
+bool ranges_overlap(std::pair<uintptr_t, uintptr_t> a, std::pair<uintptr_t, uintptr_t> b) {
+  return a.first < b.second && b.first < a.second;
+}
+
+}  // namespace
+
+using namespace gemm_detail;
+
+GemmStatus gemm_validate(const GemmArgs& g) {
+  const char* dims[] = {"m", "n", "k"};
+  const int64_t vals[] = {g.m, g.n, g.k};
+  for (int i = 0; i < 3; ++i) {
+    if (vals[i] < 1) return invalid(fmt("argument '%s' is %" PRId64 "; expected %s >= 1", dims[i], vals[i], dims[i]));
+    if (vals[i] > kIntMax)
+      return invalid(fmt("argument '%s' is %" PRId64 "; expected %s <= 2147483647", dims[i], vals[i], dims[i]));
+  }
+  GemmStatus st = check_matrix("a", g.a.data, g.a.type, g.a.order, g.a.ld, g.m, g.k);
+  if (!st) return st;
+  st = check_matrix("b", g.b.data, g.b.type, g.b.order, g.b.ld, g.k, g.n);
+  if (!st) return st;
+  st = check_matrix("d", g.d.data, g.d.type, g.d.order, g.d.ld, g.m, g.n);
+  if (!st) return st;
+  if (g.a.type != g.b.type)
+    return invalid(fmt("arguments 'a.type' (%s) and 'b.type' (%s) differ; A and B must have the same type",
+                       dtype_name(g.a.type), dtype_name(g.b.type)));
+  switch (g.math) {
+    case GemmMath::automatic: break;
+    case GemmMath::tensor_core:
+      if (g.a.type == Dtype::f32)
+        return invalid("argument 'math' is tensor_core with f32 operands; tensor_core takes bf16 or f16 operands, use "
+                       "GemmMath::tf32 or fp32_exact for f32");
+      break;
+    case GemmMath::tf32:
+    case GemmMath::fp32_exact:
+      if (g.a.type != Dtype::f32)
+        return invalid(fmt("argument 'math' is %s with %s operands; %s takes f32 operands (use tensor_core for bf16/f16)",
+                           math_name(g.math), dtype_name(g.a.type), math_name(g.math)));
+      break;
+    default: return invalid(fmt("argument 'math' is %d; expected a GemmMath value", static_cast<int>(g.math)));
+  }
+  if (!std::isfinite(g.alpha)) return invalid(fmt("argument 'alpha' is %g; expected a finite value", g.alpha));
+  if (!std::isfinite(g.beta)) return invalid(fmt("argument 'beta' is %g; expected a finite value", g.beta));
+  if (g.beta != 0.f) {
+    st = check_matrix("c", g.c.data, g.c.type, g.c.order, g.c.ld, g.m, g.n);
+    if (!st) {
+      st.message += " (C is read because beta != 0)";
+      return st;
+    }
+    if (g.c.type != g.d.type)
+      return invalid(fmt("argument 'c.type' is %s; C must have D's type (%s)", dtype_name(g.c.type), dtype_name(g.d.type)));
+  }
+  if (g.residual.data) {
+    st = check_matrix("residual", g.residual.data, g.residual.type, g.residual.order, g.residual.ld, g.m, g.n);
+    if (!st) return st;
+    if (g.residual.type != g.d.type)
+      return invalid(fmt("argument 'residual.type' is %s; the residual must have D's type (%s)", dtype_name(g.residual.type),
+                         dtype_name(g.d.type)));
+  }
+  switch (g.bias_mode) {
+    case BiasMode::none: break;
+    case BiasMode::per_column:
+    case BiasMode::per_row:
+    case BiasMode::scalar: {
+      const int64_t need = g.bias_mode == BiasMode::per_column ? g.n : g.bias_mode == BiasMode::per_row ? g.m : 1;
+      if (!g.bias)
+        return invalid(fmt("argument 'bias' is null with bias_mode %s; expected a device pointer to %" PRId64 " values",
+                           bias_mode_name(g.bias_mode), need));
+      if (g.bias_type != Dtype::f32 && g.bias_type != g.d.type)
+        return invalid(fmt("argument 'bias_type' is %s; expected f32 or D's type (%s)", dtype_name(g.bias_type),
+                           dtype_name(g.d.type)));
+      if (g.bias_size != need)
+        return invalid(fmt("argument 'bias_size' is %" PRId64 "; a %s bias of this %" PRId64 " x %" PRId64
+                           " problem has %" PRId64 " values (%s)",
+                           g.bias_size, bias_mode_name(g.bias_mode), g.m, g.n, need,
+                           g.bias_mode == BiasMode::per_column ? "n" : g.bias_mode == BiasMode::per_row ? "m" : "one"));
+      if (reinterpret_cast<uintptr_t>(g.bias) % dtype_bytes(g.bias_type) != 0)
+        return invalid(fmt("argument 'bias' (%p) is not aligned to its element size (%d bytes)", g.bias, dtype_bytes(g.bias_type)));
+      break;
+    }
+    default: return invalid(fmt("argument 'bias_mode' is %d; expected a BiasMode value", static_cast<int>(g.bias_mode)));
+  }
+  switch (g.activation) {
+    case Activation::none:
+    case Activation::relu:
+    case Activation::gelu_tanh:
+    case Activation::gelu_erf:
+    case Activation::silu: break;
+    case Activation::leaky_relu:
+      if (!std::isfinite(g.leaky_relu_slope))
+        return invalid(fmt("argument 'leaky_relu_slope' is %g; expected a finite value", g.leaky_relu_slope));
+      break;
+    case Activation::clamp:
+      if (std::isnan(g.clamp_lo) || std::isnan(g.clamp_hi) || !(g.clamp_lo <= g.clamp_hi))
+        return invalid(fmt("arguments 'clamp_lo' (%g) and 'clamp_hi' (%g) must satisfy clamp_lo <= clamp_hi (no NaN)",
+                           g.clamp_lo, g.clamp_hi));
+      break;
+    default: return invalid(fmt("argument 'activation' is %d; expected an Activation value", static_cast<int>(g.activation)));
+  }
+  // D must not overlap the inputs (C may be D itself, with the same order and ld).
+  const auto rd = byte_range(g.d.data, g.d.type, g.d.order, g.d.ld, g.m, g.n);
+  if (ranges_overlap(rd, byte_range(g.a.data, g.a.type, g.a.order, g.a.ld, g.m, g.k)))
+    return invalid("arguments 'd' and 'a' overlap; D must not share memory with A");
+  if (ranges_overlap(rd, byte_range(g.b.data, g.b.type, g.b.order, g.b.ld, g.k, g.n)))
+    return invalid("arguments 'd' and 'b' overlap; D must not share memory with B");
+  if (g.beta != 0.f && ranges_overlap(rd, byte_range(g.c.data, g.c.type, g.c.order, g.c.ld, g.m, g.n))) {
+    const bool same = g.c.data == g.d.data && g.c.order == g.d.order &&
+                      effective_ld(g.c.ld, g.c.order, g.m, g.n) == effective_ld(g.d.ld, g.d.order, g.m, g.n);
+    if (!same)
+      return invalid("arguments 'c' and 'd' overlap without being the same matrix; C may alias D only with the same "
+                     "data pointer, order and ld");
+  }
+  if (g.residual.data &&
+      ranges_overlap(rd, byte_range(g.residual.data, g.residual.type, g.residual.order, g.residual.ld, g.m, g.n)))
+    return invalid("arguments 'residual' and 'd' overlap; the residual must not share memory with D");
+
+  const GemmMath math = resolve_math(g);
+  switch (g.tile) {
+    case GemmTile::automatic:
+    case GemmTile::t128x256:
+    case GemmTile::t128x128:
+    case GemmTile::t64x64:
+    case GemmTile::t16x128:
+    case GemmTile::simt128x128: break;
+    default: return invalid(fmt("argument 'tile' is %d; expected a GemmTile value", static_cast<int>(g.tile)));
+  }
+  if (!tile_supports(g.tile, math))
+    return invalid(fmt("argument 'tile' is %s, which does not run math %s", gemm_tile_name(g.tile), math_name(math)));
+  if (g.split_k < 0 || g.split_k > 65535)
+    return invalid(fmt("argument 'split_k' is %d; expected 0 (automatic) or 1..65535", g.split_k));
+  if (g.workspace && reinterpret_cast<uintptr_t>(g.workspace) % 16 != 0)
+    return invalid(fmt("argument 'workspace' (%p) must be 16-byte aligned", g.workspace));
+  if (!g.workspace && g.workspace_bytes != 0)
+    return invalid(fmt("argument 'workspace' is null but workspace_bytes is %zu", g.workspace_bytes));
+  return {};
+}
+
+
+}  // namespace tessera
