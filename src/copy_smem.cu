@@ -48,7 +48,9 @@ std::string smem_launch_rows(const NormalCopy& p, const ByteRows& b, const CopyT
 }
 
 template <bool kSwizzled>
-std::string smem_launch_straight(const NormalCopy& p, const CopyTuning& t, Launcher* launch, std::string* description) {
+std::string smem_launch_straight(const NormalCopy& p, const CopyTuning& tuning, Launcher* launch,
+                                 std::string* description) {
+  const CopyTuning t = straight_grid_defaults(tuning, p);
   const ByteRows b = byte_rows(p);
   if (b.vector < 4)
     return "cp.async moves 4, 8 or 16 bytes: src, dst and both row pitches (ld*elem_bytes) must be multiples of 4 "

@@ -63,7 +63,8 @@ std::string tma_launch(const NormalCopy& p, const ByteRows& b, int unit, const C
 
 }  // namespace
 
-std::string make_tma_launch(const NormalCopy& p, const CopyTuning& t, Launcher* launch, std::string* description) {
+std::string make_tma_launch(const NormalCopy& p, const CopyTuning& tuning, Launcher* launch, std::string* description) {
+  const CopyTuning t = straight_grid_defaults(tuning, p);
   if (current_device_facts().cc < 90) return "TMA needs an sm_90 (Hopper) device";
   if (p.transposed) return "tma copies boxes without transposing them: src and dst must have the same majorness";
   // Rows of bytes, as given (TMA needs no flattening: a box spans rows).

@@ -63,11 +63,14 @@ std::vector<Config> straight_configs(bool quick) {
     add(CopyVariant::kCpAsync, tuned(0, -1, 3, 1, 0, -1), "cp_async 3st 1CTA/SM");
     add(CopyVariant::kCpAsync, tuned(0, -1, 4, 1, 0, -1), "cp_async 4st 1CTA/SM");
     add(CopyVariant::kCpAsync, tuned(0, -1, 4, 1, 0, 1), "cp_async 4st 1CTA/SM balanced");
+    add(CopyVariant::kCpAsync, tuned(0, -1, 2, -1, 0, -1), "cp_async grid=tiles");
   }
   add(CopyVariant::kSwizzled, {}, "swizzled");
+  if (!quick) add(CopyVariant::kSwizzled, tuned(0, -1, 2, -1, 0, -1), "swizzled grid=tiles");
   add(CopyVariant::kTma, {}, "tma");
   if (!quick) {
     add(CopyVariant::kTma, tuned(0, -1, 3, 0, 0, -1), "tma 3st");
+    add(CopyVariant::kTma, tuned(0, -1, 2, -1, 0, -1), "tma grid=tiles");
     add(CopyVariant::kTma, tuned(0, -1, 4, 1, 0, -1), "tma 1CTA/SM");
     add(CopyVariant::kTma, tuned(0, -1, 4, 2, 0, -1), "tma 2CTA/SM");
     add(CopyVariant::kTma, tuned(0, -1, 4, 0, 32768, -1), "tma 32KB box");
@@ -266,7 +269,7 @@ static int run_copy_bench(const BenchOptions& o) {
     for (size_t b : o.quick ? std::vector<size_t>{256u << 20} : std::vector<size_t>{64u << 20, 256u << 20})
       for (int e : {4, 2}) jobs.push_back({b, shape_for(b, e), true});
   int total = 0, done = 0;
-  for (const Job& j : jobs) total += j.transpose ? 4 : static_cast<int>(configs.size()) + 1;
+  for (const Job& j : jobs) total += j.transpose ? 5 : static_cast<int>(configs.size()) + 1;
 
   double best_ratio_256 = 0;
   for (const Job& j : jobs) {
@@ -310,8 +313,10 @@ static int run_copy_bench(const BenchOptions& o) {
 
     std::vector<Config> todo;
     if (j.transpose) {
+      CopyTuning per_tile;
+      per_tile.ctas_per_sm = -1;  // one CTA per tile
       todo = {{CopyVariant::kScalar, {}, "scalar"}, {CopyVariant::kCpAsync, {}, "cp_async"},
-              {CopyVariant::kSwizzled, {}, "swizzled"}};
+              {CopyVariant::kSwizzled, {}, "swizzled"}, {CopyVariant::kSwizzled, per_tile, "swizzled grid=tiles"}};
     } else {
       todo = configs;
     }

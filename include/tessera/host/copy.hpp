@@ -55,9 +55,13 @@ struct Copy2d {
 struct CopyTuning {
   int unroll = 0;        // vector: vectors per thread per tile, 1, 2, 4 or 8 (default 4)
   int hints = -1;        // vector: 1 = ld.global.nc.L1::no_allocate + st.global.cs, 0 = plain (default 1)
-  int stages = 0;        // cp_async / swizzled / tma: shared buffers, 2..4 (default 3, tma 4)
-  int ctas_per_sm = 0;   // persistent grid: CTAs per SM (default: as many as fit -- for the vector
-                         // variant: one CTA per tile, the faster choice measured); -1: one CTA per tile
+  int stages = 0;        // cp_async / swizzled / tma: shared buffers, 2..4 (default 3, tma 4; 2 where
+                         // the default grid is one CTA per tile)
+  int ctas_per_sm = 0;   // persistent grid: CTAs per SM, or -1: one CTA per tile.  Default (0), the
+                         // faster choice measured on H100: vector one CTA per tile; straight cp_async,
+                         // swizzled and tma one CTA per tile once the copy is larger than L2 (read +
+                         // written > 3/4 of it), otherwise as many as fit; transposing copies as many
+                         // as fit
   int box_bytes = 0;     // tma: target bytes per box (default 16384)
   int balanced = -1;     // vector / cp_async / swizzled on contiguous (one-row) problems: 1 = each CTA
                          // copies one equal byte range, 0 = CTAs take interleaved tiles (default: measured
