@@ -13,8 +13,10 @@
 #include <cuda_runtime.h>  // cudaLaunchKernel
 
 #include <algorithm>  // std::min
+#include <exception>  // std::exception
 
 #include "gemm_internal.hpp"
+#include "tessera/arch/sm90_tma_desc.hpp"  // make_tma_desc_2d
 
 namespace tessera {
 
@@ -58,7 +60,22 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
   }
   const dim3 grid(static_cast<unsigned>(c.tiles), 1, static_cast<unsigned>(c.splits));
   const dim3 block(static_cast<unsigned>(c.kernel.threads));
-  void* kargs[] = {&kp};
+  CUtensorMap map_a{}, map_b{};
+  void* kargs_sm80[] = {&kp};
+  void* kargs_sm90[] = {&kp, &map_a, &map_b};
+  void** kargs = kargs_sm80;
+  if (c.tile == TileId::wgmma128x128) {
+    // Boxes of 128 rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors expect).
+    try {
+      map_a = arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
+                                     static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B);
+      map_b = arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
+                                     static_cast<uint64_t>(p.b.ld), 128, 64, arch::TmaSwizzle::k128B);
+    } catch (const std::exception& ex) {
+      return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
+    }
+    kargs = kargs_sm90;
+  }
   const cudaError_t e = cudaLaunchKernel(c.kernel.fn, grid, block, kargs, static_cast<size_t>(c.kernel.smem_bytes), stream);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();

@@ -174,6 +174,14 @@ Combo combo_of(const Problem& p) {
 KernelInfo kernel_for(const Problem& p, TileId t) {
   if (p.math == GemmMath::fp32_exact) return t == TileId::simt128x128 ? gemm_sm80::kernel_simt_f32() : KernelInfo{};
   if (t == TileId::simt128x128) return {};
+  if (t == TileId::wgmma128x128) {
+    // TMA operands: K-major A and B, 16-byte aligned bases and row pitches.
+    const int eb = dtype_bytes(p.in);
+    if (p.math != GemmMath::tensor_core || combo_of(p) != Combo::kk || !vec16(p.a.data, p.a.ld, eb) ||
+        !vec16(p.b.data, p.b.ld, eb))
+      return {};
+    return gemm_sm80::kernel_sm90(p.in == Dtype::f16);
+  }
   const Combo c = combo_of(p);
   if (p.math == GemmMath::tf32) return gemm_sm80::kernel_tf32(t, c);
   return p.in == Dtype::bf16 ? gemm_sm80::kernel_bf16(t, c) : gemm_sm80::kernel_f16(t, c);
@@ -194,6 +202,7 @@ double tile_efficiency(TileId t) {
     case TileId::t64x64: return 0.65;
     case TileId::t16x128: return 0.5;
     case TileId::simt128x128: return 1.0;
+    case TileId::wgmma128x128: return 1.6;  // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel
   }
   return 0.5;
 }
@@ -229,7 +238,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   if (f.cc < 80)
     return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
                                             dev, f.cc / 10, f.cc % 10));
-  TileId tiles_all[] = {TileId::t128x256, TileId::t128x128, TileId::t64x64, TileId::t16x128, TileId::simt128x128};
+  TileId tiles_all[] = {TileId::wgmma128x128, TileId::t128x256, TileId::t128x128,
+                        TileId::t64x64,       TileId::t16x128,  TileId::simt128x128};
   bool have = false;
   Choice best;
   std::string too_many_splits;
@@ -237,6 +247,14 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (g.tile != GemmTile::automatic && to_tile_id(g.tile) != t) continue;
     const KernelInfo k = kernel_for(p, t);
     if (!k.fn) continue;
+    if (t == TileId::wgmma128x128) {
+      // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
+      cudaFuncAttributes attr{};
+      if (f.cc != 90 || cudaFuncGetAttributes(&attr, k.fn) != cudaSuccess) {
+        (void)cudaGetLastError();
+        continue;
+      }
+    }
     // The decode tile only for m <= 16 (unless forced); larger tiles not for m <= 16 when it exists.
     if (g.tile == GemmTile::automatic) {
       if (t == TileId::t16x128 && p.m > 16) continue;

@@ -4,7 +4,7 @@
 //   TESSERA_ARCH_SM75  ldmatrix                                  (__CUDA_ARCH__ >= 750)
 //   TESSERA_ARCH_SM80  cp.async, mbarrier (arrive / test_wait)   (__CUDA_ARCH__ >= 800)
 //   TESSERA_ARCH_SM90  stmatrix, TMA, mbarrier expect_tx, clusters (__CUDA_ARCH__ >= 900)
-//   TESSERA_ARCH_SM90A the sm_90a feature set (wgmma, setmaxnreg)
+//   TESSERA_ARCH_SM90A the sm_90a feature set (wgmma, setmaxnreg)   (__CUDA_ARCH_FEAT_SM90_ALL)
 // In the host compilation pass none of them is defined; device function bodies are not code-generated
 // there, so the "#else" branches below only matter for a device pass that targets an older GPU.
 //
@@ -45,4 +45,5 @@ extern "C" __device__ void tessera_error_mbarrier_requires_sm_80();
 extern "C" __device__ void tessera_error_mbarrier_tx_requires_sm_90();
 extern "C" __device__ void tessera_error_stmatrix_requires_sm_90();
 extern "C" __device__ void tessera_error_tma_requires_sm_90();
+extern "C" __device__ void tessera_error_wgmma_requires_sm_90a();
 #endif

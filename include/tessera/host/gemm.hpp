@@ -67,6 +67,8 @@ enum class GemmTile : int {
   t64x64,       // tensor cores, 4 warps
   t16x128,      // tensor cores, 4 warps, M <= 16 (decode); needs a K-major A (after transposition)
   simt128x128,  // fp32_exact only
+  wgmma128x128,  // tensor cores on Hopper (sm_90a): TMA + wgmma, 3 warpgroups; bf16/f16 with K-major A
+                 // and B (after normalisation), 16-byte aligned bases, lda/ldb a multiple of 8 elements
 };
 
 // A matrix operand (read-only).

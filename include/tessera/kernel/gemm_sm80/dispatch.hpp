@@ -5,8 +5,8 @@
 
 namespace tessera::gemm_sm80 {
 
-enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128 };
-inline constexpr int kTileCount = 5;
+enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128 };
+inline constexpr int kTileCount = 6;
 constexpr const char* tile_name(TileId t) {
   switch (t) {
     case TileId::t128x256: return "128x256x64";
@@ -14,6 +14,7 @@ constexpr const char* tile_name(TileId t) {
     case TileId::t64x64: return "64x64x64";
     case TileId::t16x128: return "16x128x64";
     case TileId::simt128x128: return "simt128x128x8";
+    case TileId::wgmma128x128: return "wgmma128x128x64";
   }
   return "?";
 }
@@ -38,6 +39,10 @@ KernelInfo kernel_f16(TileId tile, Combo combo);   // src/gemm_sm80_f16_large.cu
 KernelInfo kernel_tf32(TileId tile, Combo combo);  // src/gemm_sm80_tf32.cu
 // The exact fp32 FFMA kernel (any majorness, run-time).
 KernelInfo kernel_simt_f32();                      // src/gemm_simt_f32.cu
+// The Hopper kernel (include/tessera/kernel/gemm_sm90): 16-bit, K-major A and B, TMA operands; launched
+// with two CUtensorMap arguments after Params.  fn is set whenever it is compiled in; it has code only
+// for sm_90a (the planner checks the device and cudaFuncGetAttributes).
+KernelInfo kernel_sm90(bool f16);                  // src/gemm_sm90.cu
 
 // Per-family halves (bf16 and f16 are split in two units so that a 2-core build compiles them in parallel).
 KernelInfo kernel_bf16_large(TileId tile, Combo combo);

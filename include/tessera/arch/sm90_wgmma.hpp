@@ -1,0 +1,123 @@
+// include/tessera/arch/sm90_wgmma.hpp -- warpgroup MMA (wgmma), sm_90a: one instruction issued by the
+// 128 threads of a warpgroup multiplies a 64 x 16 tile of A by a 16 x N tile of B, both read from shared
+// memory through matrix descriptors, into fp32 accumulators held in the warpgroup's registers.  It runs
+// asynchronously: fence before touching the accumulators, commit a group, wait for it.
+//
+// PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions":
+//   wgmma_fence         wgmma.fence.sync.aligned           order register/shared accesses before wgmma
+//   wgmma_commit        wgmma.commit_group.sync.aligned    close the group of issued wgmma
+//   wgmma_wait<N>       wgmma.wait_group.sync.aligned N    at most N groups still in flight
+//   wgmma_m64n128k16    wgmma.mma_async.sync.aligned.m64n128k16.f32.{bf16,f16}.{bf16,f16}
+//                       D (64 x 128, fp32) += A (64 x 16) * B (16 x 128); both operands K-major here
+//                       (imm-trans-a = imm-trans-b = 0), scale-d = 0 ignores the old D.
+// Accumulator fragment (PTX ISA, wgmma "Register Fragments", matrix D): warp w of the warpgroup holds rows
+// 16w .. 16w+15; thread `lane`'s registers d[4j .. 4j+3] are the elements
+//     (16w + lane/4, 8j + 2*(lane%4) + {0, 1})  and  (16w + lane/4 + 8, 8j + 2*(lane%4) + {0, 1})
+// of the 64 x N tile, j = 0 .. N/8-1: the m16n8 accumulator of mma.sync repeated along N.
+//
+// Matrix descriptor (PTX ISA, wgmma "Matrix Descriptor Format"), 64 bits:
+//     bits  0-13  start address >> 4          bits 16-29  leading-dimension byte offset >> 4
+//     bits 32-45  stride-dimension byte offset >> 4
+//     bits 49-51  base offset (0: the swizzle pattern starts at a 1024-byte aligned address)
+//     bits 62-63  swizzle: 0 none, 1 128-byte, 2 64-byte, 3 32-byte
+// smem_desc_k_major_sw128 describes a K-major tile stored as the TMA engine writes it with
+// CU_TENSOR_MAP_SWIZZLE_128B: rows of 64 16-bit elements (128 bytes), the 16-byte chunks of row r
+// permuted by XOR with r % 8, groups of 8 rows 1024 bytes apart (the stride-dimension offset).  The
+// leading-dimension offset is unused for a swizzled K-major operand.  Advancing along K by 16 elements
+// adds 32 bytes to the start address: the hardware applies the swizzle to the final address.
+#pragma once
+
+#include <cstdint>  // uint32_t, uint64_t
+
+#include "tessera/arch/config.hpp"  // TESSERA_ARCH_SM90A, TESSERA_DEVICE_INLINE
+
+namespace tessera::arch {
+
+#if defined(__CUDACC__)
+
+// Requires: smem_ptr 16-byte aligned; the tile's 8-row groups 1024-byte aligned.
+TESSERA_DEVICE_INLINE uint64_t smem_desc_k_major_sw128(const void* smem_ptr) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
+  uint64_t desc = 0;
+  desc |= static_cast<uint64_t>((addr >> 4) & 0x3FFFu);            // start address
+  desc |= static_cast<uint64_t>(1u) << 16;                          // leading offset (unused)
+  desc |= static_cast<uint64_t>(1024u >> 4) << 32;                  // stride offset: 8 rows x 128 B
+  desc |= static_cast<uint64_t>(1u) << 62;                          // 128-byte swizzle
+  return desc;
+}
+
+TESSERA_DEVICE_INLINE void wgmma_fence() {
+#if defined(TESSERA_ARCH_SM90A)
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#else
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+}
+
+TESSERA_DEVICE_INLINE void wgmma_commit() {
+#if defined(TESSERA_ARCH_SM90A)
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#else
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+}
+
+template <int kPending>
+TESSERA_DEVICE_INLINE void wgmma_wait() {
+  static_assert(kPending >= 0 && kPending <= 7, "wgmma_wait: N must be 0..7");
+#if defined(TESSERA_ARCH_SM90A)
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+#else
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+}
+
+// Makes the compiler treat the accumulators as read and written here, so that it does not move their
+// uses across a wgmma_wait.
+template <int kN>
+TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// D (64 x 128 fp32, the fragment above) = A * B + (scale_d ? D : 0); kF16: f16 operands, else bf16.
+// (The 64 accumulator operands are listed one by one: nvcc does not expand parameter packs in asm
+// operand lists.)
+template <bool kF16>
+TESSERA_DEVICE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+#if defined(TESSERA_ARCH_SM90A)
+  if constexpr (kF16) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  }
+#else
+  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+}
+#endif  // __CUDACC__
+
+}  // namespace tessera::arch

@@ -1,0 +1,161 @@
+// include/tessera/kernel/gemm_sm90/gemm_kernel.hpp -- the Hopper tensor-core GEMM (sm_90a): TMA loads,
+// an mbarrier ring, warpgroup MMA (wgmma), and the same fused epilogue as the Ampere path.
+//
+//   block tile   128 x 128 x 64 (16-bit A and B, both K-major), kStages = 4 shared buffers of
+//                A (128 x 64) and B (128 x 64), each stored as the TMA engine writes it with a 128-byte
+//                swizzle: 32 KB per stage, 128 KB in all, one block per SM
+//   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
+//                TMA loads of a stage after waiting for the stage to be free.  Warpgroups 1 and 2 are
+//                the consumers: rows 0-63 and 64-127 of the tile, 64 fp32 accumulators per thread, four
+//                wgmma m64n128k16 per K tile read straight from the swizzled stage.
+//   ring         full[s]  (count 1): the producer's arrive.expect_tx(32 KB); the TMA bytes complete it
+//                empty[s] (count 2): one arrive per consumer warpgroup once its wgmma of stage s are done
+//                Both are waited by parity; a fresh empty barrier counts as free (parity 1 passes).
+//   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
+//                reduction -> one pass applying alpha, beta*C, bias, activation, residual and storing D
+//                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.
+//
+// Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
+// zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, base
+// addresses 16-byte aligned, lda * 2 and ldb * 2 multiples of 16 bytes.  Launch with kThreads threads
+// and kSmemBytes of dynamic shared memory, grid (tiles, 1, splits), like gemm_sm80.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap
+
+#include <cstdint>      // uintptr_t
+#include <type_traits>  // std::is_same_v
+
+#include "tessera/arch/sm90_mbarrier.hpp"              // mbarrier_init, mbarrier_wait_parity, ...
+#include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
+#include "tessera/arch/sm90_wgmma.hpp"                 // wgmma_m64n128k16, smem_desc_k_major_sw128
+#include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
+#include "tessera/kernel/gemm_sm80/config.hpp"          // Params, grouped_tile, ElemBf16, ElemF16
+
+namespace tessera::gemm_sm90 {
+
+using gemm_sm80::Params;
+
+template <class Elem>
+struct GemmSm90 {
+  static constexpr int kBM = 128, kBN = 128, kBK = 64;
+  static constexpr int kStages = 4;
+  static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+  static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
+  static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
+  static constexpr int kTileBytesA = kBM * kBK * 2;  // 16 KB, 1024-byte aligned stage buffers
+  static constexpr int kTileBytesB = kBN * kBK * 2;
+  static constexpr int kStageBytes = kTileBytesA + kTileBytesB;
+  static constexpr int kRingBytes = kStages * kStageBytes;
+  using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
+  static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
+  // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers].
+  static constexpr int kBarrierOffset = kRingBytes;
+  static constexpr int kSmemBytes = kRingBytes + 2 * kStages * 8 + 1024;  // + slack to align the base to 1024
+
+#if defined(__CUDACC__)
+  __device__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b) {
+#if defined(TESSERA_ARCH_SM90A)
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // The 128-byte swizzle pattern repeats every 1024 bytes: align the ring to 1024.
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
+    unsigned char* sA = smem;                          // kStages x (128 x 64) 16-bit, swizzled
+    unsigned char* sB = smem + kStages * kTileBytesA;  // kStages x (128 x 64) 16-bit, swizzled
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + kBarrierOffset);
+    uint64_t* empty = full + kStages;
+
+    int tm, tn;
+    gemm_sm80::grouped_tile(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, p.group_m, tm, tn);
+    const int m0 = tm * kBM, n0 = tn * kBN;
+    const int split = static_cast<int>(blockIdx.z);
+    const int k_tiles = (p.k + kBK - 1) / kBK;
+    const int kt0 = static_cast<int>(static_cast<int64_t>(split) * k_tiles / p.splits);
+    const int nk = static_cast<int>(static_cast<int64_t>(split + 1) * k_tiles / p.splits) - kt0;
+    const int wg = static_cast<int>(threadIdx.x) / 128;
+
+    if (threadIdx.x == 0) {
+      arch::tma_prefetch_desc(map_a);
+      arch::tma_prefetch_desc(map_b);
+      for (int s = 0; s < kStages; ++s) {
+        arch::mbarrier_init(&full[s], 1);
+        arch::mbarrier_init(&empty[s], 2);
+      }
+      arch::fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    float acc[64];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+
+    if (wg == 0) {
+      // ---- producer: one thread drives the copy engine ----
+      if (threadIdx.x == 0) {
+        for (int it = 0; it < nk; ++it) {
+          const int s = it % kStages;
+          const uint32_t round = static_cast<uint32_t>(it / kStages);
+          arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);  // round 0: fresh barrier, passes
+          arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+          const int k0 = (kt0 + it) * kBK;
+          arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, m0);
+          arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, n0);
+        }
+      }
+    } else {
+      // ---- consumers: warpgroup 1 rows 0-63, warpgroup 2 rows 64-127 ----
+      const int row0 = (wg - 1) * 64;
+      for (int it = 0; it < nk; ++it) {
+        const int s = it % kStages;
+        arch::mbarrier_wait_parity(&full[s], static_cast<uint32_t>(it / kStages) & 1u);
+        const unsigned char* a = sA + s * kTileBytesA + row0 * kBK * 2;
+        const unsigned char* b = sB + s * kTileBytesB;
+        arch::wgmma_fence_operands(acc);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < kBK / 16; ++ks)  // 16 elements = 32 bytes along K per wgmma
+          arch::wgmma_m64n128k16<kF16>(acc, arch::smem_desc_k_major_sw128(a + ks * 32),
+                                       arch::smem_desc_k_major_sw128(b + ks * 32), 1u);
+        arch::wgmma_commit();
+        arch::wgmma_wait<0>();
+        arch::wgmma_fence_operands(acc);
+        if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
+      }
+    }
+    __syncthreads();  // every stage consumed: the ring becomes the staging tile
+
+    // ---- epilogue ----
+    float* stage = reinterpret_cast<float*>(smem);
+    const bool rm = p.ep.d_row_major;
+    if (wg > 0) {
+      const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+      const int r = (wg - 1) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int j = 0; j < 16; ++j) {
+        const int c = j * 8 + 2 * (lane % 4);
+        Epi::stage_pair(stage, rm, r, c, acc[4 * j + 0], acc[4 * j + 1]);
+        Epi::stage_pair(stage, rm, r + 8, c, acc[4 * j + 2], acc[4 * j + 3]);
+      }
+    }
+    __syncthreads();
+    if (p.splits > 1 &&
+        !Epi::reduce_split_k(stage, rm, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,
+                             p.m - m0 < kBM ? p.m - m0 : kBM, p.n - n0 < kBN ? p.n - n0 : kBN))
+      return;
+    Epi::store(stage, p.ep, m0, n0);
+#else
+    (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
+#endif
+  }
+#endif  // __CUDACC__
+};
+
+#if defined(__CUDACC__)
+template <class Elem>
+__global__ void __launch_bounds__(GemmSm90<Elem>::kThreads, 1)
+    gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
+  GemmSm90<Elem>::run(p, &map_a, &map_b);
+}
+#endif
+
+}  // namespace tessera::gemm_sm90

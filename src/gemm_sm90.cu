@@ -1,0 +1,27 @@
+// src/gemm_sm90.cu -- instantiation unit: the Hopper (sm_90a) tensor-core GEMM, bf16 and f16, K-major A
+// and B (2 kernels).  Built for every target architecture; the kernels have code only for sm_90a.
+#include "tessera/kernel/gemm_sm80/dispatch.hpp"    // KernelInfo
+#include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"  // GemmSm90, gemm_sm90_kernel
+
+namespace tessera::gemm_sm80 {
+
+namespace {
+template <class Elem>
+KernelInfo sm90_info() {
+  using K = gemm_sm90::GemmSm90<Elem>;
+  KernelInfo info;
+  info.fn = reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem>);
+  info.threads = K::kThreads;
+  info.smem_bytes = K::kSmemBytes;
+  info.block_m = K::kBM;
+  info.block_n = K::kBN;
+  info.block_k = K::kBK;
+  info.stages = K::kStages;
+  info.min_blocks = 1;
+  return info;
+}
+}  // namespace
+
+KernelInfo kernel_sm90(bool f16) { return f16 ? sm90_info<ElemF16>() : sm90_info<ElemBf16>(); }
+
+}  // namespace tessera::gemm_sm80
