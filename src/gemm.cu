@@ -64,13 +64,15 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
   void* kargs_sm80[] = {&kp};
   void* kargs_sm90[] = {&kp, &map_a, &map_b};
   void** kargs = kargs_sm80;
-  if (c.tile == TileId::wgmma128x128) {
-    // Boxes of 128 rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors expect).
+  if (c.tile == TileId::wgmma128x128 || c.tile == TileId::wgmma128x256) {
+    // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
+    // expect).
     try {
       map_a = arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
                                      static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B);
       map_b = arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
-                                     static_cast<uint64_t>(p.b.ld), 128, 64, arch::TmaSwizzle::k128B);
+                                     static_cast<uint64_t>(p.b.ld), static_cast<uint32_t>(c.kernel.block_n), 64,
+                                     arch::TmaSwizzle::k128B);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }

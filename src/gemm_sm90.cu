@@ -1,16 +1,16 @@
 // src/gemm_sm90.cu -- instantiation unit: the Hopper (sm_90a) tensor-core GEMM, bf16 and f16, K-major A
-// and B (2 kernels).  Built for every target architecture; the kernels have code only for sm_90a.
+// and B, tiles 128x128 and 128x256 (4 kernels).  Built for every target architecture; the kernels have code only for sm_90a.
 #include "tessera/kernel/gemm_sm80/dispatch.hpp"    // KernelInfo
 #include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"  // GemmSm90, gemm_sm90_kernel
 
 namespace tessera::gemm_sm80 {
 
 namespace {
-template <class Elem>
+template <class Elem, int kBN>
 KernelInfo sm90_info() {
-  using K = gemm_sm90::GemmSm90<Elem>;
+  using K = gemm_sm90::GemmSm90<Elem, kBN>;
   KernelInfo info;
-  info.fn = reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem>);
+  info.fn = reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN>);
   info.threads = K::kThreads;
   info.smem_bytes = K::kSmemBytes;
   info.block_m = K::kBM;
@@ -22,6 +22,12 @@ KernelInfo sm90_info() {
 }
 }  // namespace
 
-KernelInfo kernel_sm90(bool f16) { return f16 ? sm90_info<ElemF16>() : sm90_info<ElemBf16>(); }
+KernelInfo kernel_sm90(TileId tile, bool f16) {
+  switch (tile) {
+    case TileId::wgmma128x128: return f16 ? sm90_info<ElemF16, 128>() : sm90_info<ElemBf16, 128>();
+    case TileId::wgmma128x256: return f16 ? sm90_info<ElemF16, 256>() : sm90_info<ElemBf16, 256>();
+    default: return {};
+  }
+}
 
 }  // namespace tessera::gemm_sm80

@@ -33,7 +33,8 @@ bool tile_supports(GemmTile t, GemmMath m) {
     case GemmTile::t64x64: return m == GemmMath::tensor_core || m == GemmMath::tf32;
     case GemmTile::t16x128: return m == GemmMath::tensor_core;
     case GemmTile::simt128x128: return m == GemmMath::fp32_exact;
-    case GemmTile::wgmma128x128: return m == GemmMath::tensor_core;
+    case GemmTile::wgmma128x128:
+    case GemmTile::wgmma128x256: return m == GemmMath::tensor_core;
   }
   return false;
 }
@@ -57,6 +58,7 @@ const char* gemm_tile_name(GemmTile t) {
     case GemmTile::t16x128: return "16x128x64";
     case GemmTile::simt128x128: return "simt128x128x8";
     case GemmTile::wgmma128x128: return "wgmma128x128x64";
+    case GemmTile::wgmma128x256: return "wgmma128x256x64";
   }
   return "?";
 }
@@ -68,6 +70,7 @@ TileId to_tile_id(GemmTile t) {
     case GemmTile::t64x64: return TileId::t64x64;
     case GemmTile::t16x128: return TileId::t16x128;
     case GemmTile::wgmma128x128: return TileId::wgmma128x128;
+    case GemmTile::wgmma128x256: return TileId::wgmma128x256;
     default: return TileId::simt128x128;
   }
 }
@@ -79,6 +82,7 @@ GemmTile to_gemm_tile(TileId t) {
     case TileId::t16x128: return GemmTile::t16x128;
     case TileId::simt128x128: return GemmTile::simt128x128;
     case TileId::wgmma128x128: return GemmTile::wgmma128x128;
+    case TileId::wgmma128x256: return GemmTile::wgmma128x256;
   }
   return GemmTile::automatic;
 }
@@ -245,7 +249,8 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     case GemmTile::t64x64:
     case GemmTile::t16x128:
     case GemmTile::simt128x128:
-    case GemmTile::wgmma128x128: break;
+    case GemmTile::wgmma128x128:
+    case GemmTile::wgmma128x256: break;
     default: return invalid(fmt("argument 'tile' is %d; expected a GemmTile value", static_cast<int>(g.tile)));
   }
   if (!tile_supports(g.tile, math))

@@ -102,7 +102,7 @@ void print_kernels(std::FILE* out) {
       (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k.fn, k.threads, k.smem_bytes);
     (void)cudaGetLastError();
     const std::string tile = std::to_string(k.block_m) + "x" + std::to_string(k.block_n) + "x" + std::to_string(k.block_k) +
-                             (t == TileId::simt128x128 ? " simt" : t == TileId::wgmma128x128 ? " wgmma" : "");
+                             (t == TileId::simt128x128 ? " simt" : t == TileId::wgmma128x128 || t == TileId::wgmma128x256 ? " wgmma" : "");
     rows.push_back({family, tile, t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
                     std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(k.smem_bytes),
                     std::to_string(k.stages), std::to_string(occ)});
@@ -116,8 +116,10 @@ void print_kernels(std::FILE* out) {
   for (TileId t : tiles)
     for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
   add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
-  add("bf16", TileId::wgmma128x128, Combo::kk, kernel_sm90(false));
-  add("f16", TileId::wgmma128x128, Combo::kk, kernel_sm90(true));
+  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256}) {
+    add("bf16", t, Combo::kk, kernel_sm90(t, false));
+    add("f16", t, Combo::kk, kernel_sm90(t, true));
+  }
   std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
 }

@@ -69,6 +69,7 @@ enum class GemmTile : int {
   simt128x128,  // fp32_exact only
   wgmma128x128,  // tensor cores on Hopper (sm_90a): TMA + wgmma, 3 warpgroups; bf16/f16 with K-major A
                  // and B (after normalisation), 16-byte aligned bases, lda/ldb a multiple of 8 elements
+  wgmma128x256,  // the same with a 128 x 256 block tile
 };
 
 // A matrix operand (read-only).

@@ -5,8 +5,8 @@
 
 namespace tessera::gemm_sm80 {
 
-enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128 };
-inline constexpr int kTileCount = 6;
+enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128, wgmma128x256 };
+inline constexpr int kTileCount = 7;
 constexpr const char* tile_name(TileId t) {
   switch (t) {
     case TileId::t128x256: return "128x256x64";
@@ -15,6 +15,7 @@ constexpr const char* tile_name(TileId t) {
     case TileId::t16x128: return "16x128x64";
     case TileId::simt128x128: return "simt128x128x8";
     case TileId::wgmma128x128: return "wgmma128x128x64";
+    case TileId::wgmma128x256: return "wgmma128x256x64";
   }
   return "?";
 }
@@ -42,7 +43,7 @@ KernelInfo kernel_simt_f32();                      // src/gemm_simt_f32.cu
 // The Hopper kernel (include/tessera/kernel/gemm_sm90): 16-bit, K-major A and B, TMA operands; launched
 // with two CUtensorMap arguments after Params.  fn is set whenever it is compiled in; it has code only
 // for sm_90a (the planner checks the device and cudaFuncGetAttributes).
-KernelInfo kernel_sm90(bool f16);                  // src/gemm_sm90.cu
+KernelInfo kernel_sm90(TileId tile, bool f16);     // src/gemm_sm90.cu (wgmma128x128, wgmma128x256)
 
 // Per-family halves (bf16 and f16 are split in two units so that a 2-core build compiles them in parallel).
 KernelInfo kernel_bf16_large(TileId tile, Combo combo);

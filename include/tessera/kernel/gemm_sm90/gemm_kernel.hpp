@@ -1,13 +1,14 @@
 // include/tessera/kernel/gemm_sm90/gemm_kernel.hpp -- the Hopper tensor-core GEMM (sm_90a): TMA loads,
 // an mbarrier ring, warpgroup MMA (wgmma), and the same fused epilogue as the Ampere path.
 //
-//   block tile   128 x 128 x 64 (16-bit A and B, both K-major), kStages = 4 shared buffers of
-//                A (128 x 64) and B (128 x 64), each stored as the TMA engine writes it with a 128-byte
-//                swizzle: 32 KB per stage, 128 KB in all, one block per SM
+//   block tile   128 x BLK_N x 64, BLK_N = 128 or 256 (16-bit A and B, both K-major), kStages = 4 shared
+//                buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
+//                a 128-byte swizzle: 32 / 48 KB per stage, 128 / 192 KB in all, one block per SM
 //   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
 //                TMA loads of a stage after waiting for the stage to be free.  Warpgroups 1 and 2 are
-//                the consumers: rows 0-63 and 64-127 of the tile, 64 fp32 accumulators per thread, four
-//                wgmma m64n128k16 per K tile read straight from the swizzled stage.
+//                the consumers: rows 0-63 and 64-127 of the tile, BLK_N/2 fp32 accumulators per thread,
+//                four wgmma m64nNk16 per K tile read straight from the swizzled stage; one K tile's
+//                group stays in flight while the next stage is awaited.
 //   ring         full[s]  (count 1): the producer's arrive.expect_tx(32 KB); the TMA bytes complete it
 //                empty[s] (count 2): one arrive per consumer warpgroup once its wgmma of stage s are done
 //                Both are waited by parity; a fresh empty barrier counts as free (parity 1 passes).
@@ -36,9 +37,11 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-template <class Elem>
+template <class Elem, int kBN_>
 struct GemmSm90 {
-  static constexpr int kBM = 128, kBN = 128, kBK = 64;
+  static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
+  static_assert(kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 128 or 256 (one wgmma m64nNk16 per k-step)");
+  static constexpr int kAcc = kBN / 2;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   static constexpr int kStages = 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
@@ -85,9 +88,9 @@ struct GemmSm90 {
     }
     __syncthreads();
 
-    float acc[64];
+    float acc[kAcc];
 #pragma unroll
-    for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+    for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
 
     if (wg == 0) {
       // ---- producer: one thread drives the copy engine ----
@@ -104,7 +107,10 @@ struct GemmSm90 {
       }
     } else {
       // ---- consumers: warpgroup 1 rows 0-63, warpgroup 2 rows 64-127 ----
+      // K tile `it` is issued, then the group of K tile it-1 is waited for and its stage released:
+      // one group stays in flight while the next full barrier is awaited.
       const int row0 = (wg - 1) * 64;
+      int prev = -1;
       for (int it = 0; it < nk; ++it) {
         const int s = it % kStages;
         arch::mbarrier_wait_parity(&full[s], static_cast<uint32_t>(it / kStages) & 1u);
@@ -113,14 +119,20 @@ struct GemmSm90 {
         arch::wgmma_fence_operands(acc);
         arch::wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kBK / 16; ++ks)  // 16 elements = 32 bytes along K per wgmma
-          arch::wgmma_m64n128k16<kF16>(acc, arch::smem_desc_k_major_sw128(a + ks * 32),
-                                       arch::smem_desc_k_major_sw128(b + ks * 32), 1u);
+        for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 elements = 32 bytes along K per wgmma
+          const uint64_t da = arch::smem_desc_k_major_sw128(a + ks * 32);
+          const uint64_t db = arch::smem_desc_k_major_sw128(b + ks * 32);
+          if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16>(acc, da, db, 1u);
+          else arch::wgmma_m64n128k16<kF16>(acc, da, db, 1u);
+        }
         arch::wgmma_commit();
-        arch::wgmma_wait<0>();
+        arch::wgmma_wait<1>();
         arch::wgmma_fence_operands(acc);
-        if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
+        if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
+        prev = s;
       }
+      arch::wgmma_wait<0>();
+      arch::wgmma_fence_operands(acc);
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
 
@@ -131,7 +143,7 @@ struct GemmSm90 {
       const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
       const int r = (wg - 1) * 64 + warp * 16 + lane / 4;
 #pragma unroll
-      for (int j = 0; j < 16; ++j) {
+      for (int j = 0; j < kBN / 8; ++j) {
         const int c = j * 8 + 2 * (lane % 4);
         Epi::stage_pair(stage, rm, r, c, acc[4 * j + 0], acc[4 * j + 1]);
         Epi::stage_pair(stage, rm, r + 8, c, acc[4 * j + 2], acc[4 * j + 3]);
@@ -151,10 +163,10 @@ struct GemmSm90 {
 };
 
 #if defined(__CUDACC__)
-template <class Elem>
-__global__ void __launch_bounds__(GemmSm90<Elem>::kThreads, 1)
+template <class Elem, int kBN>
+__global__ void __launch_bounds__(GemmSm90<Elem, kBN>::kThreads, 1)
     gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
-  GemmSm90<Elem>::run(p, &map_a, &map_b);
+  GemmSm90<Elem, kBN>::run(p, &map_a, &map_b);
 }
 #endif
 
