@@ -85,6 +85,44 @@ bool Report::write_json(const std::string& path, const std::string& command_line
   return true;
 }
 
+std::vector<double> time_medians_interleaved_ms(const std::vector<std::function<void(cudaStream_t)>>& launches,
+                                                cudaStream_t stream, int warmup, int repeats,
+                                                const std::function<void(cudaStream_t)>& before_each) {
+  if (repeats < 1) repeats = 1;
+  const size_t n = launches.size();
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& l : launches) {
+      if (before_each) before_each(stream);
+      l(stream);
+    }
+  TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+  TESSERA_BENCH_CUDA(cudaGetLastError());
+  std::vector<cudaEvent_t> ev(2 * n * static_cast<size_t>(repeats));
+  for (auto& e : ev) TESSERA_BENCH_CUDA(cudaEventCreate(&e));
+  for (int i = 0; i < repeats; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      const size_t e = 2 * (static_cast<size_t>(i) * n + j);
+      if (before_each) before_each(stream);
+      TESSERA_BENCH_CUDA(cudaEventRecord(ev[e], stream));
+      launches[j](stream);
+      TESSERA_BENCH_CUDA(cudaEventRecord(ev[e + 1], stream));
+    }
+  TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+  TESSERA_BENCH_CUDA(cudaGetLastError());
+  std::vector<double> medians(n);
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<float> ms(static_cast<size_t>(repeats));
+    for (int i = 0; i < repeats; ++i) {
+      const size_t e = 2 * (static_cast<size_t>(i) * n + j);
+      TESSERA_BENCH_CUDA(cudaEventElapsedTime(&ms[static_cast<size_t>(i)], ev[e], ev[e + 1]));
+    }
+    std::sort(ms.begin(), ms.end());
+    medians[j] = repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
+  }
+  for (auto& e : ev) cudaEventDestroy(e);
+  return medians;
+}
+
 double time_median_ms(const std::function<void(cudaStream_t)>& launch, cudaStream_t stream, int warmup,
                       int repeats, const std::function<void(cudaStream_t)>& before_each) {
   if (repeats < 1) repeats = 1;

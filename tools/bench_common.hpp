@@ -61,6 +61,12 @@ double time_median_ms(const std::function<void(cudaStream_t)>& launch, cudaStrea
                       int warmup, int repeats,
                       const std::function<void(cudaStream_t)>& before_each = {});
 
+// The same for several launches timed in turn (a, b, c, a, b, c, ...), so that clock and temperature
+// drift over a long run affect them alike; returns one median per launch.
+std::vector<double> time_medians_interleaved_ms(const std::vector<std::function<void(cudaStream_t)>>& launches,
+                                                cudaStream_t stream, int warmup, int repeats,
+                                                const std::function<void(cudaStream_t)>& before_each = {});
+
 // Reads a scratch buffer of 4x the L2 size so that the next kernel starts with a cold L2.  It
 // reads rather than writes: a writing flush leaves dirty lines whose write-back the next timed
 // kernel would pay for (about 17 us on an H100).

@@ -11,7 +11,8 @@
 //   bias+silu   (decode shapes and 4096^3) fused vs the unfused way; cuBLASLt has no SiLU epilogue: "n/a"
 // Decode shapes (M <= 128) also report the rate at which B is streamed, against cudaMemcpy D2D (bytes
 // read + written) of a 1 GiB buffer measured in the same run.
-// Every figure is the median of --repeats timed runs (default 20) after 3 warm-ups, each run preceded by
+// Every figure is the median of --repeats timed runs (default 20) after 3 warm-ups; Tessera and cuBLAS
+// (plain, and with the bias + GELU epilogue) are timed in turn, run by run.  Each run is preceded by
 // an untimed L2 eviction: a read-only pass (cublasSasum) over a buffer of 4x the L2 size.  A read pass
 // rather than a write pass, so that the timed kernel does not pay for writing back the flush's dirty
 // lines (about 17 us on an H100, more than a whole decode GEMM).  Outputs are verified against cuBLAS
@@ -356,10 +357,10 @@ int run_gemm_bench(const BenchOptions& o) {
 
     // ---- time ----
     auto flush = [&](cudaStream_t st) { evict_l2(st); };
-    const double ms_tp = bench::time_median_ms(t_plain, stream, warmup, repeats, flush);
-    const double ms_cp = bench::time_median_ms(cublas_plain, stream, warmup, repeats, flush);
-    const double ms_tg = bench::time_median_ms(t_gelu, stream, warmup, repeats, flush);
-    const double ms_cg = bench::time_median_ms(c_gelu, stream, warmup, repeats, flush);
+    // Tessera and its reference in turn, run by run (clock drift under sustained load hits both alike).
+    const std::vector<double> plain_ms = bench::time_medians_interleaved_ms({t_plain, cublas_plain}, stream, warmup, repeats, flush);
+    const std::vector<double> gelu_ms = bench::time_medians_interleaved_ms({t_gelu, c_gelu}, stream, warmup, repeats, flush);
+    const double ms_tp = plain_ms[0], ms_cp = plain_ms[1], ms_tg = gelu_ms[0], ms_cg = gelu_ms[1];
     const double ms_lg = lt.ok ? bench::time_median_ms(lt_gelu, stream, warmup, repeats, flush) : 0;
     const bool do_silu = std::string(s.group) == "decode" || (m == 4096 && n == 4096 && k == 4096);
     const double ms_ts = do_silu ? bench::time_median_ms(t_silu, stream, warmup, repeats, flush) : 0;
