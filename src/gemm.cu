@@ -70,9 +70,13 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
     try {
       map_a = arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
                                      static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B);
-      map_b = arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
-                                     static_cast<uint64_t>(p.b.ld), static_cast<uint32_t>(c.kernel.block_n), 64,
-                                     arch::TmaSwizzle::k128B);
+      // K-major B: BLK_N rows (n) x 64 K-elements; N-major B: boxes of 64 K rows x 64 N-elements.
+      map_b = p.b.k_major
+                  ? arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
+                                           static_cast<uint64_t>(p.b.ld), static_cast<uint32_t>(c.kernel.block_n), 64,
+                                           arch::TmaSwizzle::k128B)
+                  : arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.n),
+                                           static_cast<uint64_t>(p.b.ld), 64, 64, arch::TmaSwizzle::k128B);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }

@@ -117,10 +117,11 @@ void print_kernels(std::FILE* out) {
   for (TileId t : tiles)
     for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
   add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
-  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256}) {
-    add("bf16", t, Combo::kk, kernel_sm90(t, false));
-    add("f16", t, Combo::kk, kernel_sm90(t, true));
-  }
+  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256})
+    for (Combo c : {Combo::kk, Combo::k_mn}) {
+      add("bf16", t, c, kernel_sm90(t, false, c == Combo::k_mn));
+      add("f16", t, c, kernel_sm90(t, true, c == Combo::k_mn));
+    }
   std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
 }
@@ -169,9 +170,11 @@ struct LtFused {
 
 // cuBLASLt, column-major view: D^T (N x M) = B^T (op T of the K x N buffer) * A^T (the K x M buffer),
 // epilogue GELU(tanh) + bias, the bias running along the N rows of D^T (= per column of row-major D).
-void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes) {
+// b_row_major: B is stored K x N row-major (the N x K column-major buffer, no transpose).
+void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes,
+              bool b_row_major) {
   if (cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) return;
-  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  const cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
   const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
   const cudaDataType_t bias_type = CUDA_R_16BF;
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
@@ -179,7 +182,8 @@ void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, 
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type);
-  cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, k, n, k);
+  if (b_row_major) cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, n, k, n);
+  else cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, k, n, k);
   cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, k, m, k);
   cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, n, m, n);
   cublasLtMatmulPreference_t pref = nullptr;
@@ -200,20 +204,23 @@ double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * m * n *
 int run_gemm_bench(const BenchOptions& o) {
   std::string which = "all";
   bool kernels_only = false;
+  bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
-          "                          [--kernels]\n\n"
+          "                          [--kernels] [--b-row-major]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
-          "with their registers and shared memory and stops.\n"
+          "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
+          "weights), or K x N row-major with --b-row-major.\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
+    else if (o.args[i] == "--b-row-major") b_row_major = true;
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -283,7 +290,8 @@ int run_gemm_bench(const BenchOptions& o) {
     GemmArgs plain;
     plain.m = m; plain.n = n; plain.k = k;
     plain.a = GemmMatrix{A, Dtype::bf16, MatrixOrder::row_major, k};
-    plain.b = GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
+    plain.b = b_row_major ? GemmMatrix{B, Dtype::bf16, MatrixOrder::row_major, n}
+                          : GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
     GemmArgs gelu = plain;
     gelu.bias_mode = BiasMode::per_column;
@@ -315,8 +323,9 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const float one = 1.f, zero = 0.f;
     auto cublas_plain = [&](cudaStream_t) {
-      check_cublas(cublasGemmEx(cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
-                                B, CUDA_R_16BF, static_cast<int>(k), A, CUDA_R_16BF, static_cast<int>(k), &zero, Dc, CUDA_R_16BF,
+      check_cublas(cublasGemmEx(cub, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                                static_cast<int>(k), &one, B, CUDA_R_16BF, static_cast<int>(b_row_major ? n : k), A, CUDA_R_16BF,
+                                static_cast<int>(k), &zero, Dc, CUDA_R_16BF,
                                 static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
     };
@@ -326,7 +335,7 @@ int run_gemm_bench(const BenchOptions& o) {
     auto c_gelu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi, st)); };
     auto c_silu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu, st)); };
     LtFused lt;
-    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes);
+    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major);
     auto lt_gelu = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(lth, lt.desc, &one, B, lt.la, A, lt.lb, &zero, Dc, lt.ld, Dc, lt.ld, &lt.algo, lt_ws,
                                   lt_ws_bytes, st),
@@ -368,7 +377,7 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const double f_tp = tflops(m, n, k, ms_tp), f_cp = tflops(m, n, k, ms_cp), f_tg = tflops(m, n, k, ms_tg),
                  f_cg = tflops(m, n, k, ms_cg), f_lg = lt.ok ? tflops(m, n, k, ms_lg) : 0;
-    const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A row-major, B column-major; L2 evicted "
+    const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A row-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
                              "by a read pass before each run" + (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "");
     report.add(Record{"gemm", "tessera", "plain", size, f_tp, "TFLOP/s", "cublasGemmEx", f_cp, f_tp / f_cp, note});
     report.add(Record{"gemm", "tessera", "bias+gelu_tanh", size, f_tg, "TFLOP/s", "cublasGemmEx + separate bias/act kernel", f_cg,

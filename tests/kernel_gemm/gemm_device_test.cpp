@@ -132,65 +132,77 @@ TEST(GemmDevice, UnalignedAndPadded) {
         }
 }
 
-// The Hopper kernels (TMA + wgmma), forced: K-major A and B only, row pitches a multiple of 16 bytes.
+// The Hopper kernels (TMA + wgmma), forced.  They take K-major A with K- or N-major B after
+// normalisation, i.e. (A, B) row/column-major (R, C), (R, R) and (C, C), with every leading dimension a
+// multiple of 8 elements (a TMA row pitch is a multiple of 16 bytes); anything else is refused.
+bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
+  if (oa == C && ob == R) return false;                    // (M-major A, N-major B): no Hopper kernel
+  const int64_t lda = oa == R ? s.k : s.m, ldb = ob == R ? s.n : s.k;  // packed leading dimensions
+  return lda % 8 == 0 && ldb % 8 == 0;
+}
+
 TEST(GemmDevice, WgmmaTiles) {
   TESSERA_REQUIRE_SM(90);
   for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256})
     for (Dtype t : {Dtype::bf16, Dtype::f16})
-      for (const Shape& s : kShapes) {
-        GemmCase cs;
-        cs.m = s.m; cs.n = s.n; cs.k = s.k;
-        cs.in = cs.out = t;
-        cs.oa = R; cs.ob = C;  // A row-major and B column-major: both K-major
-        cs.alpha = 1.25f;
-        cs.tile = wt;
-        cs.seed = ++g_seed;
-        if (s.k % 8 != 0) {  // lda = ldb = k: a row pitch of k*2 bytes cannot be a TMA pitch
-          tessera::GemmArgs g;
-          g.m = s.m; g.n = s.n; g.k = s.k;
-          static const unsigned char dummy[16] = {};
-          g.a = {dummy, t, R, 0};
-          g.b = {dummy, t, C, 0};
-          g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), t, R, 0};  // never touched: planning fails first
-          g.tile = wt;
-          tessera::GemmPlan plan;
-          const tessera::GemmStatus st = tessera::gemm_plan(g, &plan);
-          EXPECT_EQ(st.code, tessera::GemmError::unsupported) << s.m << "x" << s.n << "x" << s.k << ": " << st.message;
-          continue;
-        }
-        const tessera::GemmPlan plan = run_gemm_case(cs);
-        EXPECT_EQ(plan.tile, wt) << cs.str();
-        if (::testing::Test::HasFailure()) return;
-      }
-  // The fused epilogue, D orders and types, split-K, several K tiles.
-  int i = 0;
-  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256})
-    for (Dtype out : {Dtype::bf16, Dtype::f32})
-      for (MatrixOrder od : {R, C})
-        for (int split : {1, 3}) {
+      for (auto [oa, ob] : kOrders)
+        for (const Shape& s : kShapes) {
           GemmCase cs;
-          cs.m = 300; cs.n = 260 + 8 * i; cs.k = 1000 + 8 * i;
-          cs.oa = R; cs.ob = C; cs.od = od;
-          cs.in = i % 3 ? Dtype::bf16 : Dtype::f16; cs.out = out;
+          cs.m = s.m; cs.n = s.n; cs.k = s.k;
+          cs.in = cs.out = t;
+          cs.oa = oa; cs.ob = ob;
+          cs.alpha = 1.25f;
           cs.tile = wt;
-          cs.beta = 0.5f;
-          cs.bias = i % 2 ? BiasMode::per_row : BiasMode::per_column;
-          cs.act = i % 2 ? Activation::silu : Activation::gelu_tanh;
-          cs.residual = true;
-          cs.split_k = split;
-          cs.workspace = split > 1;
           cs.seed = ++g_seed;
-          ++i;
+          if (!wgmma_eligible(oa, ob, s)) {
+            tessera::GemmArgs g;
+            g.m = s.m; g.n = s.n; g.k = s.k;
+            static const unsigned char dummy[16] = {};
+            g.a = {dummy, t, oa, 0};
+            g.b = {dummy, t, ob, 0};
+            g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), t, R, 0};  // never touched: planning fails first
+            g.tile = wt;
+            tessera::GemmPlan plan;
+            const tessera::GemmStatus st = tessera::gemm_plan(g, &plan);
+            EXPECT_EQ(st.code, tessera::GemmError::unsupported) << cs.str() << ": " << st.message;
+            continue;
+          }
           const tessera::GemmPlan plan = run_gemm_case(cs);
           EXPECT_EQ(plan.tile, wt) << cs.str();
-          EXPECT_EQ(plan.split_k, split) << cs.str();
           if (::testing::Test::HasFailure()) return;
         }
-  // Planned automatically on a large K-major problem, a Hopper kernel is chosen.
-  GemmCase big;
-  big.m = 1024; big.n = 1024; big.k = 512; big.oa = R; big.ob = C; big.seed = ++g_seed;
-  const GemmTile chosen = run_gemm_case(big).tile;
-  EXPECT_TRUE(chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256) << big.str();
+  // The fused epilogue, D orders and types, split-K, several K tiles, K- and N-major B.
+  int i = 0;
+  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256})
+    for (MatrixOrder ob : {C, R})
+      for (Dtype out : {Dtype::bf16, Dtype::f32})
+        for (MatrixOrder od : {R, C})
+          for (int split : {1, 3}) {
+            GemmCase cs;
+            cs.m = 300; cs.n = 264 + 8 * i; cs.k = 1000 + 8 * i;
+            cs.oa = R; cs.ob = ob; cs.od = od;
+            cs.in = i % 3 ? Dtype::bf16 : Dtype::f16; cs.out = out;
+            cs.tile = wt;
+            cs.beta = 0.5f;
+            cs.bias = i % 2 ? BiasMode::per_row : BiasMode::per_column;
+            cs.act = i % 2 ? Activation::silu : Activation::gelu_tanh;
+            cs.residual = true;
+            cs.split_k = split;
+            cs.workspace = split > 1;
+            cs.seed = ++g_seed;
+            ++i;
+            const tessera::GemmPlan plan = run_gemm_case(cs);
+            EXPECT_EQ(plan.tile, wt) << cs.str();
+            EXPECT_EQ(plan.split_k, split) << cs.str();
+            if (::testing::Test::HasFailure()) return;
+          }
+  // Planned automatically on large problems, a Hopper kernel is chosen for K- and N-major B.
+  for (MatrixOrder ob : {C, R}) {
+    GemmCase big;
+    big.m = 1024; big.n = 1024; big.k = 512; big.oa = R; big.ob = ob; big.seed = ++g_seed;
+    const GemmTile chosen = run_gemm_case(big).tile;
+    EXPECT_TRUE(chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256) << big.str();
+  }
 }
 
 TEST(GemmDevice, SplitK) {
@@ -321,6 +333,8 @@ TEST(GemmSanitize, Subset) {
   if (tessera::test::gpu_sm() == 90) {  // the Hopper kernel: full and partial tiles, split-K, the epilogue
     { GemmCase c; c.m = 150; c.n = 270; c.k = 136; c.tile = GemmTile::wgmma128x128; c.ob = C; add(c); }
     { GemmCase c; c.m = 150; c.n = 300; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = C; add(c); }
+    { GemmCase c; c.m = 150; c.n = 272; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = R; add(c); }
+    { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;
       c.workspace = true; c.beta = 1.0f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true;
       c.in = c.out = Dtype::f16; add(c); }

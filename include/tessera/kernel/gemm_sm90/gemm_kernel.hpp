@@ -17,8 +17,9 @@
 //                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
-// zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, base
-// addresses 16-byte aligned, lda * 2 and ldb * 2 multiples of 16 bytes.  Launch with kThreads threads
+// zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A, K-major B or
+// (kBNMajor) N-major B -- then B comes as BLK_N/64 boxes of 64 N x 64 K and wgmma reads it transposed
+// (imm-trans-b) --, base addresses 16-byte aligned, lda * 2 and ldb * 2 multiples of 16 bytes.  Launch with kThreads threads
 // and kSmemBytes of dynamic shared memory, grid (tiles, 1, splits), like gemm_sm80.
 #pragma once
 
@@ -37,7 +38,7 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-template <class Elem, int kBN_>
+template <class Elem, int kBN_, bool kBNMajor = false>
 struct GemmSm90 {
   static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
   static_assert(kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 128 or 256 (one wgmma m64nNk16 per k-step)");
@@ -50,6 +51,8 @@ struct GemmSm90 {
   static constexpr int kTileBytesB = kBN * kBK * 2;
   static constexpr int kStageBytes = kTileBytesA + kTileBytesB;
   static constexpr int kRingBytes = kStages * kStageBytes;
+  // N-major B arrives as BLK_N/64 boxes of (64 K rows x 64 N) = 8 KB each, side by side.
+  static constexpr int kBoxBytesN = 64 * kBK * 2;
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
   // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers].
@@ -102,7 +105,12 @@ struct GemmSm90 {
           arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           const int k0 = (kt0 + it) * kBK;
           arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, m0);
-          arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, n0);
+          if constexpr (kBNMajor) {
+            for (int j = 0; j < kBN / 64; ++j)
+              arch::tma_load_2d(sB + s * kTileBytesB + j * kBoxBytesN, map_b, &full[s], n0 + 64 * j, k0);
+          } else {
+            arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, n0);
+          }
         }
       }
     } else {
@@ -121,9 +129,11 @@ struct GemmSm90 {
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 elements = 32 bytes along K per wgmma
           const uint64_t da = arch::smem_desc_k_major_sw128(a + ks * 32);
-          const uint64_t db = arch::smem_desc_k_major_sw128(b + ks * 32);
-          if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16>(acc, da, db, 1u);
-          else arch::wgmma_m64n128k16<kF16>(acc, da, db, 1u);
+          // K-major B: 16 K-elements are 32 bytes along a row; N-major B: 16 K rows of 128 bytes.
+          const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytesN)
+                                       : arch::smem_desc_k_major_sw128(b + ks * 32);
+          if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16, kBNMajor ? 1 : 0>(acc, da, db, 1u);
+          else arch::wgmma_m64n128k16<kF16, kBNMajor ? 1 : 0>(acc, da, db, 1u);
         }
         arch::wgmma_commit();
         arch::wgmma_wait<1>();
@@ -163,10 +173,10 @@ struct GemmSm90 {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, int kBN>
-__global__ void __launch_bounds__(GemmSm90<Elem, kBN>::kThreads, 1)
+template <class Elem, int kBN, bool kBNMajor>
+__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor>::kThreads, 1)
     gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
-  GemmSm90<Elem, kBN>::run(p, &map_a, &map_b);
+  GemmSm90<Elem, kBN, kBNMajor>::run(p, &map_a, &map_b);
 }
 #endif
 
