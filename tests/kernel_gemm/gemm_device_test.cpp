@@ -30,6 +30,20 @@ const std::pair<MatrixOrder, MatrixOrder> kOrders[] = {{R, C}, {R, R}, {C, R}, {
 
 uint32_t g_seed = 1000;
 
+// Planning case `cs` (its shape, types, orders and forced tile) fails with `unsupported`; nothing runs.
+void expect_unsupported(const GemmCase& cs) {
+  tessera::GemmArgs g;
+  g.m = cs.m; g.n = cs.n; g.k = cs.k;
+  static const unsigned char dummy[16] = {};
+  g.a = {dummy, cs.in, cs.oa, 0};
+  g.b = {dummy, cs.in, cs.ob, 0};
+  g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), cs.out, R, 0};  // never touched: planning fails first
+  g.tile = cs.tile;
+  tessera::GemmPlan plan;
+  const tessera::GemmStatus st = tessera::gemm_plan(g, &plan);
+  EXPECT_EQ(st.code, tessera::GemmError::unsupported) << cs.str() << ": " << st.message;
+}
+
 TEST(GemmDevice, ShapesTilesLayouts16Bit) {
   TESSERA_REQUIRE_SM(80);
   const GemmTile tiles[] = {GemmTile::automatic, GemmTile::t128x256, GemmTile::t128x128, GemmTile::t64x64, GemmTile::t16x128};
@@ -46,16 +60,7 @@ TEST(GemmDevice, ShapesTilesLayouts16Bit) {
           cs.seed = ++g_seed;
           // The decode tile needs a K-major A after normalisation: (col-major A, row-major B) has none.
           if (tile == GemmTile::t16x128 && oa == C && ob == R) {
-            tessera::GemmArgs g;
-            g.m = s.m; g.n = s.n; g.k = s.k;
-            static const unsigned char dummy[16] = {};
-            g.a = {dummy, t, oa, 0};
-            g.b = {dummy + 0, t, ob, 0};
-            g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), t, R, 0};  // never touched: planning fails first
-            g.tile = tile;
-            tessera::GemmPlan plan;
-            const tessera::GemmStatus st = tessera::gemm_plan(g, &plan);
-            EXPECT_EQ(st.code, tessera::GemmError::unsupported) << st.message;
+            expect_unsupported(cs);
             continue;
           }
           run_gemm_case(cs);
@@ -155,16 +160,7 @@ TEST(GemmDevice, WgmmaTiles) {
           cs.tile = wt;
           cs.seed = ++g_seed;
           if (!wgmma_eligible(oa, ob, s)) {
-            tessera::GemmArgs g;
-            g.m = s.m; g.n = s.n; g.k = s.k;
-            static const unsigned char dummy[16] = {};
-            g.a = {dummy, t, oa, 0};
-            g.b = {dummy, t, ob, 0};
-            g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), t, R, 0};  // never touched: planning fails first
-            g.tile = wt;
-            tessera::GemmPlan plan;
-            const tessera::GemmStatus st = tessera::gemm_plan(g, &plan);
-            EXPECT_EQ(st.code, tessera::GemmError::unsupported) << cs.str() << ": " << st.message;
+            expect_unsupported(cs);
             continue;
           }
           const tessera::GemmPlan plan = run_gemm_case(cs);

@@ -178,6 +178,7 @@ __device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bo
 // The staged epilogue of a BLK_M x BLK_N block tile computed by kThreads threads.
 template <int kBlockM, int kBlockN, int kThreads>
 struct StagedEpilogue {
+  static constexpr int kTileM = kBlockM, kTileN = kBlockN;
   static constexpr int kRowStride = kBlockN + 8;  // floats per staged row, D row-major
   static constexpr int kColStride = kBlockM + 4;  // floats per staged column, D column-major
   static constexpr int kSmemFloats =

@@ -95,4 +95,19 @@ TESSERA_HD constexpr void grouped_tile(int pid, int tiles_m, int tiles_n, int gr
   tn = in_group / rows;
 }
 
+#if defined(__CUDACC__)
+// The end of every GEMM block (Ampere, SIMT and Hopper kernels): the staged fp32 tile (tile (tm, tn),
+// written to `stage` and synchronised) is reduced over the K splits when the launch splits K -- only
+// the block that arrives last goes on -- and then stored by the fused epilogue.  Epi: StagedEpilogue.
+template <class Epi>
+__device__ __forceinline__ void finish_tile(float* stage, const Params& p, int tm, int tn, int split) {
+  const int m0 = tm * Epi::kTileM, n0 = tn * Epi::kTileN;
+  if (p.splits > 1 &&
+      !Epi::reduce_split_k(stage, p.ep.d_row_major, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,
+                           p.m - m0 < Epi::kTileM ? p.m - m0 : Epi::kTileM, p.n - n0 < Epi::kTileN ? p.n - n0 : Epi::kTileN))
+    return;
+  Epi::store(stage, p.ep, m0, n0);
+}
+#endif
+
 }  // namespace tessera::gemm_sm80

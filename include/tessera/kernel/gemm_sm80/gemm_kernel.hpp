@@ -434,11 +434,7 @@ struct GemmSm80 {
         Epi::stage_pair(stage, rm, r + 8, c, acc[mt][nt][2], acc[mt][nt][3]);
       }
     __syncthreads();
-    if (p.splits > 1 &&
-        !Epi::reduce_split_k(stage, rm, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,
-                             p.m - m0 < kBM ? p.m - m0 : kBM, p.n - n0 < kBN ? p.n - n0 : kBN))
-      return;
-    Epi::store(stage, p.ep, m0, n0);
+    gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
   }
 #endif  // __CUDACC__
 };

@@ -126,11 +126,7 @@ struct GemmSimt {
       }
     }
     __syncthreads();
-    if (p.splits > 1 &&
-        !Epi::reduce_split_k(stage, rm, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,
-                             p.m - m0 < kBM ? p.m - m0 : kBM, p.n - n0 < kBN ? p.n - n0 : kBN))
-      return;
-    Epi::store(stage, p.ep, m0, n0);
+    gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
   }
 #endif  // __CUDACC__
 };

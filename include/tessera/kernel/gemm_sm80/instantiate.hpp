@@ -8,19 +8,26 @@
 
 namespace tessera::gemm_sm80 {
 
-template <class Elem, class Tile, Major kA, Major kB>
-KernelInfo make_kernel_info() {
-  using K = GemmSm80<Elem, Tile, kA, kB>;
+// What the launcher needs of kernel `fn`, whose block is described by K (kThreads, kSmemBytes, kBM, kBN,
+// kBK, kStages).
+template <class K>
+KernelInfo kernel_info_of(const void* fn, int min_blocks) {
   KernelInfo info;
-  info.fn = reinterpret_cast<const void*>(&gemm_sm80_kernel<Elem, Tile, kA, kB>);
+  info.fn = fn;
   info.threads = K::kThreads;
   info.smem_bytes = K::kSmemBytes;
   info.block_m = K::kBM;
   info.block_n = K::kBN;
   info.block_k = K::kBK;
   info.stages = K::kStages;
-  info.min_blocks = Tile::kMinBlocks;
+  info.min_blocks = min_blocks;
   return info;
+}
+
+template <class Elem, class Tile, Major kA, Major kB>
+KernelInfo make_kernel_info() {
+  return kernel_info_of<GemmSm80<Elem, Tile, kA, kB>>(reinterpret_cast<const void*>(&gemm_sm80_kernel<Elem, Tile, kA, kB>),
+                                                       Tile::kMinBlocks);
 }
 
 // The three majorness combinations of one (element, tile).

@@ -160,11 +160,7 @@ struct GemmSm90 {
       }
     }
     __syncthreads();
-    if (p.splits > 1 &&
-        !Epi::reduce_split_k(stage, rm, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,
-                             p.m - m0 < kBM ? p.m - m0 : kBM, p.n - n0 < kBN ? p.n - n0 : kBN))
-      return;
-    Epi::store(stage, p.ep, m0, n0);
+    gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
 #else
     (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
 #endif
