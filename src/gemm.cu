@@ -68,8 +68,12 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
     // expect).
     try {
-      map_a = arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
-                                     static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B);
+      // K-major A: 128 rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements.
+      map_a = p.a.k_major
+                  ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
+                                           static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B)
+                  : arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.m),
+                                           static_cast<uint64_t>(p.a.ld), 64, 64, arch::TmaSwizzle::k128B);
       // K-major B: BLK_N rows (n) x 64 K-elements; N-major B: boxes of 64 K rows x 64 N-elements.
       map_b = p.b.k_major
                   ? arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),

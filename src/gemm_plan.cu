@@ -175,13 +175,10 @@ KernelInfo kernel_for(const Problem& p, TileId t) {
   if (p.math == GemmMath::fp32_exact) return t == TileId::simt128x128 ? gemm_sm80::kernel_simt_f32() : KernelInfo{};
   if (t == TileId::simt128x128) return {};
   if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256) {
-    // TMA operands: K-major A, K- or N-major B, 16-byte aligned bases and row pitches.
+    // TMA operands: 16-bit, 16-byte aligned bases and row pitches (any majorness combination).
     const int eb = dtype_bytes(p.in);
-    const Combo c = combo_of(p);
-    if (p.math != GemmMath::tensor_core || c == Combo::mn_mn || !vec16(p.a.data, p.a.ld, eb) ||
-        !vec16(p.b.data, p.b.ld, eb))
-      return {};
-    return gemm_sm80::kernel_sm90(t, p.in == Dtype::f16, c == Combo::k_mn);
+    if (p.math != GemmMath::tensor_core || !vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
+    return gemm_sm80::kernel_sm90(t, p.in == Dtype::f16, combo_of(p));
   }
   const Combo c = combo_of(p);
   if (p.math == GemmMath::tf32) return gemm_sm80::kernel_tf32(t, c);

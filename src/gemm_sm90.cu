@@ -1,5 +1,5 @@
-// src/gemm_sm90.cu -- instantiation unit: the Hopper (sm_90a) tensor-core GEMM, bf16 and f16, K-major A
-// and K- or N-major B, tiles 128x128 and 128x256 (8 kernels).  Built for every target architecture; the
+// src/gemm_sm90.cu -- instantiation unit: the Hopper (sm_90a) tensor-core GEMM, bf16 and f16, operand
+// majorness (K, K), (K, N) and (M, N), tiles 128x128 and 128x256 (12 kernels).  Built for every target architecture; the
 // kernels have code only for sm_90a.
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"  // KernelInfo, kernel_info_of
 #include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"    // GemmSm90, gemm_sm90_kernel
@@ -7,22 +7,27 @@
 namespace tessera::gemm_sm80 {
 
 namespace {
-template <class Elem, int kBN, bool kBNMajor>
+template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
 KernelInfo sm90_info() {
-  return kernel_info_of<gemm_sm90::GemmSm90<Elem, kBN, kBNMajor>>(
-      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor>), 1);
+  return kernel_info_of<gemm_sm90::GemmSm90<Elem, kBN, kBNMajor, kAMMajor>>(
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor, kAMMajor>), 1);
 }
 }  // namespace
 
-template <int kBN, bool kBNMajor>
-KernelInfo sm90_pick(bool f16) {
-  return f16 ? sm90_info<ElemF16, kBN, kBNMajor>() : sm90_info<ElemBf16, kBN, kBNMajor>();
+template <int kBN>
+KernelInfo sm90_pick(bool f16, Combo c) {
+  switch (c) {
+    case Combo::kk: return f16 ? sm90_info<ElemF16, kBN, false, false>() : sm90_info<ElemBf16, kBN, false, false>();
+    case Combo::k_mn: return f16 ? sm90_info<ElemF16, kBN, true, false>() : sm90_info<ElemBf16, kBN, true, false>();
+    case Combo::mn_mn: return f16 ? sm90_info<ElemF16, kBN, true, true>() : sm90_info<ElemBf16, kBN, true, true>();
+  }
+  return {};
 }
 
-KernelInfo kernel_sm90(TileId tile, bool f16, bool b_n_major) {
+KernelInfo kernel_sm90(TileId tile, bool f16, Combo combo) {
   switch (tile) {
-    case TileId::wgmma128x128: return b_n_major ? sm90_pick<128, true>(f16) : sm90_pick<128, false>(f16);
-    case TileId::wgmma128x256: return b_n_major ? sm90_pick<256, true>(f16) : sm90_pick<256, false>(f16);
+    case TileId::wgmma128x128: return sm90_pick<128>(f16, combo);
+    case TileId::wgmma128x256: return sm90_pick<256>(f16, combo);
     default: return {};
   }
 }

@@ -118,9 +118,9 @@ void print_kernels(std::FILE* out) {
     for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
   add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
   for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256})
-    for (Combo c : {Combo::kk, Combo::k_mn}) {
-      add("bf16", t, c, kernel_sm90(t, false, c == Combo::k_mn));
-      add("f16", t, c, kernel_sm90(t, true, c == Combo::k_mn));
+    for (Combo c : combos) {
+      add("bf16", t, c, kernel_sm90(t, false, c));
+      add("f16", t, c, kernel_sm90(t, true, c));
     }
   std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);

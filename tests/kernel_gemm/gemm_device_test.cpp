@@ -137,11 +137,9 @@ TEST(GemmDevice, UnalignedAndPadded) {
         }
 }
 
-// The Hopper kernels (TMA + wgmma), forced.  They take K-major A with K- or N-major B after
-// normalisation, i.e. (A, B) row/column-major (R, C), (R, R) and (C, C), with every leading dimension a
-// multiple of 8 elements (a TMA row pitch is a multiple of 16 bytes); anything else is refused.
+// The Hopper kernels (TMA + wgmma), forced.  They take every operand order, with every leading
+// dimension a multiple of 8 elements (a TMA row pitch is a multiple of 16 bytes); else they are refused.
 bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
-  if (oa == C && ob == R) return false;                    // (M-major A, N-major B): no Hopper kernel
   const int64_t lda = oa == R ? s.k : s.m, ldb = ob == R ? s.n : s.k;  // packed leading dimensions
   return lda % 8 == 0 && ldb % 8 == 0;
 }
@@ -167,16 +165,16 @@ TEST(GemmDevice, WgmmaTiles) {
           EXPECT_EQ(plan.tile, wt) << cs.str();
           if (::testing::Test::HasFailure()) return;
         }
-  // The fused epilogue, D orders and types, split-K, several K tiles, K- and N-major B.
+  // The fused epilogue, D orders and types, split-K, several K tiles, every operand majorness.
   int i = 0;
   for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256})
-    for (MatrixOrder ob : {C, R})
+    for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
       for (Dtype out : {Dtype::bf16, Dtype::f32})
         for (MatrixOrder od : {R, C})
           for (int split : {1, 3}) {
             GemmCase cs;
-            cs.m = 300; cs.n = 264 + 8 * i; cs.k = 1000 + 8 * i;
-            cs.oa = R; cs.ob = ob; cs.od = od;
+            cs.m = 304; cs.n = 264 + 8 * i; cs.k = 1000 + 8 * i;
+            cs.oa = oa; cs.ob = ob; cs.od = od;
             cs.in = i % 3 ? Dtype::bf16 : Dtype::f16; cs.out = out;
             cs.tile = wt;
             cs.beta = 0.5f;
@@ -192,10 +190,10 @@ TEST(GemmDevice, WgmmaTiles) {
             EXPECT_EQ(plan.split_k, split) << cs.str();
             if (::testing::Test::HasFailure()) return;
           }
-  // Planned automatically on large problems, a Hopper kernel is chosen for K- and N-major B.
-  for (MatrixOrder ob : {C, R}) {
+  // Planned automatically on large problems, a Hopper kernel is chosen for every operand order.
+  for (auto [oa, ob] : kOrders) {
     GemmCase big;
-    big.m = 1024; big.n = 1024; big.k = 512; big.oa = R; big.ob = ob; big.seed = ++g_seed;
+    big.m = 1024; big.n = 1024; big.k = 512; big.oa = oa; big.ob = ob; big.seed = ++g_seed;
     const GemmTile chosen = run_gemm_case(big).tile;
     EXPECT_TRUE(chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256) << big.str();
   }
@@ -331,6 +329,7 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 150; c.n = 300; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = C; add(c); }
     { GemmCase c; c.m = 150; c.n = 272; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = R; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
+    { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;
       c.workspace = true; c.beta = 1.0f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true;
       c.in = c.out = Dtype::f16; add(c); }

@@ -8,8 +8,8 @@
 //   wgmma_commit        wgmma.commit_group.sync.aligned    close the group of issued wgmma
 //   wgmma_wait<N>       wgmma.wait_group.sync.aligned N    at most N groups still in flight
 //   wgmma_m64n{128,256}k16  wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}
-//                       D (64 x N, fp32) += A (64 x 16) * B (16 x N); both operands K-major here
-//                       (imm-trans-a = imm-trans-b = 0), scale-d = 0 ignores the old D.
+//                       D (64 x N, fp32) += A (64 x 16) * B (16 x N); each operand K-major or, with
+//                       imm-trans-a / imm-trans-b = 1, M- / N-major; scale-d = 0 ignores the old D.
 // Accumulator fragment (PTX ISA, wgmma "Register Fragments", matrix D): warp w of the warpgroup holds rows
 // 16w .. 16w+15; thread `lane`'s registers d[4j .. 4j+3] are the elements
 //     (16w + lane/4, 8j + 2*(lane%4) + {0, 1})  and  (16w + lane/4 + 8, 8j + 2*(lane%4) + {0, 1})
@@ -95,7 +95,8 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
 }
 
 // D (64 x N fp32, the fragment above) = A * B + (scale_d ? D : 0); kF16: f16 operands, else bf16.
-// A is K-major; B is K-major (kTransB = 0) or N-major (kTransB = 1, "imm-trans-b").
+// A is K-major (kTransA = 0) or M-major (kTransA = 1, "imm-trans-a"); B is K-major (kTransB = 0) or
+// N-major (kTransB = 1, "imm-trans-b").  Transposed operands are 16-bit types only.
 // The accumulator operands are spelled out once per N in the macros below (nvcc does not expand
 // parameter packs in asm operand lists); they are #undef'd at the end of this file.
 #define TESSERA_WGMMA_D64_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
@@ -127,22 +128,23 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-template <bool kF16, int kTransB = 0>
+template <bool kF16, int kTransB = 0, int kTransA = 0>
 TESSERA_DEVICE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
   static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");
+  static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");
 #if defined(TESSERA_ARCH_SM90A)
   if constexpr (kF16) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " TESSERA_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1, 0, %67;\n}\n"
+                 ", %64, %65, p, 1, 1, %67, %68;\n}\n"
                  : TESSERA_WGMMA_D64_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   } else {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " TESSERA_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1, 0, %67;\n}\n"
+                 ", %64, %65, p, 1, 1, %67, %68;\n}\n"
                  : TESSERA_WGMMA_D64_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   }
 #else
   (void)d; (void)desc_a; (void)desc_b; (void)scale_d;
@@ -151,22 +153,23 @@ TESSERA_DEVICE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uin
 }
 
 // The same with N = 256: D is 64 x 256 (128 registers per thread, j = 0 .. 31 in the fragment above).
-template <bool kF16, int kTransB = 0>
+template <bool kF16, int kTransB = 0, int kTransA = 0>
 TESSERA_DEVICE_INLINE void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
   static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");
+  static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");
 #if defined(TESSERA_ARCH_SM90A)
   if constexpr (kF16) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " TESSERA_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1, 0, %131;\n}\n"
+                 ", %128, %129, p, 1, 1, %131, %132;\n}\n"
                  : TESSERA_WGMMA_D128_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   } else {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " TESSERA_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1, 0, %131;\n}\n"
+                 ", %128, %129, p, 1, 1, %131, %132;\n}\n"
                  : TESSERA_WGMMA_D128_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   }
 #else
   (void)d; (void)desc_a; (void)desc_b; (void)scale_d;

@@ -40,10 +40,10 @@ KernelInfo kernel_f16(TileId tile, Combo combo);   // src/gemm_sm80_f16_large.cu
 KernelInfo kernel_tf32(TileId tile, Combo combo);  // src/gemm_sm80_tf32.cu
 // The exact fp32 FFMA kernel (any majorness, run-time).
 KernelInfo kernel_simt_f32();                      // src/gemm_simt_f32.cu
-// The Hopper kernels (include/tessera/kernel/gemm_sm90): 16-bit, K-major A, K- or N-major B, TMA operands; launched
+// The Hopper kernels (include/tessera/kernel/gemm_sm90): 16-bit, any of the three combinations, TMA operands; launched
 // with two CUtensorMap arguments after Params.  fn is set whenever it is compiled in; it has code only
 // for sm_90a (the planner checks the device and cudaFuncGetAttributes).
-KernelInfo kernel_sm90(TileId tile, bool f16, bool b_n_major);  // src/gemm_sm90.cu (wgmma tiles)
+KernelInfo kernel_sm90(TileId tile, bool f16, Combo combo);  // src/gemm_sm90.cu (wgmma tiles)
 
 // Per-family halves (bf16 and f16 are split in two units so that a 2-core build compiles them in parallel).
 KernelInfo kernel_bf16_large(TileId tile, Combo combo);

@@ -17,9 +17,10 @@
 //                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
-// zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A, K-major B or
-// (kBNMajor) N-major B -- then B comes as BLK_N/64 boxes of 64 N x 64 K and wgmma reads it transposed
-// (imm-trans-b) --, base addresses 16-byte aligned, lda * 2 and ldb * 2 multiples of 16 bytes.  Launch with kThreads threads
+// zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
+// (kBNMajor) an N-major B -- then B comes as BLK_N/64 boxes of 64 N x 64 K and wgmma reads it
+// transposed (imm-trans-b) --, or (kAMMajor, with kBNMajor) also an M-major A likewise (imm-trans-a);
+// base addresses 16-byte aligned, lda * 2 and ldb * 2 multiples of 16 bytes.  Launch with kThreads threads
 // and kSmemBytes of dynamic shared memory, grid (tiles, 1, splits), like gemm_sm80.
 #pragma once
 
@@ -38,7 +39,7 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-template <class Elem, int kBN_, bool kBNMajor = false>
+template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
 struct GemmSm90 {
   static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
   static_assert(kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 128 or 256 (one wgmma m64nNk16 per k-step)");
@@ -51,7 +52,8 @@ struct GemmSm90 {
   static constexpr int kTileBytesB = kBN * kBK * 2;
   static constexpr int kStageBytes = kTileBytesA + kTileBytesB;
   static constexpr int kRingBytes = kStages * kStageBytes;
-  // N-major B arrives as BLK_N/64 boxes of (64 K rows x 64 N) = 8 KB each, side by side.
+  // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
+  // side by side; consumer warpgroup w then reads A box w.
   static constexpr int kBoxBytesN = 64 * kBK * 2;
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
@@ -104,7 +106,12 @@ struct GemmSm90 {
           arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);  // round 0: fresh barrier, passes
           arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           const int k0 = (kt0 + it) * kBK;
-          arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, m0);
+          if constexpr (kAMMajor) {
+            for (int j = 0; j < kBM / 64; ++j)
+              arch::tma_load_2d(sA + s * kTileBytesA + j * kBoxBytesN, map_a, &full[s], m0 + 64 * j, k0);
+          } else {
+            arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, m0);
+          }
           if constexpr (kBNMajor) {
             for (int j = 0; j < kBN / 64; ++j)
               arch::tma_load_2d(sB + s * kTileBytesB + j * kBoxBytesN, map_b, &full[s], n0 + 64 * j, k0);
@@ -122,18 +129,20 @@ struct GemmSm90 {
       for (int it = 0; it < nk; ++it) {
         const int s = it % kStages;
         arch::mbarrier_wait_parity(&full[s], static_cast<uint32_t>(it / kStages) & 1u);
-        const unsigned char* a = sA + s * kTileBytesA + row0 * kBK * 2;
+        // K-major A: rows row0.. of the (128 x 64) box; M-major A: box row0/64.  Both start 8 KB * (wg-1) in.
+        const unsigned char* a = sA + s * kTileBytesA + (kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kBK * 2);
         const unsigned char* b = sB + s * kTileBytesB;
         arch::wgmma_fence_operands(acc);
         arch::wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 elements = 32 bytes along K per wgmma
-          const uint64_t da = arch::smem_desc_k_major_sw128(a + ks * 32);
+          const uint64_t da = kAMMajor ? arch::smem_desc_mn_major_sw128(a + ks * 16 * 128, kBoxBytesN)
+                                       : arch::smem_desc_k_major_sw128(a + ks * 32);
           // K-major B: 16 K-elements are 32 bytes along a row; N-major B: 16 K rows of 128 bytes.
           const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytesN)
                                        : arch::smem_desc_k_major_sw128(b + ks * 32);
-          if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16, kBNMajor ? 1 : 0>(acc, da, db, 1u);
-          else arch::wgmma_m64n128k16<kF16, kBNMajor ? 1 : 0>(acc, da, db, 1u);
+          if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
+          else arch::wgmma_m64n128k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
         }
         arch::wgmma_commit();
         arch::wgmma_wait<1>();
@@ -169,10 +178,10 @@ struct GemmSm90 {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, int kBN, bool kBNMajor>
-__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor>::kThreads, 1)
+template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
+__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::kThreads, 1)
     gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
-  GemmSm90<Elem, kBN, kBNMajor>::run(p, &map_a, &map_b);
+  GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::run(p, &map_a, &map_b);
 }
 #endif
 
