@@ -430,6 +430,7 @@ int run_gemm_bench(const BenchOptions& o) {
     for (auto& a : o.args) cmd += " " + a;
     if (o.quick) cmd += " --quick";
     if (!report.write_json(o.json_path, cmd)) return 1;
+    std::printf("wrote %s\n", o.json_path.c_str());
   }
   return 0;
 }
