@@ -34,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <utility>    // std::pair
 
 #include "bench_common.hpp"                        // TESSERA_BENCH_SUITE, time_median_ms, Report
 #include "tessera/host/gemm.hpp"                   // tessera::gemm
@@ -103,7 +104,7 @@ void print_kernels(std::FILE* out) {
       (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k.fn, k.threads, k.smem_bytes);
     (void)cudaGetLastError();
     const std::string tile = std::to_string(k.block_m) + "x" + std::to_string(k.block_n) + "x" + std::to_string(k.block_k) +
-                             (t == TileId::simt128x128 ? " simt" : t == TileId::wgmma128x128 || t == TileId::wgmma128x256 ? " wgmma" : "");
+                             (t == TileId::simt128x128 ? " simt" : t >= TileId::wgmma128x128 ? " wgmma" : "");
     rows.push_back({family, tile, t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
                     std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(k.smem_bytes),
                     std::to_string(k.stages), std::to_string(occ)});
@@ -117,7 +118,7 @@ void print_kernels(std::FILE* out) {
   for (TileId t : tiles)
     for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
   add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
-  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256})
+  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256, TileId::wgmma64x256})
     for (Combo c : combos) {
       add("bf16", t, c, kernel_sm90(t, false, c));
       add("f16", t, c, kernel_sm90(t, true, c));
@@ -205,20 +206,41 @@ int run_gemm_bench(const BenchOptions& o) {
   std::string which = "all";
   bool kernels_only = false;
   bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
+  GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
-          "                          [--kernels] [--b-row-major]\n\n"
+          "                          [--kernels] [--b-row-major] [--tile NAME]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
-          "weights), or K x N row-major with --b-row-major.\n"
+          "weights), or K x N row-major with --b-row-major.  --tile forces one tile for every Tessera GEMM\n"
+          "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64, wgmma64x256x64).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
     else if (o.args[i] == "--b-row-major") b_row_major = true;
+    else if (o.args[i] == "--tile" && i + 1 < o.args.size()) {
+      const std::string name = o.args[++i];
+      const std::pair<const char*, GemmTile> names[] = {
+          {"128x256x64", GemmTile::t128x256},        {"128x128x64", GemmTile::t128x128},
+          {"64x64x64", GemmTile::t64x64},            {"16x128x64", GemmTile::t16x128},
+          {"wgmma128x128x64", GemmTile::wgmma128x128}, {"wgmma128x256x64", GemmTile::wgmma128x256},
+          {"wgmma64x256x64", GemmTile::wgmma64x256}};
+      bool found = false;
+      for (const auto& [tile_name, tile] : names)
+        if (name == tile_name) {
+          force_tile = tile;
+          found = true;
+        }
+      if (!found) {
+        std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile name (see --kernels: e.g. 128x256x64, wgmma64x256x64)\n",
+                     name.c_str());
+        return 2;
+      }
+    }
     else {
       std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major)\n",
                    o.args[i].c_str());
@@ -293,6 +315,7 @@ int run_gemm_bench(const BenchOptions& o) {
     plain.b = b_row_major ? GemmMatrix{B, Dtype::bf16, MatrixOrder::row_major, n}
                           : GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
+    plain.tile = force_tile;
     GemmArgs gelu = plain;
     gelu.bias_mode = BiasMode::per_column;
     gelu.bias = bias;

@@ -67,9 +67,10 @@ enum class GemmTile : int {
   t64x64,       // tensor cores, 4 warps
   t16x128,      // tensor cores, 4 warps, M <= 16 (decode); needs a K-major A (after transposition)
   simt128x128,  // fp32_exact only
-  wgmma128x128,  // tensor cores on Hopper (sm_90a): TMA + wgmma, 3 warpgroups; bf16/f16 with K-major A
-                 // and B (after normalisation), 16-byte aligned bases, lda/ldb a multiple of 8 elements
+  wgmma128x128,  // tensor cores on Hopper (sm_90a, compute capability 9.0): TMA + wgmma, 3 warpgroups;
+                 // bf16/f16 in any operand order, 16-byte aligned bases, lda/ldb a multiple of 8 elements
   wgmma128x256,  // the same with a 128 x 256 block tile
+  wgmma64x256,   // the same with a 64 x 256 block tile (one consumer warpgroup): small M, split-K
 };
 
 // A matrix operand (read-only).
