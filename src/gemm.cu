@@ -64,15 +64,14 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
   void* kargs_sm80[] = {&kp};
   void* kargs_sm90[] = {&kp, &map_a, &map_b};
   void** kargs = kargs_sm80;
-  if (c.tile == TileId::wgmma128x128 || c.tile == TileId::wgmma128x256 || c.tile == TileId::wgmma64x256) {
+  if (c.tile == TileId::wgmma128x128 || c.tile == TileId::wgmma128x256) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
     // expect).
     try {
-      // K-major A: BLK_M rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements.
+      // K-major A: 128 rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements.
       map_a = p.a.k_major
                   ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.a.ld), static_cast<uint32_t>(c.kernel.block_m), 64,
-                                           arch::TmaSwizzle::k128B)
+                                           static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.m),
                                            static_cast<uint64_t>(p.a.ld), 64, 64, arch::TmaSwizzle::k128B);
       // K-major B: BLK_N rows (n) x 64 K-elements; N-major B: boxes of 64 K rows x 64 N-elements.

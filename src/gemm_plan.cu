@@ -174,7 +174,7 @@ Combo combo_of(const Problem& p) {
 KernelInfo kernel_for(const Problem& p, TileId t) {
   if (p.math == GemmMath::fp32_exact) return t == TileId::simt128x128 ? gemm_sm80::kernel_simt_f32() : KernelInfo{};
   if (t == TileId::simt128x128) return {};
-  if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256 || t == TileId::wgmma64x256) {
+  if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256) {
     // TMA operands: 16-bit, 16-byte aligned bases and row pitches (any majorness combination).
     const int eb = dtype_bytes(p.in);
     if (p.math != GemmMath::tensor_core || !vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
@@ -202,7 +202,6 @@ double tile_efficiency(TileId t) {
     case TileId::simt128x128: return 1.0;
     case TileId::wgmma128x128: return 1.6;  // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel
     case TileId::wgmma128x256: return 1.7;
-    case TileId::wgmma64x256: return 1.3;
   }
   return 0.5;
 }
@@ -238,8 +237,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   if (f.cc < 80)
     return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
                                             dev, f.cc / 10, f.cc % 10));
-  TileId tiles_all[] = {TileId::wgmma128x256, TileId::wgmma128x128, TileId::wgmma64x256, TileId::t128x256,
-                        TileId::t128x128,     TileId::t64x64,       TileId::t16x128,     TileId::simt128x128};
+  TileId tiles_all[] = {TileId::wgmma128x256, TileId::wgmma128x128, TileId::t128x256, TileId::t128x128,
+                        TileId::t64x64,       TileId::t16x128,      TileId::simt128x128};
   bool have = false;
   Choice best;
   std::string too_many_splits;
@@ -247,7 +246,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (g.tile != GemmTile::automatic && to_tile_id(g.tile) != t) continue;
     const KernelInfo k = kernel_for(p, t);
     if (!k.fn) continue;
-    if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256 || t == TileId::wgmma64x256) {
+    if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256) {
       // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
       cudaFuncAttributes attr{};
       if (f.cc != 90 || cudaFuncGetAttributes(&attr, k.fn) != cudaSuccess) {

@@ -34,8 +34,7 @@ bool tile_supports(GemmTile t, GemmMath m) {
     case GemmTile::t16x128: return m == GemmMath::tensor_core;
     case GemmTile::simt128x128: return m == GemmMath::fp32_exact;
     case GemmTile::wgmma128x128:
-    case GemmTile::wgmma128x256:
-    case GemmTile::wgmma64x256: return m == GemmMath::tensor_core;
+    case GemmTile::wgmma128x256: return m == GemmMath::tensor_core;
   }
   return false;
 }
@@ -60,7 +59,6 @@ const char* gemm_tile_name(GemmTile t) {
     case GemmTile::simt128x128: return "simt128x128x8";
     case GemmTile::wgmma128x128: return "wgmma128x128x64";
     case GemmTile::wgmma128x256: return "wgmma128x256x64";
-    case GemmTile::wgmma64x256: return "wgmma64x256x64";
   }
   return "?";
 }
@@ -73,7 +71,6 @@ TileId to_tile_id(GemmTile t) {
     case GemmTile::t16x128: return TileId::t16x128;
     case GemmTile::wgmma128x128: return TileId::wgmma128x128;
     case GemmTile::wgmma128x256: return TileId::wgmma128x256;
-    case GemmTile::wgmma64x256: return TileId::wgmma64x256;
     default: return TileId::simt128x128;
   }
 }
@@ -86,7 +83,6 @@ GemmTile to_gemm_tile(TileId t) {
     case TileId::simt128x128: return GemmTile::simt128x128;
     case TileId::wgmma128x128: return GemmTile::wgmma128x128;
     case TileId::wgmma128x256: return GemmTile::wgmma128x256;
-    case TileId::wgmma64x256: return GemmTile::wgmma64x256;
   }
   return GemmTile::automatic;
 }
@@ -254,8 +250,7 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     case GemmTile::t16x128:
     case GemmTile::simt128x128:
     case GemmTile::wgmma128x128:
-    case GemmTile::wgmma128x256:
-    case GemmTile::wgmma64x256: break;
+    case GemmTile::wgmma128x256: break;
     default: return invalid(fmt("argument 'tile' is %d; expected a GemmTile value", static_cast<int>(g.tile)));
   }
   if (!tile_supports(g.tile, math))

@@ -118,7 +118,7 @@ void print_kernels(std::FILE* out) {
   for (TileId t : tiles)
     for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
   add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
-  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256, TileId::wgmma64x256})
+  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256})
     for (Combo c : combos) {
       add("bf16", t, c, kernel_sm90(t, false, c));
       add("f16", t, c, kernel_sm90(t, true, c));
@@ -216,7 +216,7 @@ int run_gemm_bench(const BenchOptions& o) {
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
           "weights), or K x N row-major with --b-row-major.  --tile forces one tile for every Tessera GEMM\n"
-          "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64, wgmma64x256x64).\n"
+          "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
@@ -227,8 +227,7 @@ int run_gemm_bench(const BenchOptions& o) {
       const std::pair<const char*, GemmTile> names[] = {
           {"128x256x64", GemmTile::t128x256},        {"128x128x64", GemmTile::t128x128},
           {"64x64x64", GemmTile::t64x64},            {"16x128x64", GemmTile::t16x128},
-          {"wgmma128x128x64", GemmTile::wgmma128x128}, {"wgmma128x256x64", GemmTile::wgmma128x256},
-          {"wgmma64x256x64", GemmTile::wgmma64x256}};
+          {"wgmma128x128x64", GemmTile::wgmma128x128}, {"wgmma128x256x64", GemmTile::wgmma128x256}};
       bool found = false;
       for (const auto& [tile_name, tile] : names)
         if (name == tile_name) {
@@ -236,7 +235,7 @@ int run_gemm_bench(const BenchOptions& o) {
           found = true;
         }
       if (!found) {
-        std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile name (see --kernels: e.g. 128x256x64, wgmma64x256x64)\n",
+        std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile name (see --help: e.g. 128x256x64, wgmma128x256x64)\n",
                      name.c_str());
         return 2;
       }

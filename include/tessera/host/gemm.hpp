@@ -70,7 +70,6 @@ enum class GemmTile : int {
   wgmma128x128,  // tensor cores on Hopper (sm_90a, compute capability 9.0): TMA + wgmma, 3 warpgroups;
                  // bf16/f16 in any operand order, 16-byte aligned bases, lda/ldb a multiple of 8 elements
   wgmma128x256,  // the same with a 128 x 256 block tile
-  wgmma64x256,   // the same with a 64 x 256 block tile (one consumer warpgroup): small M, split-K
 };
 
 // A matrix operand (read-only).

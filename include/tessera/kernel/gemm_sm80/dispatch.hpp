@@ -5,10 +5,8 @@
 
 namespace tessera::gemm_sm80 {
 
-enum class TileId : int {
-  t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128, wgmma128x256, wgmma64x256
-};
-inline constexpr int kTileCount = 8;
+enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128, wgmma128x256 };
+inline constexpr int kTileCount = 7;
 constexpr const char* tile_name(TileId t) {
   switch (t) {
     case TileId::t128x256: return "128x256x64";
@@ -18,7 +16,6 @@ constexpr const char* tile_name(TileId t) {
     case TileId::simt128x128: return "simt128x128x8";
     case TileId::wgmma128x128: return "wgmma128x128x64";
     case TileId::wgmma128x256: return "wgmma128x256x64";
-    case TileId::wgmma64x256: return "wgmma64x256x64";
   }
   return "?";
 }

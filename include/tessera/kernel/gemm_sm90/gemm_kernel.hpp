@@ -1,22 +1,20 @@
 // include/tessera/kernel/gemm_sm90/gemm_kernel.hpp -- the Hopper tensor-core GEMM (sm_90a): TMA loads,
 // an mbarrier ring, warpgroup MMA (wgmma), and the same fused epilogue as the Ampere path.
 //
-//   block tile   BLK_M x BLK_N x 64: BLK_M = 64 x consumers (128, or 64 for decode-shaped problems),
-//                BLK_N = 128 or 256, kStages = 4 shared buffers of A (BLK_M x 64) and B (BLK_N x 64),
-//                each stored as the TMA engine writes it with a 128-byte swizzle (128 x 256: 48 KB per
-//                stage, 192 KB in all), one block per SM
-//   warpgroups   1 + consumers (128 threads each).  Warpgroup 0 is the producer: one thread issues, per
-//                K tile, the TMA loads of a stage after waiting for the stage to be free.  Consumer
-//                warpgroup w (1, 2) owns rows 64(w-1) .. 64w-1 of the tile, BLK_N/2 fp32 accumulators per thread,
+//   block tile   128 x BLK_N x 64, BLK_N = 128 or 256 (16-bit A and B, both K-major), kStages = 4 shared
+//                buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
+//                a 128-byte swizzle: 32 / 48 KB per stage, 128 / 192 KB in all, one block per SM
+//   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
+//                TMA loads of a stage after waiting for the stage to be free.  Warpgroups 1 and 2 are
+//                the consumers: rows 0-63 and 64-127 of the tile, BLK_N/2 fp32 accumulators per thread,
 //                four wgmma m64nNk16 per K tile read straight from the swizzled stage; one K tile's
 //                group stays in flight while the next stage is awaited.
-//   ring         full[s]  (count 1): the producer's arrive.expect_tx(stage bytes); the TMA bytes complete it
-//                empty[s] (count = consumers): one arrive per consumer warpgroup once its wgmma of stage
-//                s are done
+//   ring         full[s]  (count 1): the producer's arrive.expect_tx(32 KB); the TMA bytes complete it
+//                empty[s] (count 2): one arrive per consumer warpgroup once its wgmma of stage s are done
 //                Both are waited by parity; a fresh empty barrier counts as free (parity 1 passes).
 //   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
 //                reduction -> one pass applying alpha, beta*C, bias, activation, residual and storing D
-//                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all threads.
+//                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
 // zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
@@ -41,17 +39,16 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false, int kConsumers = 2>
+template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
 struct GemmSm90 {
-  static_assert(kConsumers == 1 || kConsumers == 2, "gemm_sm90: one or two consumer warpgroups (BLK_M 64 or 128)");
-  static constexpr int kBM = 64 * kConsumers, kBN = kBN_, kBK = 64;
+  static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
   static_assert(kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 128 or 256 (one wgmma m64nNk16 per k-step)");
   static constexpr int kAcc = kBN / 2;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   static constexpr int kStages = 4;
-  static constexpr int kThreads = 128 * (1 + kConsumers);  // producer warpgroup + consumer warpgroups
+  static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
   static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
-  static constexpr int kTileBytesA = kBM * kBK * 2;  // 8 / 16 KB, 1024-byte aligned stage buffers
+  static constexpr int kTileBytesA = kBM * kBK * 2;  // 16 KB, 1024-byte aligned stage buffers
   static constexpr int kTileBytesB = kBN * kBK * 2;
   static constexpr int kStageBytes = kTileBytesA + kTileBytesB;
   static constexpr int kRingBytes = kStages * kStageBytes;
@@ -90,7 +87,7 @@ struct GemmSm90 {
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
-        arch::mbarrier_init(&empty[s], kConsumers);
+        arch::mbarrier_init(&empty[s], 2);
       }
       arch::fence_mbarrier_init();
     }
@@ -181,10 +178,10 @@ struct GemmSm90 {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, int kBN, bool kBNMajor, bool kAMMajor, int kConsumers>
-__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor, kAMMajor, kConsumers>::kThreads, 1)
+template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
+__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::kThreads, 1)
     gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
-  GemmSm90<Elem, kBN, kBNMajor, kAMMajor, kConsumers>::run(p, &map_a, &map_b);
+  GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::run(p, &map_a, &map_b);
 }
 #endif
 
