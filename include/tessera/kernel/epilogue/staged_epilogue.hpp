@@ -30,71 +30,28 @@
 #include <cstdint>  // int64_t, uint32_t
 
 #include "tessera/kernel/epilogue/activation.hpp"  // activate
+#include "tessera/kernel/numeric.hpp"             // Numeric
 #include "tessera/kernel/epilogue/types.hpp"       // Params, Dtype
 
 namespace tessera::epilogue {
 
 #if defined(__CUDACC__)
 
-// Element conversions and 16-byte packing for the output types.
+// Element conversions and 16-byte packing for the output types: tessera::Numeric (kernel/numeric.hpp),
+// seen through one uint4.
 template <class T>
-struct Elem;
-
-template <>
-struct Elem<float> {
-  static constexpr int kVec = 4;  // elements per 16 bytes
-  __device__ __forceinline__ static float to_float(float v) { return v; }
-  __device__ __forceinline__ static float from_float(float v) { return v; }
-  __device__ __forceinline__ static void unpack(const uint4& r, float (&f)[kVec]) {
-    f[0] = __uint_as_float(r.x); f[1] = __uint_as_float(r.y);
-    f[2] = __uint_as_float(r.z); f[3] = __uint_as_float(r.w);
+struct Elem {
+  static constexpr int kVec = Numeric<T>::kVec;  // elements per 16 bytes
+  __device__ __forceinline__ static float to_float(T v) { return Numeric<T>::to_float(v); }
+  __device__ __forceinline__ static T from_float(float v) { return Numeric<T>::from_float(v); }
+  __device__ __forceinline__ static void unpack(const uint4& w, float (&f)[kVec]) {
+    const uint32_t r[4] = {w.x, w.y, w.z, w.w};
+    Numeric<T>::unpack(r, f);
   }
   __device__ __forceinline__ static uint4 pack(const float (&f)[kVec]) {
-    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
-  }
-};
-
-template <>
-struct Elem<__nv_bfloat16> {
-  static constexpr int kVec = 8;
-  __device__ __forceinline__ static float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-  __device__ __forceinline__ static __nv_bfloat16 from_float(float v) { return __float2bfloat16_rn(v); }
-  __device__ __forceinline__ static void unpack_word(uint32_t w, float& lo, float& hi) {
-    lo = __uint_as_float(w << 16);          // a bf16 is the upper half of an fp32
-    hi = __uint_as_float(w & 0xffff0000u);
-  }
-  __device__ __forceinline__ static uint32_t pack_word(float lo, float hi) {
-    const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);  // .x = lo (low half), .y = hi
-    return static_cast<uint32_t>(__bfloat16_as_ushort(p.x)) | (static_cast<uint32_t>(__bfloat16_as_ushort(p.y)) << 16);
-  }
-  __device__ __forceinline__ static void unpack(const uint4& r, float (&f)[kVec]) {
-    unpack_word(r.x, f[0], f[1]); unpack_word(r.y, f[2], f[3]);
-    unpack_word(r.z, f[4], f[5]); unpack_word(r.w, f[6], f[7]);
-  }
-  __device__ __forceinline__ static uint4 pack(const float (&f)[kVec]) {
-    return make_uint4(pack_word(f[0], f[1]), pack_word(f[2], f[3]), pack_word(f[4], f[5]), pack_word(f[6], f[7]));
-  }
-};
-
-template <>
-struct Elem<__half> {
-  static constexpr int kVec = 8;
-  __device__ __forceinline__ static float to_float(__half v) { return __half2float(v); }
-  __device__ __forceinline__ static __half from_float(float v) { return __float2half_rn(v); }
-  __device__ __forceinline__ static void unpack_word(uint32_t w, float& lo, float& hi) {
-    lo = __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xffffu)));
-    hi = __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
-  }
-  __device__ __forceinline__ static uint32_t pack_word(float lo, float hi) {
-    return static_cast<uint32_t>(__half_as_ushort(__float2half_rn(lo))) |
-           (static_cast<uint32_t>(__half_as_ushort(__float2half_rn(hi))) << 16);
-  }
-  __device__ __forceinline__ static void unpack(const uint4& r, float (&f)[kVec]) {
-    unpack_word(r.x, f[0], f[1]); unpack_word(r.y, f[2], f[3]);
-    unpack_word(r.z, f[4], f[5]); unpack_word(r.w, f[6], f[7]);
-  }
-  __device__ __forceinline__ static uint4 pack(const float (&f)[kVec]) {
-    return make_uint4(pack_word(f[0], f[1]), pack_word(f[2], f[3]), pack_word(f[4], f[5]), pack_word(f[6], f[7]));
+    uint32_t r[4];
+    Numeric<T>::pack(f, r);
+    return make_uint4(r[0], r[1], r[2], r[3]);
   }
 };
 

@@ -1,134 +1,18 @@
-// include/tessera/kernel/fused/numeric.hpp -- element types of the fused kernels and their 128-bit packing.
-//
-// Every fused kernel moves data in 16-byte vectors (four 32-bit registers, one LDG.E.128 / STG.E.128)
-// and computes in fp32.  `Numeric<T>` says how many elements of T fill one vector and converts a
-// vector to and from fp32:
-//
-//   T              kVec   register r[i] holds
-//   float          4      element i (bit pattern)
-//   __nv_bfloat16  8      elements 2i (low half) and 2i+1 (high half)
-//   __half         8      elements 2i (low half) and 2i+1 (high half)
-//
-// Conversions to the narrow types round to nearest even and keep NaN and infinities (the cvt.rn
-// instructions behind __float22bfloat162_rn / __float22half2_rn).  Values that overflow the narrow type
-// become infinities, as IEEE 754 rounding says.
+// include/tessera/kernel/fused/numeric.hpp -- vector geometry of the fused kernels.  The element types
+// and their 128-bit packing (`Numeric<T>`) live in tessera/kernel/numeric.hpp, shared with the GEMM
+// epilogue; this header makes them visible as fused::Numeric and adds the alignment helper.
 #pragma once
 
-#include <cuda_bf16.h>  // __nv_bfloat16, __nv_bfloat162, conversions
-#include <cuda_fp16.h>  // __half, __half2, conversions
+#include <cstdint>  // uintptr_t
 
-#include <cstdint>  // uint16_t, uint32_t, uintptr_t
-#include <cstring>  // std::memcpy
-
-#if defined(__CUDACC__)
-#define TESSERA_HD __host__ __device__
-#define TESSERA_HD_INLINE __host__ __device__ __forceinline__
-#else
-#define TESSERA_HD
-#define TESSERA_HD_INLINE inline
-#endif
+#include "tessera/kernel/numeric.hpp"  // Numeric<T>
 
 namespace tessera::fused {
 
+using tessera::Numeric;
+
 // Bytes moved by one vector access.
 inline constexpr int kVectorBytes = 16;
-
-template <class T>
-struct Numeric;  // defined for float, __nv_bfloat16, __half only
-
-template <>
-struct Numeric<float> {
-  static constexpr int kVec = 4;
-  static constexpr const char* kName = "fp32";
-  TESSERA_HD_INLINE static float to_float(float v) { return v; }
-  TESSERA_HD_INLINE static float from_float(float v) { return v; }
-  TESSERA_HD_INLINE static uint32_t bits(float v) {
-    uint32_t r;
-    std::memcpy(&r, &v, sizeof r);
-    return r;
-  }
-#if defined(__CUDACC__)
-  __device__ __forceinline__ static void unpack(const uint32_t (&r)[4], float (&f)[kVec]) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) f[i] = __uint_as_float(r[i]);
-  }
-  __device__ __forceinline__ static void pack(const float (&f)[kVec], uint32_t (&r)[4]) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) r[i] = __float_as_uint(f[i]);
-  }
-#endif
-};
-
-namespace detail {
-// Two 16-bit halves of one 32-bit register <-> a packed pair type (bit copy, no conversion).
-template <class Pair>
-TESSERA_HD_INLINE Pair as_pair(uint32_t r) {
-  Pair p;
-  static_assert(sizeof(Pair) == sizeof(uint32_t), "a packed pair of 16-bit values must be 32 bits");
-  std::memcpy(&p, &r, sizeof p);
-  return p;
-}
-template <class Pair>
-TESSERA_HD_INLINE uint32_t as_u32(Pair p) {
-  uint32_t r;
-  std::memcpy(&r, &p, sizeof r);
-  return r;
-}
-}  // namespace detail
-
-template <>
-struct Numeric<__nv_bfloat16> {
-  static constexpr int kVec = 8;
-  static constexpr const char* kName = "bf16";
-  TESSERA_HD_INLINE static float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-  TESSERA_HD_INLINE static __nv_bfloat16 from_float(float v) { return __float2bfloat16_rn(v); }
-  TESSERA_HD_INLINE static uint32_t bits(__nv_bfloat16 v) {  // the 16 bits, zero-extended
-    uint16_t r;
-    std::memcpy(&r, &v, sizeof r);
-    return r;
-  }
-#if defined(__CUDACC__)
-  __device__ __forceinline__ static void unpack(const uint32_t (&r)[4], float (&f)[kVec]) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 p = __bfloat1622float2(detail::as_pair<__nv_bfloat162>(r[i]));
-      f[2 * i] = p.x;
-      f[2 * i + 1] = p.y;
-    }
-  }
-  __device__ __forceinline__ static void pack(const float (&f)[kVec], uint32_t (&r)[4]) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) r[i] = detail::as_u32(__float22bfloat162_rn(make_float2(f[2 * i], f[2 * i + 1])));
-  }
-#endif
-};
-
-template <>
-struct Numeric<__half> {
-  static constexpr int kVec = 8;
-  static constexpr const char* kName = "fp16";
-  TESSERA_HD_INLINE static float to_float(__half v) { return __half2float(v); }
-  TESSERA_HD_INLINE static __half from_float(float v) { return __float2half_rn(v); }
-  TESSERA_HD_INLINE static uint32_t bits(__half v) {  // the 16 bits, zero-extended
-    uint16_t r;
-    std::memcpy(&r, &v, sizeof r);
-    return r;
-  }
-#if defined(__CUDACC__)
-  __device__ __forceinline__ static void unpack(const uint32_t (&r)[4], float (&f)[kVec]) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 p = __half22float2(detail::as_pair<__half2>(r[i]));
-      f[2 * i] = p.x;
-      f[2 * i + 1] = p.y;
-    }
-  }
-  __device__ __forceinline__ static void pack(const float (&f)[kVec], uint32_t (&r)[4]) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) r[i] = detail::as_u32(__float22half2_rn(make_float2(f[2 * i], f[2 * i + 1])));
-  }
-#endif
-};
 
 // How many elements of T lie between the 16-byte boundary at or below `p` and `p` itself
 // (0 when p is 16-byte aligned).  Requires p aligned to sizeof(T); the host API checks that.
