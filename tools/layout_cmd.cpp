@@ -70,14 +70,7 @@ int run_batch() {
   int errors = 0;
   while (std::getline(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::vector<std::string> f;
-    size_t p = 0;
-    for (;;) {
-      size_t q = line.find('\t', p);
-      f.push_back(line.substr(p, q == std::string::npos ? std::string::npos : q - p));
-      if (q == std::string::npos) break;
-      p = q + 1;
-    }
+    const std::vector<std::string> f = tessera::cli::split_tabs(line);
     try {
       if (f.empty() || f[0].empty()) throw std::invalid_argument("empty line: expected op<TAB>arg1[<TAB>arg2]");
       std::vector<std::string> args(f.begin() + 1, f.end());

@@ -147,6 +147,18 @@ std::string apply_layout_op(const std::string& op, const std::vector<std::string
   throw std::invalid_argument("unknown operation '" + op + "' (see `tessera layout --help`)");
 }
 
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> f;
+  size_t p = 0;
+  for (;;) {
+    const size_t q = line.find('\t', p);
+    f.push_back(line.substr(p, q == std::string::npos ? std::string::npos : q - p));
+    if (q == std::string::npos) break;
+    p = q + 1;
+  }
+  return f;
+}
+
 std::string show_layout(const std::string& text) {
   LayoutParser probe(text);
   bool sw = probe.at_swizzle();

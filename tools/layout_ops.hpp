@@ -25,4 +25,8 @@ std::string apply_layout_op(const std::string& op, const std::vector<std::string
 // 2-D table of a rank-1 or rank-2 layout (or Sw<..>o layout), as CuTe's print_layout.
 std::string show_layout(const std::string& text);
 
+// The tab-separated fields of one `--batch` line (op<TAB>arg1[<TAB>arg2]); an empty line gives one
+// empty field.
+std::vector<std::string> split_tabs(const std::string& line);
+
 }  // namespace tessera::cli

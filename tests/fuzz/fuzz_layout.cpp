@@ -12,14 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 512) return 0;
   std::string line(reinterpret_cast<const char*>(data), size);
-  std::vector<std::string> f;
-  size_t p = 0;
-  for (;;) {
-    size_t q = line.find('\t', p);
-    f.push_back(line.substr(p, q == std::string::npos ? std::string::npos : q - p));
-    if (q == std::string::npos) break;
-    p = q + 1;
-  }
+  const std::vector<std::string> f = tessera::cli::split_tabs(line);
   try {
     std::vector<std::string> args(f.begin() + 1, f.end());
     if (f[0] == "show")
