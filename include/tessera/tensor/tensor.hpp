@@ -403,6 +403,22 @@ TESSERA_HD constexpr IntTuple local_tile_spec(const Layout& zipped, const IntTup
 }
 }  // namespace detail
 
+namespace detail {
+// Slices a divided tensor by spec kSpec, taking the fixed (0) positions of the spec from the integers
+// of `coord` in order: the common tail of local_tile and outer_partition.
+template <IntTuple kSpec, class Tiled, class C>
+TESSERA_HD_INLINE constexpr auto slice_by_coord(const Tiled& tiled, C coord) {
+  constexpr int kFixed = count_leaves_equal(kSpec, 0);
+  using I = coord_int_t<C>;
+  Int tmp[kFixed > 0 ? kFixed : 1] = {};
+  I c[kFixed > 0 ? kFixed : 1] = {};
+  int pos = 0;
+  collect_fixed(coord, tmp, pos);
+  for (int f = 0; f < kFixed; ++f) c[f] = static_cast<I>(tmp[f]);
+  return slice_tensor<kSpec>(tiled.iter, tiled.layout, c);
+}
+}  // namespace detail
+
 // local_tile<T>(t, coord) -- the inner partition: divide t by the tiler T and select the tile
 // at `coord` of the rest modes.  coord may hold `_` (and may be shorter than the rest: missing
 // trailing modes are kept):
@@ -414,14 +430,7 @@ TESSERA_HD_INLINE constexpr auto local_tile(const Tensor<It, L>& t, C coord) {
   auto tiled = zipped_divide<T>(t);
   constexpr Layout Z = decltype(tiled.layout)::kProfile;
   constexpr IntTuple kSpec = detail::local_tile_spec(Z, detail::coord_spec<C>());
-  constexpr int kFixed = detail::count_leaves_equal(kSpec, 0);
-  using I = detail::coord_int_t<C>;
-  Int tmp[kFixed > 0 ? kFixed : 1] = {};
-  I c[kFixed > 0 ? kFixed : 1] = {};
-  int pos = 0;
-  detail::collect_fixed(coord, tmp, pos);
-  for (int f = 0; f < kFixed; ++f) c[f] = static_cast<I>(tmp[f]);
-  return detail::slice_tensor<kSpec>(tiled.iter, tiled.layout, c);
+  return detail::slice_by_coord<kSpec>(tiled, coord);
 }
 
 // inner_partition<T>(t, coord): CuTe's name for local_tile.
@@ -455,14 +464,7 @@ TESSERA_HD_INLINE constexpr auto outer_partition(const Tensor<It, L>& t, C coord
   auto tiled = zipped_divide<T>(t);
   constexpr Layout Z = decltype(tiled.layout)::kProfile;
   constexpr IntTuple kSpec = detail::outer_partition_spec(Z, detail::coord_spec<C>());
-  constexpr int kFixed = detail::count_leaves_equal(kSpec, 0);
-  using I = detail::coord_int_t<C>;
-  Int tmp[kFixed > 0 ? kFixed : 1] = {};
-  I c[kFixed > 0 ? kFixed : 1] = {};
-  int pos = 0;
-  detail::collect_fixed(coord, tmp, pos);
-  for (int f = 0; f < kFixed; ++f) c[f] = static_cast<I>(tmp[f]);
-  return detail::slice_tensor<kSpec>(tiled.iter, tiled.layout, c);
+  return detail::slice_by_coord<kSpec>(tiled, coord);
 }
 
 namespace detail {
