@@ -52,26 +52,29 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
   kp.ep = p.ep;
   if (c.splits > 1) {
     kp.counters = static_cast<int*>(g.workspace);
-    kp.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(g.workspace) + counters_bytes(c.tiles));
+    const int64_t counters = c.tiles * c.kernel.counters_per_tile;
+    kp.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(g.workspace) + counters_bytes(counters));
     if (!g.workspace_zeroed) {
-      const cudaError_t e = cudaMemsetAsync(g.workspace, 0, static_cast<size_t>(c.tiles) * sizeof(int), stream);
+      const cudaError_t e = cudaMemsetAsync(g.workspace, 0, static_cast<size_t>(counters) * sizeof(int), stream);
       if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaMemsetAsync of the split-K counters failed: %s", cudaGetErrorString(e)));
     }
   }
-  const dim3 grid(static_cast<unsigned>(c.tiles), 1, static_cast<unsigned>(c.splits));
+  // A persistent kernel loops over tiles x splits units itself.
+  const dim3 grid(static_cast<unsigned>(c.ctas), 1, c.kernel.persistent ? 1u : static_cast<unsigned>(c.splits));
   const dim3 block(static_cast<unsigned>(c.kernel.threads));
   CUtensorMap map_a{}, map_b{};
   void* kargs_sm80[] = {&kp};
   void* kargs_sm90[] = {&kp, &map_a, &map_b};
   void** kargs = kargs_sm80;
-  if (c.tile == TileId::wgmma128x128 || c.tile == TileId::wgmma128x256) {
+  if (gemm_sm80::is_sm90(c.tile)) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
     // expect).
     try {
-      // K-major A: 128 rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements.
+      // K-major A: BLK_M rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements.
       map_a = p.a.k_major
                   ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.a.ld), 128, 64, arch::TmaSwizzle::k128B)
+                                           static_cast<uint64_t>(p.a.ld), static_cast<uint32_t>(c.kernel.block_m), 64,
+                                           arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.m),
                                            static_cast<uint64_t>(p.a.ld), 64, 64, arch::TmaSwizzle::k128B);
       // K-major B: BLK_N rows (n) x 64 K-elements; N-major B: boxes of 64 K rows x 64 N-elements.

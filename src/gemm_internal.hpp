@@ -66,6 +66,7 @@ struct Choice {
   TileId tile = TileId::t128x256;
   int splits = 1;
   int64_t tiles = 0;
+  int64_t ctas = 0;  // blocks along x: tiles, or for a persistent kernel min(units, resident blocks)
   int tiles_m = 0, tiles_n = 0;
   int occupancy = 0;
   double cost = 0;

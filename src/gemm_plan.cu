@@ -174,10 +174,12 @@ Combo combo_of(const Problem& p) {
 KernelInfo kernel_for(const Problem& p, TileId t) {
   if (p.math == GemmMath::fp32_exact) return t == TileId::simt128x128 ? gemm_sm80::kernel_simt_f32() : KernelInfo{};
   if (t == TileId::simt128x128) return {};
-  if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256) {
+  if (gemm_sm80::is_sm90(t)) {
     // TMA operands: 16-bit, 16-byte aligned bases and row pitches (any majorness combination).
     const int eb = dtype_bytes(p.in);
     if (p.math != GemmMath::tensor_core || !vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
+    if (t == TileId::pp64x256 || t == TileId::coop128x256)
+      return gemm_sm80::kernel_sm90_persistent(t, p.in == Dtype::f16, combo_of(p));
     return gemm_sm80::kernel_sm90(t, p.in == Dtype::f16, combo_of(p));
   }
   const Combo c = combo_of(p);
@@ -189,7 +191,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
   if (splits <= 1) return 0;
-  return counters_bytes(tiles) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
+  return counters_bytes(tiles * k.counters_per_tile) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
 }
 
 // Relative efficiency of each tensor-core tile (fraction of the mma.sync rate a full wave reaches).
@@ -202,6 +204,9 @@ double tile_efficiency(TileId t) {
     case TileId::simt128x128: return 1.0;
     case TileId::wgmma128x128: return 1.6;  // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel
     case TileId::wgmma128x256: return 1.7;
+    case TileId::pp64x256: return 1.4;      // persistent ping-pong: one warpgroup's m64n256 at a time (measured
+                                            // 0.63-0.79x cuBLAS bare; docs/PERF.md)
+    case TileId::coop128x256: return 1.68;  // persistent cooperative; preferred when there is an epilogue (below)
   }
   return 0.5;
 }
@@ -215,7 +220,12 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, Ti
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
   // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth
   const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
-  const double t_compute = waves * block_macs * occ / tile_efficiency(t) * rate_scale;
+  // With a fused epilogue (anything beyond D = A @ B) the persistent cooperative kernel, whose epilogue
+  // works from registers while the producer loads the next tile, beats the non-persistent 128 x 256 one
+  // (4096^3 bias+GELU: 585 vs 543 TFLOP/s; bare: 689 vs 705; docs/PERF.md, 2026-11-24).
+  const bool epilogue = p.ep.beta != 0.f || p.ep.bias || p.ep.residual || p.ep.act != Activation::none || p.ep.alpha != 1.f;
+  const double eff = tile_efficiency(t) * (t == TileId::coop128x256 && epilogue ? 1.06 : 1.0);
+  const double t_compute = waves * block_macs * occ / eff * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
   // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
@@ -237,7 +247,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   if (f.cc < 80)
     return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
                                             dev, f.cc / 10, f.cc % 10));
-  TileId tiles_all[] = {TileId::wgmma128x256, TileId::wgmma128x128, TileId::t128x256, TileId::t128x128,
+  TileId tiles_all[] = {TileId::coop128x256, TileId::pp64x256, TileId::wgmma128x256, TileId::wgmma128x128, TileId::t128x256, TileId::t128x128,
                         TileId::t64x64,       TileId::t16x128,      TileId::simt128x128};
   bool have = false;
   Choice best;
@@ -246,7 +256,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (g.tile != GemmTile::automatic && to_tile_id(g.tile) != t) continue;
     const KernelInfo k = kernel_for(p, t);
     if (!k.fn) continue;
-    if (t == TileId::wgmma128x128 || t == TileId::wgmma128x256) {
+    if (gemm_sm80::is_sm90(t)) {
       // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
       cudaFuncAttributes attr{};
       if (f.cc != 90 || cudaFuncGetAttributes(&attr, k.fn) != cudaSuccess) {
@@ -297,6 +307,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
         best.occupancy = occ;
         best.cost = cost;
         best.workspace = ws;
+        const int64_t units = tiles * s_eff, slots = static_cast<int64_t>(f.sms) * occ;
+        best.ctas = k.persistent ? std::min(units, slots) : tiles;
       }
     }
   }

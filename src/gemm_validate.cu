@@ -34,7 +34,9 @@ bool tile_supports(GemmTile t, GemmMath m) {
     case GemmTile::t16x128: return m == GemmMath::tensor_core;
     case GemmTile::simt128x128: return m == GemmMath::fp32_exact;
     case GemmTile::wgmma128x128:
-    case GemmTile::wgmma128x256: return m == GemmMath::tensor_core;
+    case GemmTile::wgmma128x256:
+    case GemmTile::pingpong64x256:
+    case GemmTile::cooperative128x256: return m == GemmMath::tensor_core;
   }
   return false;
 }
@@ -59,6 +61,8 @@ const char* gemm_tile_name(GemmTile t) {
     case GemmTile::simt128x128: return "simt128x128x8";
     case GemmTile::wgmma128x128: return "wgmma128x128x64";
     case GemmTile::wgmma128x256: return "wgmma128x256x64";
+    case GemmTile::pingpong64x256: return "pp64x256x64";
+    case GemmTile::cooperative128x256: return "coop128x256x64";
   }
   return "?";
 }
@@ -71,6 +75,8 @@ TileId to_tile_id(GemmTile t) {
     case GemmTile::t16x128: return TileId::t16x128;
     case GemmTile::wgmma128x128: return TileId::wgmma128x128;
     case GemmTile::wgmma128x256: return TileId::wgmma128x256;
+    case GemmTile::pingpong64x256: return TileId::pp64x256;
+    case GemmTile::cooperative128x256: return TileId::coop128x256;
     default: return TileId::simt128x128;
   }
 }
@@ -83,6 +89,8 @@ GemmTile to_gemm_tile(TileId t) {
     case TileId::simt128x128: return GemmTile::simt128x128;
     case TileId::wgmma128x128: return GemmTile::wgmma128x128;
     case TileId::wgmma128x256: return GemmTile::wgmma128x256;
+    case TileId::pp64x256: return GemmTile::pingpong64x256;
+    case TileId::coop128x256: return GemmTile::cooperative128x256;
   }
   return GemmTile::automatic;
 }
@@ -250,7 +258,9 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     case GemmTile::t16x128:
     case GemmTile::simt128x128:
     case GemmTile::wgmma128x128:
-    case GemmTile::wgmma128x256: break;
+    case GemmTile::wgmma128x256:
+    case GemmTile::pingpong64x256:
+    case GemmTile::cooperative128x256: break;
     default: return invalid(fmt("argument 'tile' is %d; expected a GemmTile value", static_cast<int>(g.tile)));
   }
   if (!tile_supports(g.tile, math))

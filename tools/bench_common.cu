@@ -73,10 +73,18 @@ bool Report::write_json(const std::string& path, const std::string& command_line
   std::fprintf(f, "  \"compiler\": \"nvcc %d.%d\",\n  \"records\": [\n", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
   for (size_t i = 0; i < records_.size(); ++i) {
     const Record& r = records_[i];
-    std::fprintf(f, "    {\"suite\": \"%s\", \"kernel\": \"%s\", \"variant\": \"%s\", \"size\": \"%s\", "
+    // "shape": MxNxK when the size reads "M=..,N=..,K=.." (else the size as it is); "case": the variant.
+    long long m = 0, n = 0, k = 0;
+    std::string shape = r.size;
+    if (std::sscanf(r.size.c_str(), "M=%lld,N=%lld,K=%lld", &m, &n, &k) == 3)
+      shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    std::fprintf(f, "    {\"suite\": \"%s\", \"case\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"date\": \"%s\", "
+                 "\"commit\": \"%s\", \"kernel\": \"%s\", \"variant\": \"%s\", \"size\": \"%s\", "
                  "\"figure\": %.6g, \"unit\": \"%s\", \"reference\": \"%s\", \"reference_figure\": %.6g, "
                  "\"ratio\": %.6g, \"note\": \"%s\"}%s\n",
-                 json_escape(r.suite).c_str(), json_escape(r.kernel).c_str(), json_escape(r.variant).c_str(),
+                 json_escape(r.suite).c_str(), json_escape(r.variant).c_str(), json_escape(shape).c_str(),
+                 json_escape(r.dtype.empty() ? dtype_ : r.dtype).c_str(), date, json_escape(commit).c_str(),
+                 json_escape(r.kernel).c_str(), json_escape(r.variant).c_str(),
                  json_escape(r.size).c_str(), r.figure, json_escape(r.unit).c_str(), json_escape(r.reference).c_str(),
                  r.reference_figure, r.ratio, json_escape(r.note).c_str(), i + 1 < records_.size() ? "," : "");
   }

@@ -104,7 +104,7 @@ void print_kernels(std::FILE* out) {
       (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k.fn, k.threads, k.smem_bytes);
     (void)cudaGetLastError();
     const std::string tile = std::to_string(k.block_m) + "x" + std::to_string(k.block_n) + "x" + std::to_string(k.block_k) +
-                             (t == TileId::simt128x128 ? " simt" : t >= TileId::wgmma128x128 ? " wgmma" : "");
+                             (t == TileId::simt128x128 ? " simt" : t == TileId::pp64x256 ? " pingpong" : t == TileId::coop128x256 ? " cooperative" : is_sm90(t) ? " wgmma" : "");
     rows.push_back({family, tile, t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
                     std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(k.smem_bytes),
                     std::to_string(k.stages), std::to_string(occ)});
@@ -122,6 +122,11 @@ void print_kernels(std::FILE* out) {
     for (Combo c : combos) {
       add("bf16", t, c, kernel_sm90(t, false, c));
       add("f16", t, c, kernel_sm90(t, true, c));
+    }
+  for (TileId t : {TileId::pp64x256, TileId::coop128x256})
+    for (Combo c : combos) {
+      add("bf16", t, c, kernel_sm90_persistent(t, false, c));
+      add("f16", t, c, kernel_sm90_persistent(t, true, c));
     }
   std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
@@ -216,7 +221,8 @@ int run_gemm_bench(const BenchOptions& o) {
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
           "weights), or K x N row-major with --b-row-major.  --tile forces one tile for every Tessera GEMM\n"
-          "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64).\n"
+          "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64, pp64x256x64,\n"
+          "coop128x256x64).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
@@ -227,7 +233,8 @@ int run_gemm_bench(const BenchOptions& o) {
       const std::pair<const char*, GemmTile> names[] = {
           {"128x256x64", GemmTile::t128x256},        {"128x128x64", GemmTile::t128x128},
           {"64x64x64", GemmTile::t64x64},            {"16x128x64", GemmTile::t16x128},
-          {"wgmma128x128x64", GemmTile::wgmma128x128}, {"wgmma128x256x64", GemmTile::wgmma128x256}};
+          {"wgmma128x128x64", GemmTile::wgmma128x128}, {"wgmma128x256x64", GemmTile::wgmma128x256},
+          {"pp64x256x64", GemmTile::pingpong64x256}, {"coop128x256x64", GemmTile::cooperative128x256}};
       bool found = false;
       for (const auto& [tile_name, tile] : names)
         if (name == tile_name) {
@@ -292,6 +299,7 @@ int run_gemm_bench(const BenchOptions& o) {
 
   const std::vector<Shape> shapes = shapes_for(which, o.quick);
   bench::Report report("gemm");
+  report.set_dtype("bf16");
   std::vector<std::vector<std::string>> table;
   int done = 0;
   for (const Shape& s : shapes) {

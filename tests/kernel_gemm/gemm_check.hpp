@@ -325,4 +325,44 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   return plan;
 }
 
+// Runs case `cs` (plain GEMM: its shape, types, orders, tile, split and workspace; no epilogue inputs)
+// three times on the same inputs, D poisoned before each run, and says whether all three outputs have
+// the same bits.
+inline bool gemm_repeatable(const GemmCase& cs) {
+  std::mt19937 rng(cs.seed);
+  DeviceBuffers db;
+  Mat A, B, D;
+  make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, cs.off_a, rng, true);
+  make_mat(B, cs.k, cs.n, cs.ob, cs.in, cs.pad_b, cs.off_b, rng, true);
+  make_mat(D, cs.m, cs.n, cs.od, cs.out, cs.pad_d, cs.off_d, rng, false);
+  upload(db, A);
+  upload(db, B);
+  upload(db, D);
+  GemmArgs g;
+  g.m = cs.m;
+  g.n = cs.n;
+  g.k = cs.k;
+  g.a = GemmMatrix{A.data(), cs.in, cs.oa, A.ld};
+  g.b = GemmMatrix{B.data(), cs.in, cs.ob, B.ld};
+  g.d = GemmOutput{D.data(), cs.out, cs.od, D.ld};
+  g.tile = cs.tile;
+  g.split_k = cs.split_k;
+  if (cs.workspace) {
+    g.workspace_bytes = gemm_workspace_size(g);
+    g.workspace = g.workspace_bytes ? db.alloc(g.workspace_bytes) : nullptr;
+  }
+  std::vector<unsigned char> first, out(D.bytes.size());
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_EQ(cudaMemcpy(D.dev, D.bytes.data(), D.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    const GemmStatus st = gemm(g, nullptr);
+    EXPECT_TRUE(st.ok()) << st.message << "\n  case: " << cs.str();
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << cs.str();
+    EXPECT_EQ(cudaMemcpy(out.data(), D.dev, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    if (!st.ok()) return false;
+    if (run == 0) first = out;
+    else if (out != first) return false;
+  }
+  return true;
+}
+
 }  // namespace tessera::test

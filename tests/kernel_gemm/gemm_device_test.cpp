@@ -146,7 +146,8 @@ bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
 
 TEST(GemmDevice, WgmmaTiles) {
   TESSERA_REQUIRE_SM(90);
-  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256})
+  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
+                      GemmTile::cooperative128x256})
     for (Dtype t : {Dtype::bf16, Dtype::f16})
       for (auto [oa, ob] : kOrders)
         for (const Shape& s : kShapes) {
@@ -167,7 +168,8 @@ TEST(GemmDevice, WgmmaTiles) {
         }
   // The fused epilogue, D orders and types, split-K, several K tiles, every operand majorness.
   int i = 0;
-  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256})
+  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
+                      GemmTile::cooperative128x256})
     for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
       for (Dtype out : {Dtype::bf16, Dtype::f32})
         for (MatrixOrder od : {R, C})
@@ -195,7 +197,75 @@ TEST(GemmDevice, WgmmaTiles) {
     GemmCase big;
     big.m = 1024; big.n = 1024; big.k = 512; big.oa = oa; big.ob = ob; big.seed = ++g_seed;
     const GemmTile chosen = run_gemm_case(big).tile;
-    EXPECT_TRUE(chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256) << big.str();
+    EXPECT_TRUE(chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256 ||
+                chosen == GemmTile::pingpong64x256 || chosen == GemmTile::cooperative128x256)
+        << big.str();
+  }
+}
+
+// The persistent kernels (ping-pong and cooperative): the whole epilogue menu on full and edge tiles, blocks that take many
+// units (the ring continues across units of different K lengths), split-K, and the same bits run to run.
+TEST(GemmDevice, PingPongPersistent) {
+  TESSERA_REQUIRE_SM(90);
+  const Activation acts[] = {Activation::none,  Activation::relu,       Activation::gelu_tanh, Activation::gelu_erf,
+                             Activation::silu,  Activation::leaky_relu, Activation::clamp};
+  const BiasMode biases[] = {BiasMode::none, BiasMode::per_column, BiasMode::per_row, BiasMode::scalar};
+  int i = 0;
+  for (Dtype out : {Dtype::bf16, Dtype::f16, Dtype::f32})
+    for (BiasMode b : biases)
+      for (Activation a : acts)
+        for (MatrixOrder od : {R, C}) {
+          ++i;
+          GemmCase cs;
+          const bool full = i % 3 == 0;  // whole tiles (the 2-element fast path) or edges
+          cs.oa = (i % 4 == 3) ? C : R;
+          cs.ob = (i % 4 == 3) ? R : ((i % 5 < 3) ? R : C);
+          // TMA row pitches are multiples of 16 bytes: an extent that is a leading dimension is a multiple of 8.
+          cs.m = full ? 256 : (cs.oa == C ? 200 + 8 * (i % 8) : 200 + i % 64);
+          cs.n = full ? 512 : (cs.ob == R ? 136 + 8 * (i % 16) : 137 + 2 * (i % 50));
+          cs.k = 64 + 8 * (i % 40);
+          cs.in = i % 2 ? Dtype::f16 : Dtype::bf16;
+          cs.out = out;
+          cs.tile = i % 2 ? GemmTile::pingpong64x256 : GemmTile::cooperative128x256;
+          cs.od = od;
+          cs.oc = i % 7 < 4 ? od : (od == R ? C : R);
+          cs.orr = i % 11 < 6 ? od : (od == R ? C : R);
+          cs.alpha = i % 2 ? 1.f : -0.75f;
+          cs.beta = i % 3 == 1 ? 0.5f : 0.f;
+          cs.bias = b;
+          cs.bias_type = i % 2 ? Dtype::f32 : out;
+          cs.act = a;
+          if (a == Activation::leaky_relu) cs.p0 = 0.1f;
+          if (a == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+          cs.residual = i % 3 != 1;
+          cs.seed = ++g_seed;
+          run_gemm_case(cs);
+          if (::testing::Test::HasFailure()) return;
+        }
+  // Many units per block: 17 x 15 tiles, and x 3 splits of uneven K length (1, 1, 2 K tiles; 3, 3, 4).
+  for (GemmTile tile : {GemmTile::pingpong64x256, GemmTile::cooperative128x256})
+  for (int split : {1, 3})
+    for (int64_t k : {200, 640}) {
+      GemmCase cs;
+      cs.m = 2100; cs.n = 1800; cs.k = k;
+      cs.ob = C;
+      cs.bias = BiasMode::per_column; cs.act = Activation::gelu_tanh; cs.residual = true;
+      cs.tile = tile;
+      cs.split_k = split;
+      cs.workspace = split > 1;
+      cs.reuse_workspace = split > 1;
+      cs.seed = ++g_seed;
+      const tessera::GemmPlan plan = run_gemm_case(cs);
+      EXPECT_EQ(plan.tile, tile) << cs.str();
+      EXPECT_EQ(plan.split_k, split) << cs.str();
+      if (::testing::Test::HasFailure()) return;
+    }
+  // The same plan gives the same bits run to run (split-K adds the partials in a fixed order).
+  for (int split : {1, 4}) {
+    GemmCase cs;
+    cs.m = 700; cs.n = 520; cs.k = 3000; cs.ob = C; cs.out = Dtype::f32;
+    cs.tile = split > 1 ? GemmTile::cooperative128x256 : GemmTile::pingpong64x256; cs.split_k = split; cs.workspace = split > 1; cs.seed = ++g_seed;
+    EXPECT_TRUE(tessera::test::gemm_repeatable(cs)) << cs.str();
   }
 }
 
@@ -330,6 +400,15 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 150; c.n = 272; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = R; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
+    { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::pingpong64x256; c.ob = C; c.beta = 0.5f;
+      c.bias = BiasMode::per_row; c.act = Activation::silu; c.residual = true; add(c); }
+    { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::pingpong64x256; c.oa = C; c.ob = R; c.od = C; add(c); }
+    { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
+      c.bias = BiasMode::per_column; c.act = Activation::gelu_erf; c.residual = true; add(c); }
+    { GemmCase c; c.m = 264; c.n = 304; c.k = 700; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.split_k = 3;
+      c.workspace = true; c.out = Dtype::f16; c.in = Dtype::f16; add(c); }
+    { GemmCase c; c.m = 260; c.n = 200; c.k = 700; c.tile = GemmTile::pingpong64x256; c.split_k = 3; c.workspace = true;
+      c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.out = Dtype::f32; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;
       c.workspace = true; c.beta = 1.0f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true;
       c.in = c.out = Dtype::f16; add(c); }

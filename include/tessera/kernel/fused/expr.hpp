@@ -106,6 +106,37 @@ struct Gelu  { static constexpr const char* kName = "gelu"; static constexpr int
                  return V(0.5) * v * math::erfc(v * -math::inv_sqrt2<V>());
                } };
 
+// gelu_tanh(v) = 0.5 * v * (1 + tanh(sqrt(2/pi) * (v + 0.044715 v^3))), the tanh approximation of GELU
+//           (mul, mul, fma, mul, tanh, add, mul, mul = 8).  fp64 (host references): that formula.  fp32
+//           (device): the same function written v * sigmoid(2u) = v / (1 + exp(-2u)), u the tanh argument,
+//           with the hardware's approximate exp and division (__expf, __fdividef): no cancellation for
+//           negative v, one MUFU.EX2 and one MUFU.RCP.  Bound, checked over the whole fp32 range against
+//           fp64 by tests/kernel_gemm (ActivationBound): |error| <= 5e-5 |exact| + 1e-30 (the
+//           rounding of the fp32 exponent argument dominates in the far negative tail).
+struct GeluTanh { static constexpr const char* kName = "gelu_tanh"; static constexpr int kFlops = 8;
+               template <class V> TESSERA_HD_INLINE static V apply(V v) {
+#if defined(__CUDA_ARCH__)
+                 if constexpr (sizeof(V) == 4) {
+                   const float u2 = 1.5957691216057308f * fmaf(0.044715f * v, v * v, v);  // 2 * sqrt(2/pi) * (v + 0.044715 v^3)
+                   return __fdividef(v, 1.f + __expf(-u2));
+                 } else
+#endif
+                 {
+                   const V u = V(0.7978845608028654) * (v + V(0.044715) * v * v * v);
+                   return V(0.5) * v * (V(1) + math::tanh(u));
+                 }
+               } };
+// silu_approx(v) = v / (1 + exp(-v)) like silu, evaluated in fp32 (device) with __expf and __fdividef
+//           (4 operations; fp64 as silu).  Bound as gelu_tanh's (tests/kernel_gemm ActivationBound).
+struct SiluApprox { static constexpr const char* kName = "silu"; static constexpr int kFlops = 4;
+               template <class V> TESSERA_HD_INLINE static V apply(V v) {
+#if defined(__CUDA_ARCH__)
+                 if constexpr (sizeof(V) == 4) return __fdividef(v, 1.f + __expf(-v));
+                 else
+#endif
+                 return v / (V(1) + math::exp(-v));
+               } };
+
 // Binary operations; kPrec orders them for printing (higher binds tighter).
 struct Add { static constexpr const char* kName = "+"; static constexpr int kFlops = 1; static constexpr int kPrec = 1;
              template <class V> TESSERA_HD_INLINE static V apply(V a, V b) { return a + b; } };
@@ -182,6 +213,8 @@ template <Expression A> constexpr Unary<op::Relu, A>    relu(A a)    { return {a
 template <Expression A> constexpr Unary<op::Sigmoid, A> sigmoid(A a) { return {a}; }
 template <Expression A> constexpr Unary<op::Silu, A>    silu(A a)    { return {a}; }
 template <Expression A> constexpr Unary<op::Gelu, A>    gelu(A a)    { return {a}; }
+template <Expression A> constexpr Unary<op::GeluTanh, A> gelu_tanh(A a) { return {a}; }
+template <Expression A> constexpr Unary<op::SiluApprox, A> silu_approx(A a) { return {a}; }
 template <Expression A> constexpr Unary<op::Neg, A>     operator-(A a) { return {a}; }
 
 template <Expression A, Expression B> constexpr Binary<op::Add, A, B> operator+(A a, B b) { return {a, b}; }

@@ -13,6 +13,7 @@
 
 #include "tessera/atom/mma_sm80.hpp"          // the MMA atoms
 #include "tessera/kernel/epilogue/types.hpp"  // epilogue::Params
+#include "tessera/kernel/gemm/scheduler.hpp"    // grouped_tile
 
 namespace tessera::gemm_sm80 {
 
@@ -82,18 +83,8 @@ struct Params {
   epilogue::Params ep;
 };
 
-// Tile (tm, tn) of linear block index `pid`: tiles are visited in groups of group_m tile rows, and
-// column by column inside a group, so that blocks running at the same time share rows of A and columns
-// of B in L2.
-TESSERA_HD constexpr void grouped_tile(int pid, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
-  const int per_group = group_m * tiles_n;
-  const int group = pid / per_group;
-  const int first_m = group * group_m;
-  const int rows = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
-  const int in_group = pid - group * per_group;
-  tm = first_m + in_group % rows;
-  tn = in_group / rows;
-}
+// Grouped tile order (see tessera/kernel/gemm/scheduler.hpp).
+using gemm_core::grouped_tile;
 
 #if defined(__CUDACC__)
 // The end of every GEMM block (Ampere, SIMT and Hopper kernels): the staged fp32 tile (tile (tm, tn),

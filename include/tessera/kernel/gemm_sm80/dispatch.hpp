@@ -5,8 +5,8 @@
 
 namespace tessera::gemm_sm80 {
 
-enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128, wgmma128x256 };
-inline constexpr int kTileCount = 7;
+enum class TileId : int { t128x256 = 0, t128x128, t64x64, t16x128, simt128x128, wgmma128x128, wgmma128x256, pp64x256, coop128x256 };
+inline constexpr int kTileCount = 9;
 constexpr const char* tile_name(TileId t) {
   switch (t) {
     case TileId::t128x256: return "128x256x64";
@@ -16,8 +16,15 @@ constexpr const char* tile_name(TileId t) {
     case TileId::simt128x128: return "simt128x128x8";
     case TileId::wgmma128x128: return "wgmma128x128x64";
     case TileId::wgmma128x256: return "wgmma128x256x64";
+    case TileId::pp64x256: return "pp64x256x64";
+    case TileId::coop128x256: return "coop128x256x64";
   }
   return "?";
+}
+
+// The Hopper (sm_90a) tiles: TMA operands, launched with two CUtensorMap arguments after Params.
+constexpr bool is_sm90(TileId t) {
+  return t == TileId::wgmma128x128 || t == TileId::wgmma128x256 || t == TileId::pp64x256 || t == TileId::coop128x256;
 }
 
 // Operand majorness pair after the host's normalisation: (A, B) = (K, K), (K, N), (M, N).  The fourth,
@@ -32,6 +39,8 @@ struct KernelInfo {
   int block_m = 0, block_n = 0, block_k = 0;
   int stages = 0;
   int min_blocks = 0;  // __launch_bounds__ minimum blocks per SM
+  bool persistent = false;  // grid = min(work units, resident blocks); the kernel loops over units
+  int counters_per_tile = 1;  // split-K arrival counters per output tile
 };
 
 // Tensor-core kernels; fn == nullptr for a combination that is not instantiated.
@@ -43,7 +52,13 @@ KernelInfo kernel_simt_f32();                      // src/gemm_simt_f32.cu
 // The Hopper kernels (include/tessera/kernel/gemm_sm90): 16-bit, any of the three combinations, TMA operands; launched
 // with two CUtensorMap arguments after Params.  fn is set whenever it is compiled in; it has code only
 // for sm_90a (the planner checks the device and cudaFuncGetAttributes).
-KernelInfo kernel_sm90(TileId tile, bool f16, Combo combo);  // src/gemm_sm90.cu (wgmma tiles)
+KernelInfo kernel_sm90(TileId tile, bool f16, Combo combo);  // src/gemm_sm90.cu (wgmma tiles),
+// The persistent Hopper kernels (pp64x256, coop128x256): src/gemm_sm90_persistent_*.cu.
+KernelInfo kernel_sm90_persistent(TileId tile, bool f16, Combo combo);
+KernelInfo kernel_sm90_persistent_bf16_pp(Combo combo);
+KernelInfo kernel_sm90_persistent_f16_pp(Combo combo);
+KernelInfo kernel_sm90_persistent_bf16_coop(Combo combo);
+KernelInfo kernel_sm90_persistent_f16_coop(Combo combo);
 
 // Per-family halves (bf16 and f16 are split in two units so that a 2-core build compiles them in parallel).
 KernelInfo kernel_bf16_large(TileId tile, Combo combo);

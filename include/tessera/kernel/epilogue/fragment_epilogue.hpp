@@ -1,0 +1,263 @@
+// include/tessera/kernel/epilogue/fragment_epilogue.hpp -- the fused GEMM epilogue applied to an
+// accumulator fragment in registers, stored straight to D (no shared memory, no block barrier):
+//
+//   D(m,n) = act(alpha * acc(m,n) + beta * C(m,n) + bias) + R(m,n),  cast to D's type, one store.
+//
+// The fragment is one accumulator of an MMA atom (a kernel with several atoms per warpgroup calls it once
+// per atom, which also bounds the registers live at a time); which (m, n) each register holds is the
+// atom's C layout (Atom::c_thread / Atom::c_value, e.g. atom/mma_sm90.hpp).  Every step is one pass over
+// the fragment's registers, chosen once per fragment by uniform run-time tests, never per element:
+//   scale     alpha != 1
+//   C         beta != 0; C's type and order picked once (a switch outside the pass)
+//   bias      none / per row / per column / scalar, f32 or D's type
+//   act       a switch on the activation picks one specialised pass (ActRelu, ActGeluTanh, ...): the
+//             functors are the elementwise vocabulary of kernel/fused (ew::op)
+//   residual  like C
+//   store     D's type and order picked once
+// Each pass has a fast form for a whole tile of a row-major matrix whose base and leading dimension
+// allow 2-element accesses (pairs of adjacent columns: 4 bytes for 16-bit types, 8 for fp32, with no
+// bounds tests), and an element form for edge tiles and other orders (every access tested against M, N).
+#pragma once
+
+#include <cuda_bf16.h>  // __nv_bfloat16, __nv_bfloat162
+#include <cuda_fp16.h>  // __half, __half2
+
+#include <cstdint>      // int64_t, uintptr_t
+#include <utility>      // std::integer_sequence
+
+#include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
+#include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
+
+namespace tessera::epilogue {
+
+#if defined(__CUDACC__)
+
+// ---- the activations as functors (one vocabulary with kernel/fused's ew::op) ----
+struct ActNone { __device__ __forceinline__ float operator()(float v) const { return v; } };
+template <class Op>
+struct ActEw { __device__ __forceinline__ float operator()(float v) const { return Op::apply(v); } };
+struct ActLeakyRelu {
+  float slope;
+  __device__ __forceinline__ float operator()(float v) const { return v >= 0.f ? v : slope * v; }
+};
+struct ActClamp {
+  float lo, hi;
+  __device__ __forceinline__ float operator()(float v) const { return fminf(fmaxf(v, lo), hi); }
+};
+
+namespace frag_detail {
+
+// A compile-time int usable as an index in device code.
+template <int V>
+struct Const {
+  static constexpr int value = V;
+  __host__ __device__ constexpr operator int() const { return V; }
+};
+
+template <int N, class F>
+__device__ __forceinline__ void static_for(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f(Const<I>{}), ...); }(
+      std::make_integer_sequence<int, N>{});
+}
+
+template <class T> struct Pair;
+template <> struct Pair<__nv_bfloat16> {
+  __device__ __forceinline__ static void load(const void* p, float& a, float& b) {
+    const float2 f = __bfloat1622float2(*static_cast<const __nv_bfloat162*>(p));
+    a = f.x; b = f.y;
+  }
+  __device__ __forceinline__ static void store(void* p, float a, float b) {
+    *static_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+  }
+  __device__ __forceinline__ static float load1(const void* p) { return __bfloat162float(*static_cast<const __nv_bfloat16*>(p)); }
+  __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<__nv_bfloat16*>(p) = __float2bfloat16_rn(a); }
+};
+template <> struct Pair<__half> {
+  __device__ __forceinline__ static void load(const void* p, float& a, float& b) {
+    const float2 f = __half22float2(*static_cast<const __half2*>(p));
+    a = f.x; b = f.y;
+  }
+  __device__ __forceinline__ static void store(void* p, float a, float b) { *static_cast<__half2*>(p) = __floats2half2_rn(a, b); }
+  __device__ __forceinline__ static float load1(const void* p) { return __half2float(*static_cast<const __half*>(p)); }
+  __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<__half*>(p) = __float2half_rn(a); }
+};
+template <> struct Pair<float> {
+  __device__ __forceinline__ static void load(const void* p, float& a, float& b) {
+    const float2 f = *static_cast<const float2*>(p);
+    a = f.x; b = f.y;
+  }
+  __device__ __forceinline__ static void store(void* p, float a, float b) { *static_cast<float2*>(p) = make_float2(a, b); }
+  __device__ __forceinline__ static float load1(const void* p) { return *static_cast<const float*>(p); }
+  __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<float*>(p) = a; }
+};
+
+// 2-element accesses along a row of a row-major matrix are legal: base and ld keep pairs aligned.
+__device__ __forceinline__ bool pairs_ok(const void* base, int64_t ld, int bytes) {
+  return reinterpret_cast<uintptr_t>(base) % (2 * bytes) == 0 && ld % 2 == 0;
+}
+
+}  // namespace frag_detail
+
+// The epilogue of an Atom::kM x Atom::kN tile held as one atom fragment by the Atom::kThreads threads of
+// a warpgroup.  `thread` is the thread's index in its warpgroup.
+template <class Atom>
+struct FragmentEpilogue {
+  static constexpr int kV = Atom::kValuesC;  // registers per thread
+  static constexpr int kTileM = Atom::kM, kTileN = Atom::kN;
+  using Acc = float[kV];
+  static_assert(kV % 2 == 0, "fragment epilogue: values come in pairs of adjacent columns");
+
+  // Registers are visited in chunks of kChunk (the passes run chunk by chunk, which bounds the loads in
+  // flight and the registers they need).
+  static constexpr int kChunk = kV < 64 ? kV : 64;
+  static_assert(kV % kChunk == 0 && kChunk % 2 == 0, "fragment epilogue: chunks of whole pairs");
+
+  // Visits registers kFirst .. kFirst + kChunk - 1 with their (row, column) inside the tile: f(i, row, col),
+  // i a constant.
+  template <int kFirst, class F>
+  __device__ __forceinline__ static void for_each(int thread, F&& f) {
+    const auto ct = Atom::c_thread(thread);
+    frag_detail::static_for<kChunk>([&](auto ii) {
+      constexpr int i = kFirst + decltype(ii)::value;
+      constexpr auto cv = Atom::template c_value<i>();
+      f(frag_detail::Const<i>{}, ct.row + cv.row, ct.col + cv.col);
+    });
+  }
+  // Visits register pairs (i, i + 1) that hold columns (col, col + 1) of one row.
+  template <int kFirst, class F>
+  __device__ __forceinline__ static void for_each_pair(int thread, F&& f) {
+    const auto ct = Atom::c_thread(thread);
+    frag_detail::static_for<kChunk / 2>([&](auto ip) {
+      constexpr int i = kFirst + 2 * decltype(ip)::value;
+      constexpr auto cv = Atom::template c_value<i>();
+      constexpr auto cv1 = Atom::template c_value<i + 1>();
+      static_assert(cv1.row == cv.row && cv1.col == cv.col + 1, "fragment epilogue: registers i, i+1 are adjacent columns");
+      f(frag_detail::Const<i>{}, ct.row + cv.row, ct.col + cv.col);
+    });
+  }
+
+  // acc += scale * X(m0 + row, n0 + col) for a matrix X of type T.
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_matrix(Acc& acc, const void* x, int64_t ld, bool row_major, float scale,
+                                                    const Params& p, int m0, int n0, bool full, int thread) {
+    using P = frag_detail::Pair<T>;
+    const T* base = static_cast<const T*>(x);
+    if (full && row_major && frag_detail::pairs_ok(x, ld, sizeof(T))) {
+      const T* q = base + static_cast<int64_t>(m0) * ld + n0;
+      for_each_pair<kFirst>(thread, [&](auto i, int r, int c) {
+        float a, b;
+        P::load(q + static_cast<int64_t>(r) * ld + c, a, b);
+        acc[i] = fmaf(scale, a, acc[i]);
+        acc[i + 1] = fmaf(scale, b, acc[i + 1]);
+      });
+    } else {
+      for_each<kFirst>(thread, [&](auto i, int r, int c) {
+        const int gm = m0 + r, gn = n0 + c;
+        if (gm < p.m && gn < p.n) {
+          const int64_t off = row_major ? static_cast<int64_t>(gm) * ld + gn : static_cast<int64_t>(gn) * ld + gm;
+          acc[i] = fmaf(scale, P::load1(base + off), acc[i]);
+        }
+      });
+    }
+  }
+
+  template <class F>
+  __device__ __forceinline__ static void dispatch_type(Dtype t, F&& f) {
+    switch (t) {
+      case Dtype::bf16: f(__nv_bfloat16{}); break;
+      case Dtype::f16: f(__half{}); break;
+      case Dtype::f32: f(float{}); break;
+    }
+  }
+
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_bias(Acc& acc, const Params& p, int m0, int n0, int thread) {
+    const T* b = static_cast<const T*>(p.bias);
+    using P = frag_detail::Pair<T>;
+    if (p.bias_along == kBiasScalar) {
+      const float v = P::load1(b);
+      for_each<kFirst>(thread, [&](auto i, int, int) { acc[i] += v; });
+    } else if (p.bias_along == kBiasAlongN) {
+      for_each<kFirst>(thread, [&](auto i, int, int c) {
+        const int gn = n0 + c;
+        acc[i] += gn < p.n ? P::load1(b + gn) : 0.f;
+      });
+    } else {
+      for_each<kFirst>(thread, [&](auto i, int r, int) {
+        const int gm = m0 + r;
+        acc[i] += gm < p.m ? P::load1(b + gm) : 0.f;
+      });
+    }
+  }
+
+  template <int kFirst, class Act>
+  __device__ __forceinline__ static void activate(Acc& acc, Act act) {
+#pragma unroll
+    for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] = act(acc[i]);
+  }
+
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void store(const Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
+    using P = frag_detail::Pair<T>;
+    T* base = static_cast<T*>(p.d);
+    if (full && p.d_row_major && frag_detail::pairs_ok(p.d, p.ldd, sizeof(T))) {
+      T* q = base + static_cast<int64_t>(m0) * p.ldd + n0;
+      for_each_pair<kFirst>(thread, [&](auto i, int r, int c) {
+        P::store(q + static_cast<int64_t>(r) * p.ldd + c, acc[i], acc[i + 1]);
+      });
+    } else {
+      for_each<kFirst>(thread, [&](auto i, int r, int c) {
+        const int gm = m0 + r, gn = n0 + c;
+        if (gm < p.m && gn < p.n)
+          P::store1(base + (p.d_row_major ? static_cast<int64_t>(gm) * p.ldd + gn : static_cast<int64_t>(gn) * p.ldd + gm),
+                    acc[i]);
+      });
+    }
+  }
+
+  // The whole epilogue of the tile at (m0, n0), chunk by chunk.
+  __device__ __forceinline__ static void apply(Acc& acc, const Params& p, int m0, int n0, int thread) {
+    const bool full = m0 + kTileM <= p.m && n0 + kTileN <= p.n;
+    apply_from<0>(acc, p, m0, n0, full, thread);
+  }
+
+  template <int kFirst>
+  __device__ __forceinline__ static void apply_from(Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
+    apply_chunk<kFirst>(acc, p, m0, n0, full, thread);
+    if constexpr (kFirst + kChunk < kV) apply_from<kFirst + kChunk>(acc, p, m0, n0, full, thread);
+  }
+
+  template <int kFirst>
+  __device__ __forceinline__ static void apply_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
+    if (p.alpha != 1.f) {
+#pragma unroll
+      for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] *= p.alpha;
+    }
+    if (p.beta != 0.f)
+      dispatch_type(p.d_type, [&](auto t) {
+        add_matrix<decltype(t), kFirst>(acc, p.c, p.ldc, p.c_row_major, p.beta, p, m0, n0, full, thread);
+      });
+    if (p.bias_along != kBiasNone) {
+      if (p.bias_f32) add_bias<float, kFirst>(acc, p, m0, n0, thread);
+      else dispatch_type(p.d_type, [&](auto t) { add_bias<decltype(t), kFirst>(acc, p, m0, n0, thread); });
+    }
+    switch (p.act) {
+      case Activation::none: break;
+      case Activation::relu: activate<kFirst>(acc, ActEw<ew::op::Relu>{}); break;
+      case Activation::gelu_tanh: activate<kFirst>(acc, ActEw<ew::op::GeluTanh>{}); break;
+      case Activation::gelu_erf: activate<kFirst>(acc, ActEw<ew::op::Gelu>{}); break;
+      case Activation::silu: activate<kFirst>(acc, ActEw<ew::op::SiluApprox>{}); break;
+      case Activation::leaky_relu: activate<kFirst>(acc, ActLeakyRelu{p.act_p0}); break;
+      case Activation::clamp: activate<kFirst>(acc, ActClamp{p.act_p0, p.act_p1}); break;
+    }
+    if (p.residual)
+      dispatch_type(p.d_type, [&](auto t) {
+        add_matrix<decltype(t), kFirst>(acc, p.residual, p.ldr, p.r_row_major, 1.f, p, m0, n0, full, thread);
+      });
+    dispatch_type(p.d_type, [&](auto t) { store<decltype(t), kFirst>(acc, p, m0, n0, full, thread); });
+  }
+};
+
+#endif  // __CUDACC__
+
+}  // namespace tessera::epilogue

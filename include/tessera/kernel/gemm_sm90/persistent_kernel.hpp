@@ -1,0 +1,292 @@
+// include/tessera/kernel/gemm_sm90/persistent_kernel.hpp -- the persistent Hopper GEMM (sm_90a): TMA loads
+// into an mbarrier ring, two consumer warpgroups that take turns on the tensor cores (ping-pong), and the
+// fused epilogue straight from registers, so that one warpgroup's epilogue runs while the other one's
+// main loop keeps the tensor cores busy.
+//
+//   block        384 threads, one block per SM, persistent: gridDim.x = min(work units, SMs); block b takes
+//                units b, b + G, b + 2G, ... of the tile scheduler (kernel/gemm/scheduler.hpp: grouped
+//                tile order, split-K units).  Local unit i goes to consumer warpgroup i % 2.
+//   warpgroup 0  producer (setmaxnreg 40): one thread issues, per K tile, the TMA loads of a stage after
+//                waiting for the stage to be empty, for every unit of the block in order.
+//   warpgroups 1, 2  consumers (setmaxnreg 232): a whole 128 x 128 output tile each, 2 x 64 fp32
+//                accumulators per thread (two wgmma m64n128k16 per 16-wide K step, rows 0-63 and 64-127).
+//   ring         kStages stages of A (128 x 64) and B (128 x 64), 16-bit, as TMA writes them with the
+//                128-byte swizzle (32 KB a stage).
+//                full[s]  (count 1): the producer's arrive.expect_tx(32 KB); the TMA bytes complete it
+//                empty[s] (count 4): one arrive per warp of the consuming warpgroup once its wgmma on
+//                         stage s are complete (a warpgroup waits with one group still in flight)
+//   ping-pong    order[w] (count 128): warpgroup w may start its next main loop.  The other warpgroup
+//                arrives once it has issued its last wgmma, so main loops follow each other back to back
+//                on the tensor cores while each warpgroup runs its epilogue in the other's main loop.
+//
+//   time ->   tensor cores:  [ main loop u0 (wg1) ][ main loop u1 (wg2) ][ main loop u2 (wg1) ] ...
+//             wg1:           [ main loop u0       ][ epilogue u0 ][wait ][ main loop u2       ] ...
+//             wg2:           [ wait               ][ main loop u1       ][ epilogue u1 ][wait ] ...
+//             producer:      [ loads u0 .... u1 .... u2 ...  (kStages ahead of the consumers)  ] ...
+//
+//   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
+//                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
+//                Split-K units first exchange their partial sums through the workspace (fp32, in
+//                fragment order, 16-byte coalesced); the unit that completes the count adds them in
+//                split order 0, 1, ... (deterministic) and stores D.
+//
+// Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros; the epilogue stores only
+// inside D.  Requires (checked by the host): 16-bit A and B; K-major A and B, or an N-major B (kBNMajor:
+// 2 boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); base addresses 16-byte
+// aligned, lda * 2 and ldb * 2 multiples of 16 bytes.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap
+
+#include <cstdint>      // uintptr_t, uint16_t
+#include <type_traits>  // std::is_same_v
+
+#include "tessera/arch/sm90_mbarrier.hpp"                   // mbarrier_init, mbarrier_wait_parity, ...
+#include "tessera/arch/sm90_tma.hpp"                        // tma_load_2d, tma_prefetch_desc
+#include "tessera/arch/sm90_warpgroup.hpp"                  // setmaxnreg_inc/dec, named_barrier_sync
+#include "tessera/arch/sm90_wgmma.hpp"                      // wgmma_fence/commit/wait, smem descriptors
+#include "tessera/atom/mma_sm90.hpp"                        // WgmmaSm90
+#include "tessera/kernel/epilogue/fragment_epilogue.hpp"    // FragmentEpilogue
+#include "tessera/kernel/gemm/scheduler.hpp"                // TileScheduler
+#include "tessera/kernel/gemm_sm80/config.hpp"              // Params, ElemBf16, ElemF16
+
+namespace tessera::gemm_sm90 {
+
+using gemm_sm80::Params;
+
+// kCooperative = false: ping-pong, 64 x 256 tiles, each consumer warpgroup a whole tile (one m64n256k16 atom).
+// kCooperative = true:  128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one
+//                       m64n256k16 atom each); the epilogue does not overlap a main loop, but the producer
+//                       keeps loading the next unit during it.
+template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false>
+struct GemmSm90Persistent {
+  // ---- preconditions ----
+  static_assert(Elem::kBytes == 2, "gemm_sm90 ping-pong: 16-bit operands (bf16 or f16)");
+  static_assert(!kAMMajor || kBNMajor, "gemm_sm90 ping-pong: an M-major A comes with an N-major B (the host transposes (M, K))");
+
+  static constexpr int kBM = kCooperative ? 128 : 64, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
+  static constexpr int kStages = kCooperative ? 4 : 5;  // 48 KB / 40 KB a stage
+  static constexpr int kThreads = 384;
+  static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 x 40 + 256 x 232 <= 64 K registers
+  static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;
+  using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
+  static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
+  static constexpr int kHalves = kBM / Atom::kM / kSlices;     // atoms stacked along M per consumer
+  using Epilogue = epilogue::FragmentEpilogue<Atom>;
+  // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
+  static constexpr int kBoxBytes = 64 * kBK * 2;
+
+  struct Stage {
+    alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
+    alignas(1024) uint16_t b[kBN * kBK];  // (BLK_N, BLK_K) 128-byte swizzled
+  };
+  struct SharedStorage {
+    Stage stage[kStages];
+    uint64_t full[kStages];
+    uint64_t empty[kStages];
+    uint64_t order[2];
+    int last[2];  // split-K: this warpgroup's unit completes its tile
+  };
+  static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
+  static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 ping-pong: a stage is exactly one box of A and one of B");
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + 1024;  // + slack to align to 1024
+
+  // Named barriers (0 is __syncthreads').
+  enum class Barrier : int { consumer0 = 1, consumer1 = 2 };
+
+#if defined(__CUDACC__)
+  __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b) {
+#if defined(TESSERA_ARCH_SM90A)
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // The 128-byte swizzle repeats every 1024 bytes: the stages start 1024-byte aligned.
+    SharedStorage& sh = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
+                                                          ~static_cast<uintptr_t>(1023));
+    const gemm_core::TileScheduler sched(p.tiles_m, p.tiles_n, p.group_m, p.splits, (p.k + kBK - 1) / kBK);
+    const int wg = static_cast<int>(threadIdx.x) / 128;
+
+    if (threadIdx.x == 0) {
+      arch::tma_prefetch_desc(map_a);
+      arch::tma_prefetch_desc(map_b);
+      for (int s = 0; s < kStages; ++s) {
+        arch::mbarrier_init(&sh.full[s], 1);
+        arch::mbarrier_init(&sh.empty[s], 4 * kSlices);  // every warp of every consumer of the stage
+      }
+      arch::mbarrier_init(&sh.order[0], 128);
+      arch::mbarrier_init(&sh.order[1], 128);
+      arch::fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+      arch::setmaxnreg_dec<kProducerRegs>();
+      if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
+    } else {
+      arch::setmaxnreg_inc<kConsumerRegs>();
+      consume(sh, sched, p, wg - 1);
+    }
+#else
+    (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
+#endif
+  }
+
+#if defined(TESSERA_ARCH_SM90A)
+  // ---- producer: one thread drives the copy engine for every unit of this block ----
+  __device__ __forceinline__ static void produce(SharedStorage& sh, const gemm_core::TileScheduler& sched, const CUtensorMap* map_a,
+                                 const CUtensorMap* map_b) {
+    int s = 0;
+    uint32_t phase = 0;
+    for (int u = static_cast<int>(blockIdx.x); u < sched.units(); u += static_cast<int>(gridDim.x)) {
+      const gemm_core::TileWork w = sched.work(u);
+      const int m0 = w.tm * kBM, n0 = w.tn * kBN;
+      for (int kt = 0; kt < w.k_tiles; ++kt) {
+        arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
+        arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
+        const int k0 = (w.k_tile0 + kt) * kBK;
+        Stage& st = sh.stage[s];
+        if constexpr (kAMMajor) {
+          for (int j = 0; j < kBM / 64; ++j)
+            arch::tma_load_2d(reinterpret_cast<unsigned char*>(st.a) + j * kBoxBytes, map_a, &sh.full[s], m0 + 64 * j, k0);
+        } else {
+          arch::tma_load_2d(st.a, map_a, &sh.full[s], k0, m0);
+        }
+        if constexpr (kBNMajor) {
+          for (int j = 0; j < kBN / 64; ++j)
+            arch::tma_load_2d(reinterpret_cast<unsigned char*>(st.b) + j * kBoxBytes, map_b, &sh.full[s], n0 + 64 * j, k0);
+        } else {
+          arch::tma_load_2d(st.b, map_b, &sh.full[s], k0, n0);
+        }
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1u;
+        }
+      }
+    }
+  }
+
+  // ---- consumers: warpgroup c takes every other unit of the block ----
+  __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
+    const int thread = static_cast<int>(threadIdx.x) % 128;
+    const int lane = thread % 32;
+    float acc[kHalves][Atom::kValuesC];
+#pragma unroll
+    for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+      for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] = 0.f;
+
+    int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
+    uint32_t phase = 0;
+    int local = 0;
+    for (int u = static_cast<int>(blockIdx.x); u < sched.units(); u += static_cast<int>(gridDim.x), ++local) {
+      if (!kCooperative && (local & 1) != c) {  // ping-pong: the other warpgroup's unit: skip its stages
+        const int kt = sched.k_tiles_of(u);
+        s += kt;
+        phase ^= static_cast<uint32_t>((s / kStages) & 1);
+        s %= kStages;
+        continue;
+      }
+      const gemm_core::TileWork w = sched.work(u);
+      // Wait for the other warpgroup to have issued its main loop of unit local - 1.
+      if (!kCooperative && local > 0)
+        arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
+
+      // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
+      int prev = -1;
+      for (int kt = 0; kt < w.k_tiles; ++kt) {
+        arch::mbarrier_wait_parity(&sh.full[s], phase);
+        const unsigned char* a = reinterpret_cast<const unsigned char*>(sh.stage[s].a);
+        const unsigned char* b = reinterpret_cast<const unsigned char*>(sh.stage[s].b);
+#pragma unroll
+        for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
+                                                 // 16 rows of 128 bytes in an MN-major box
+          const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytes)
+                                       : arch::smem_desc_k_major_sw128(b + ks * 32);
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h) {
+            // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
+            const int r = kCooperative ? c : h;
+            const uint64_t da = kAMMajor ? arch::smem_desc_mn_major_sw128(a + r * kBoxBytes + ks * 16 * 128, kBoxBytes)
+                                         : arch::smem_desc_k_major_sw128(a + r * kBoxBytes + ks * 32);
+            Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
+          }
+        }
+        arch::wgmma_commit();
+        arch::wgmma_wait<1>();  // K tile kt-1 is complete: release its stage
+#pragma unroll
+        for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+        if (prev >= 0 && lane == 0) (void)arch::mbarrier_arrive(&sh.empty[prev]);
+        prev = s;
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1u;
+        }
+      }
+      // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
+      if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
+      arch::wgmma_wait<0>();
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+      if (lane == 0) (void)arch::mbarrier_arrive(&sh.empty[prev]);
+
+      // ---- epilogue (overlaps the other warpgroup's main loop) ----
+      if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h)
+        Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * (kCooperative ? c : h), w.tn * kBN, thread);
+    }
+  }
+
+  // Split-K: publishes this unit's partial tile; returns true in the unit that completes the tile, whose
+  // acc then holds the sum over all splits (added in split order).
+  __device__ __forceinline__ static bool reduce_split_k(float (&acc)[kHalves][Atom::kValuesC], const Params& p, const gemm_core::TileWork& w,
+                                        SharedStorage& sh, int c, int thread) {
+    constexpr int kQuads = kHalves * Atom::kValuesC / 4;  // float4 per thread
+    // Cooperative: each consumer reduces its own rows, with its own counter (tile * 2 + c).
+    const int tile = (w.tm * p.tiles_n + w.tn) * kSlices + (kCooperative ? c : 0);
+    const uint32_t bar = static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1);
+    // Partial of unit (tile, split): kQuads x 128 float4, thread-fastest (every store is coalesced).
+    float4* parts = reinterpret_cast<float4*>(p.partials);
+    float4* mine = parts + (static_cast<int64_t>(tile) * p.splits + w.split) * kQuads * 128 + thread;
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+      const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
+      __stcg(mine + q * 128, make_float4(acc[h][i], acc[h][i + 1], acc[h][i + 2], acc[h][i + 3]));
+    }
+    __threadfence();  // this thread's partial is visible device-wide before the count says so
+    arch::named_barrier_sync(bar, 128);
+    if (thread == 0) sh.last[c] = atomicAdd(p.counters + tile, 1) == p.splits - 1;
+    arch::named_barrier_sync(bar, 128);
+    if (!sh.last[c]) return false;
+    __threadfence();  // order the partial reads after observing the final count
+    const float4* first = parts + static_cast<int64_t>(tile) * p.splits * kQuads * 128 + thread;
+    // Every unit's partial, its own included, comes back from L2 and is added in split order 0, 1, ...:
+    // the sum does not depend on which unit arrived last.
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+      const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
+      float4 sum = __ldcg(first + q * 128);
+      for (int k = 1; k < p.splits; ++k) {
+        const float4 v = __ldcg(first + (static_cast<int64_t>(k) * kQuads + q) * 128);
+        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+      }
+      acc[h][i] = sum.x; acc[h][i + 1] = sum.y; acc[h][i + 2] = sum.z; acc[h][i + 3] = sum.w;
+    }
+    if (thread == 0) p.counters[tile] = 0;  // ready for the next call on this workspace
+    return true;
+  }
+#endif  // TESSERA_ARCH_SM90A
+#endif  // __CUDACC__
+};
+
+#if defined(__CUDACC__)
+template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
+__global__ void __launch_bounds__(GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::kThreads, 1)
+    gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
+                                const __grid_constant__ CUtensorMap map_b) {
+  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b);
+}
+#endif
+
+}  // namespace tessera::gemm_sm90

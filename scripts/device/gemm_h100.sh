@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
+# in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
+# Steps: build tests sanitize bench bench_tiles sass ncu
+#   bench        tessera bench gemm on the issue's shapes (planner's choice), JSON to $OUT/gemm.json
+#   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gemm-out}
+B=${TESSERA_BUILD_DIR:-/tmp/tessera-build}
+STEPS=${*:-build tests bench}
+SHAPES=${SHAPES:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336,2048x2048x2048,1024x1024x1024,8000x5000x3000}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+for s in $STEPS; do
+  case $s in
+    build)
+      t0=$(date +%s)
+      cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
+        -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+      cmake --build "$B" -j 16 --target tessera_cli gemm_device_test gemm_host_test > "$OUT/build.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/build.log" | head -60; exit 1; }
+      echo "build: $(( $(date +%s) - t0 )) s" ;;
+    tests)
+      T=$B/tests/kernel_gemm
+      timeout 60 "$T/gemm_host_test" > "$OUT/host_test.log" 2>&1; echo "host tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/host_test.log" | tr '\n' ' ')"
+      timeout 400 "$T/gemm_device_test" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} > "$OUT/device_test.log" 2>&1; echo "device tests rc=$?"
+      grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) |worst relative' "$OUT/device_test.log" | head -40
+      grep -A3 -E 'Failure|error' "$OUT/device_test.log" | head -40 ;;
+    sanitize)
+      T=$B/tests/kernel_gemm
+      for tool in memcheck racecheck synccheck; do
+        timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$T/gemm_device_test" --gtest_filter='GemmSanitize.*' > "$OUT/san_$tool.log" 2>&1
+        echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | head -2 | tr '\n' ' ')"
+      done ;;
+    bench)
+      timeout 300 "$B/tools/tessera" bench gemm --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm.json" > "$OUT/bench.log" 2>&1
+      echo "bench rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench.log" ;;
+    bench_rowmajor)
+      timeout 300 "$B/tools/tessera" bench gemm --b-row-major --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm_b_row_major.json" > "$OUT/bench_rm.log" 2>&1
+      echo "bench (B row-major) rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_rm.log" ;;
+    bench_tiles)
+      for tile in ${TILES:-pp128x128x64 wgmma128x256x64}; do
+        timeout 300 "$B/tools/tessera" bench gemm --tile $tile --shapes "$SHAPES" --repeats ${REPEATS:-10} --json "$OUT/gemm_$tile.json" > "$OUT/bench_$tile.log" 2>&1
+        echo "== forced $tile rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_$tile.log"
+      done ;;
+    sass)
+      for f in "$B"/CMakeFiles/tessera_kernels.dir/src/gemm_sm90*.o; do
+        cuobjdump -sass "$f" > /tmp/sass.txt 2>&1
+        echo "$(basename "$f"): HGMMA $(grep -c HGMMA /tmp/sass.txt) UTMALDG $(grep -c UTMALDG /tmp/sass.txt) UTMASTG $(grep -c UTMASTG /tmp/sass.txt) LDL $(grep -c 'LDL' /tmp/sass.txt) STL $(grep -c 'STL' /tmp/sass.txt)"
+      done
+      cuobjdump -res-usage "$B"/CMakeFiles/tessera_kernels.dir/src/gemm_sm90_pingpong_bf16.cu.o 2>&1 | grep -E 'Function|REG' | head -12 ;;
+    ncu)
+      timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-pingpong} -c 1 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+        "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress > "$OUT/ncu.log" 2>&1; echo "ncu rc=$?"
+      grep -vE '^ *-+ *$|^ *$' "$OUT/ncu.log" | grep -A80 -m1 -E 'pingpong|gemm_sm90' | head -90 ;;
+    *) echo "unknown step $s" ;;
+  esac
+done

@@ -1,0 +1,31 @@
+// src/gemm_sm90_persistent.hpp -- shared by the instantiation units of the persistent Hopper GEMM
+// (src/gemm_sm90_persistent_{bf16,f16}_{pp,coop}.cu): one element type and one schedule each, the three
+// operand-majorness combinations.  Not installed.
+#pragma once
+
+#include "tessera/kernel/gemm_sm80/instantiate.hpp"        // KernelInfo, kernel_info_of, Combo
+#include "tessera/kernel/gemm_sm90/persistent_kernel.hpp"  // GemmSm90Persistent, gemm_sm90_persistent_kernel
+
+namespace tessera::gemm_sm80 {
+
+template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
+KernelInfo persistent_info() {
+  using K = gemm_sm90::GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>;
+  KernelInfo info = kernel_info_of<K>(
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
+  info.persistent = true;
+  info.counters_per_tile = K::kSlices;
+  return info;
+}
+
+template <class Elem, bool kCooperative>
+KernelInfo persistent_pick(Combo c) {
+  switch (c) {
+    case Combo::kk: return persistent_info<Elem, kCooperative, false, false>();
+    case Combo::k_mn: return persistent_info<Elem, kCooperative, true, false>();
+    case Combo::mn_mn: return persistent_info<Elem, kCooperative, true, true>();
+  }
+  return {};
+}
+
+}  // namespace tessera::gemm_sm80

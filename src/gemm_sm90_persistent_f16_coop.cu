@@ -1,0 +1,9 @@
+// src/gemm_sm90_persistent_f16_coop.cu -- instantiation unit: the persistent Hopper GEMM, cooperative 128x256 tiles,
+// f16 operands, operand majorness (K, K), (K, N), (M, N).  Code only for sm_90a.
+#include "gemm_sm90_persistent.hpp"
+
+namespace tessera::gemm_sm80 {
+
+KernelInfo kernel_sm90_persistent_f16_coop(Combo c) { return persistent_pick<ElemF16, true>(c); }
+
+}  // namespace tessera::gemm_sm80
