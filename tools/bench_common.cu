@@ -83,7 +83,7 @@ bool Report::write_json(const std::string& path, const std::string& command_line
                  "\"figure\": %.6g, \"unit\": \"%s\", \"reference\": \"%s\", \"reference_figure\": %.6g, "
                  "\"ratio\": %.6g, \"note\": \"%s\"}%s\n",
                  json_escape(r.suite).c_str(), json_escape(r.variant).c_str(), json_escape(shape).c_str(),
-                 json_escape(r.dtype.empty() ? dtype_ : r.dtype).c_str(), date, json_escape(commit).c_str(),
+                 json_escape(dtype_).c_str(), date, json_escape(commit).c_str(),
                  json_escape(r.kernel).c_str(), json_escape(r.variant).c_str(),
                  json_escape(r.size).c_str(), r.figure, json_escape(r.unit).c_str(), json_escape(r.reference).c_str(),
                  r.reference_figure, r.ratio, json_escape(r.note).c_str(), i + 1 < records_.size() ? "," : "");

@@ -37,14 +37,13 @@ struct Record {
   double reference_figure = 0;               // the reference's figure in the same unit (0 = n/a)
   double ratio = 0;                          // figure / reference_figure (or time ratio, see `note`)
   std::string note;                          // anything a reader needs (e.g. "ratio = ref_time/time")
-  std::string dtype;                         // element type ("bf16"); empty: the report's default
 };
 
 // Collects records and writes them as a JSON document with a header describing the run
 // (GPU name, SM count, clocks, driver, runtime, compiler, git commit, date, command line).
 class Report {
  public:
-  // Element type written into records that do not name one.
+  // Element type written into every record ("dtype").
   void set_dtype(std::string t) { dtype_ = std::move(t); }
   explicit Report(std::string suite) : suite_(std::move(suite)) {}
   void add(Record r) { if (r.suite.empty()) r.suite = suite_; records_.push_back(std::move(r)); }
