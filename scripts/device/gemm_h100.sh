@@ -50,9 +50,13 @@ for s in $STEPS; do
       done
       cuobjdump -res-usage "$B"/CMakeFiles/tessera_kernels.dir/src/gemm_sm90_pingpong_bf16.cu.o 2>&1 | grep -E 'Function|REG' | head -12 ;;
     ncu)
-      timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-pingpong} -c 1 --section SpeedOfLight --section Occupancy --section WarpStateStats \
-        "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress > "$OUT/ncu.log" 2>&1; echo "ncu rc=$?"
-      grep -vE '^ *-+ *$|^ *$' "$OUT/ncu.log" | grep -A80 -m1 -E 'pingpong|gemm_sm90' | head -90 ;;
+      # One Tessera GEMM (the bench's verification launch) under Nsight Compute; NCU_ARGS adds bench options
+      # (e.g. --tile coop128x256x64), NCU_SHAPE the shape.
+      timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-gemm_sm90} -c 1 --section SpeedOfLight --section WarpStateStats \
+        --section MemoryWorkloadAnalysis --section SchedulerStats --section LaunchStats \
+        "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress ${NCU_ARGS:-} > "$OUT/ncu.log" 2>&1
+      echo "ncu rc=$?"
+      grep -vE '^ *-+ *$|^ *$' "$OUT/ncu.log" | grep -A120 -m1 -E 'gemm_sm90' | grep -vE '^ +(OPT|INF) ' | head -100 ;;
     *) echo "unknown step $s" ;;
   esac
 done
