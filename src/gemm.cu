@@ -77,10 +77,12 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
                                            arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.m),
                                            static_cast<uint64_t>(p.a.ld), 64, 64, arch::TmaSwizzle::k128B);
-      // K-major B: BLK_N rows (n) x 64 K-elements; N-major B: boxes of 64 K rows x 64 N-elements.
+      // K-major B: BLK_N rows (n) x 64 K-elements (BLK_N / cluster_m: each block of a cluster loads its
+      // part and multicasts it); N-major B: boxes of 64 K rows x 64 N-elements.
       map_b = p.b.k_major
                   ? arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.b.ld), static_cast<uint32_t>(c.kernel.block_n), 64,
+                                           static_cast<uint64_t>(p.b.ld),
+                                           static_cast<uint32_t>(c.kernel.block_n / c.kernel.cluster_m), 64,
                                            arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.n),
                                            static_cast<uint64_t>(p.b.ld), 64, 64, arch::TmaSwizzle::k128B);
@@ -89,7 +91,24 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
     }
     kargs = kargs_sm90;
   }
-  const cudaError_t e = cudaLaunchKernel(c.kernel.fn, grid, block, kargs, static_cast<size_t>(c.kernel.smem_bytes), stream);
+  cudaError_t e;
+  if (c.kernel.cluster_m > 1) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = static_cast<size_t>(c.kernel.smem_bytes);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(c.kernel.cluster_m);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    e = cudaLaunchKernelExC(&cfg, c.kernel.fn, kargs);
+  } else {
+    e = cudaLaunchKernel(c.kernel.fn, grid, block, kargs, static_cast<size_t>(c.kernel.smem_bytes), stream);
+  }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return fail(GemmError::cuda_error, fmt("launch of the %s kernel failed: %s", gemm_tile_name(to_gemm_tile(c.tile)),

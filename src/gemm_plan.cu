@@ -101,6 +101,43 @@ GemmStatus occupancy(int dev, const DeviceFacts& f, const KernelInfo& k, int* bl
   return {};
 }
 
+// Blocks of a persistent kernel that can be resident at once: SMs x occupancy, or for a clustered kernel
+// whole clusters only (cudaOccupancyMaxActiveClusters: a GPC with an odd number of free SMs leaves one
+// idle).  Cached per device and kernel.
+std::map<std::pair<int, const void*>, int64_t> g_slots;
+GemmStatus resident_blocks(int dev, const DeviceFacts& f, const KernelInfo& k, int occ, int64_t* out) {
+  *out = static_cast<int64_t>(f.sms) * occ;
+  if (k.cluster_m <= 1) return {};
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto key = std::make_pair(dev, k.fn);
+  auto it = g_slots.find(key);
+  if (it != g_slots.end()) {
+    *out = it->second;
+    return {};
+  }
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(k.cluster_m * f.sms), 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(k.threads), 1, 1);
+  cfg.dynamicSmemBytes = static_cast<size_t>(k.smem_bytes);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(k.cluster_m);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, k.fn, &cfg);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fail(GemmError::cuda_error, fmt("querying the resident clusters of %d blocks failed: %s", k.cluster_m,
+                                           cudaGetErrorString(e)));
+  }
+  *out = static_cast<int64_t>(clusters) * k.cluster_m;
+  g_slots[key] = *out;
+  return {};
+}
+
 // Steps 2: the problem the kernels compute.
 Problem normalise(const GemmArgs& g) {
   Problem p;
@@ -273,6 +310,10 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     st = occupancy(dev, f, k, &occ);
     if (!st) return st;
     if (occ == 0) continue;
+    int64_t resident = 0;
+    st = resident_blocks(dev, f, k, occ, &resident);
+    if (!st) return st;
+    if (resident < k.cluster_m) continue;
     const int64_t tm = ceil_div(p.m, k.block_m), tn = ceil_div(p.n, k.block_n), tiles = tm * tn;
     if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
@@ -307,8 +348,9 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
         best.occupancy = occ;
         best.cost = cost;
         best.workspace = ws;
-        const int64_t units = tiles * s_eff, slots = static_cast<int64_t>(f.sms) * occ;
-        best.ctas = k.persistent ? std::min(units, slots) : tiles;
+        // A clustered persistent kernel: units are cluster tiles (cluster_m tile rows), one per cluster at a time.
+        const int64_t units = ceil_div(tm, k.cluster_m) * tn * s_eff;
+        best.ctas = k.persistent ? std::min(units, resident / k.cluster_m) * k.cluster_m : tiles;
       }
     }
   }

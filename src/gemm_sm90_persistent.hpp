@@ -15,6 +15,7 @@ KernelInfo persistent_info() {
       reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
   info.persistent = true;
   info.counters_per_tile = K::kSlices;
+  info.cluster_m = K::kClusterBlocks;
   return info;
 }
 

@@ -30,7 +30,8 @@ for s in $STEPS; do
       T=$B/tests/kernel_gemm
       for tool in memcheck racecheck synccheck; do
         timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$T/gemm_device_test" --gtest_filter='GemmSanitize.*' > "$OUT/san_$tool.log" 2>&1
-        echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | head -2 | tr '\n' ' ')"
+        echo "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$OUT/san_$tool.log" | head -3 | tr '\n' ' ')"
+        grep -A4 'Failure' "$OUT/san_$tool.log" | head -8
       done ;;
     bench)
       timeout 300 "$B/tools/tessera" bench gemm --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm.json" > "$OUT/bench.log" 2>&1

@@ -41,6 +41,8 @@ struct KernelInfo {
   int min_blocks = 0;  // __launch_bounds__ minimum blocks per SM
   bool persistent = false;  // grid = min(work units, resident blocks); the kernel loops over units
   int counters_per_tile = 1;  // split-K arrival counters per output tile
+  int cluster_m = 1;          // blocks per cluster along M (launched with a cluster dimension when > 1);
+                              // each loads block_n / cluster_m rows of B and multicasts them
 };
 
 // Tensor-core kernels; fn == nullptr for a combination that is not instantiated.

@@ -41,6 +41,7 @@
 #include <cstdint>      // uintptr_t, uint16_t
 #include <type_traits>  // std::is_same_v
 
+#include "tessera/arch/sm90_cluster.hpp"                    // cluster_ctarank, cluster_sync, multicast loads
 #include "tessera/arch/sm90_mbarrier.hpp"                   // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                        // tma_load_2d, tma_prefetch_desc
 #include "tessera/arch/sm90_warpgroup.hpp"                  // setmaxnreg_inc/dec, named_barrier_sync
@@ -58,11 +59,18 @@ using gemm_sm80::Params;
 // kCooperative = true:  128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one
 //                       m64n256k16 atom each); the epilogue does not overlap a main loop, but the producer
 //                       keeps loading the next unit during it.
-template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false>
+//
+// kClusterM = 2: blocks run in clusters of 2 along M (tiles (2i, n) and (2i + 1, n)): B's box is loaded
+// half by each block and multicast to both, so each block reads a third less from L2 (128 x 256: 16 KB of
+// A + 16 KB of B per K tile instead of 16 + 32).  A stage of either block is then written by both
+// producers, so it is free only when the consumers of both blocks have released it: every consumer warp
+// arrives on the empty barrier of its own block and of its peer.
+template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
 struct GemmSm90Persistent {
   // ---- preconditions ----
   static_assert(Elem::kBytes == 2, "gemm_sm90 ping-pong: 16-bit operands (bf16 or f16)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 ping-pong: an M-major A comes with an N-major B (the host transposes (M, K))");
+  static_assert(kClusterM == 1 || kClusterM == 2, "gemm_sm90 persistent: clusters of 1 or 2 blocks along M");
 
   static constexpr int kBM = kCooperative ? 128 : 64, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
   static constexpr int kStages = kCooperative ? 4 : 5;  // 48 KB / 40 KB a stage
@@ -75,6 +83,10 @@ struct GemmSm90Persistent {
   using Epilogue = epilogue::FragmentEpilogue<Atom>;
   // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
   static constexpr int kBoxBytes = 64 * kBK * 2;
+  // B as each block loads it: kBN / kClusterM rows (K-major; one box) or that many columns (N-major boxes).
+  static constexpr int kClusterBlocks = kClusterM;
+  static constexpr int kBNPerBlock = kBN / kClusterM;
+  static_assert(kBNPerBlock % 64 == 0, "gemm_sm90 persistent: each block loads whole 64-wide boxes of B");
 
   struct Stage {
     alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
@@ -101,7 +113,10 @@ struct GemmSm90Persistent {
     // The 128-byte swizzle repeats every 1024 bytes: the stages start 1024-byte aligned.
     SharedStorage& sh = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                                           ~static_cast<uintptr_t>(1023));
-    const gemm_core::TileScheduler sched(p.tiles_m, p.tiles_n, p.group_m, p.splits, (p.k + kBK - 1) / kBK);
+    // The scheduler hands out cluster tiles (kClusterM tile rows each); block rank r takes row kClusterM * tm + r.
+    const gemm_core::TileScheduler sched((p.tiles_m + kClusterM - 1) / kClusterM, p.tiles_n,
+                                         p.group_m > kClusterM ? p.group_m / kClusterM : 1, p.splits,
+                                         (p.k + kBK - 1) / kBK);
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
     if (threadIdx.x == 0) {
@@ -109,13 +124,15 @@ struct GemmSm90Persistent {
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&sh.full[s], 1);
-        arch::mbarrier_init(&sh.empty[s], 4 * kSlices);  // every warp of every consumer of the stage
+        arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
       }
       arch::mbarrier_init(&sh.order[0], 128);
       arch::mbarrier_init(&sh.order[1], 128);
       arch::fence_mbarrier_init();
     }
-    __syncthreads();
+    // The peers' barriers exist before anyone arrives on them or multicasts into their block.
+    if constexpr (kClusterM > 1) arch::cluster_sync();
+    else __syncthreads();
 
     if (wg == 0) {
       arch::setmaxnreg_dec<kProducerRegs>();
@@ -124,6 +141,8 @@ struct GemmSm90Persistent {
       arch::setmaxnreg_inc<kConsumerRegs>();
       consume(sh, sched, p, wg - 1);
     }
+    // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
+    if constexpr (kClusterM > 1) arch::cluster_sync();
 #else
     (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
 #endif
@@ -135,9 +154,10 @@ struct GemmSm90Persistent {
                                  const CUtensorMap* map_b) {
     int s = 0;
     uint32_t phase = 0;
-    for (int u = static_cast<int>(blockIdx.x); u < sched.units(); u += static_cast<int>(gridDim.x)) {
+    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
       const gemm_core::TileWork w = sched.work(u);
-      const int m0 = w.tm * kBM, n0 = w.tn * kBN;
+      const int m0 = (w.tm * kClusterM + rank) * kBM, n0 = w.tn * kBN;
       for (int kt = 0; kt < w.k_tiles; ++kt) {
         arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
         arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
@@ -149,17 +169,35 @@ struct GemmSm90Persistent {
         } else {
           arch::tma_load_2d(st.a, map_a, &sh.full[s], k0, m0);
         }
+        // This block's part of B: columns [n0 + rank * kBNPerBlock, +kBNPerBlock), to every block of the cluster.
+        const int nb = rank * kBNPerBlock;
         if constexpr (kBNMajor) {
-          for (int j = 0; j < kBN / 64; ++j)
-            arch::tma_load_2d(reinterpret_cast<unsigned char*>(st.b) + j * kBoxBytes, map_b, &sh.full[s], n0 + 64 * j, k0);
+          for (int j = nb / 64; j < (nb + kBNPerBlock) / 64; ++j)
+            load_b(reinterpret_cast<unsigned char*>(st.b) + j * kBoxBytes, map_b, &sh.full[s], n0 + 64 * j, k0);
         } else {
-          arch::tma_load_2d(st.b, map_b, &sh.full[s], k0, n0);
+          load_b(reinterpret_cast<unsigned char*>(st.b) + nb * kBK * 2, map_b, &sh.full[s], k0, n0 + nb);
         }
         if (++s == kStages) {
           s = 0;
           phase ^= 1u;
         }
       }
+    }
+  }
+
+  __device__ __forceinline__ static int first_unit() { return static_cast<int>(blockIdx.x) / kClusterM; }
+  __device__ __forceinline__ static int unit_stride() { return static_cast<int>(gridDim.x) / kClusterM; }
+  __device__ __forceinline__ static void load_b(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1) {
+    if constexpr (kClusterM > 1) arch::tma_load_2d_multicast(dst, map, bar, c0, c1, static_cast<uint16_t>((1u << kClusterM) - 1));
+    else arch::tma_load_2d(dst, map, bar, c0, c1);
+  }
+  // Releases stage s: one arrival per warp on this block's empty barrier and on each peer's.
+  __device__ __forceinline__ static void release(SharedStorage& sh, int s) {
+    if constexpr (kClusterM > 1) {
+#pragma unroll
+      for (int r = 0; r < kClusterM; ++r) arch::mbarrier_arrive_cluster(&sh.empty[s], static_cast<uint32_t>(r));
+    } else {
+      (void)arch::mbarrier_arrive(&sh.empty[s]);
     }
   }
 
@@ -176,7 +214,8 @@ struct GemmSm90Persistent {
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
     int local = 0;
-    for (int u = static_cast<int>(blockIdx.x); u < sched.units(); u += static_cast<int>(gridDim.x), ++local) {
+    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    for (int u = first_unit(); u < sched.units(); u += unit_stride(), ++local) {
       if (!kCooperative && (local & 1) != c) {  // ping-pong: the other warpgroup's unit: skip its stages
         const int kt = sched.k_tiles_of(u);
         s += kt;
@@ -184,7 +223,8 @@ struct GemmSm90Persistent {
         s %= kStages;
         continue;
       }
-      const gemm_core::TileWork w = sched.work(u);
+      gemm_core::TileWork w = sched.work(u);
+      w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
       // Wait for the other warpgroup to have issued its main loop of unit local - 1.
       if (!kCooperative && local > 0)
         arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
@@ -216,7 +256,7 @@ struct GemmSm90Persistent {
         arch::wgmma_wait<1>();  // K tile kt-1 is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (prev >= 0 && lane == 0) (void)arch::mbarrier_arrive(&sh.empty[prev]);
+        if (prev >= 0 && lane == 0) release(sh, prev);
         prev = s;
         if (++s == kStages) {
           s = 0;
@@ -228,7 +268,8 @@ struct GemmSm90Persistent {
       arch::wgmma_wait<0>();
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-      if (lane == 0) (void)arch::mbarrier_arrive(&sh.empty[prev]);
+      if (lane == 0) release(sh, prev);
+      if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
@@ -283,6 +324,7 @@ struct GemmSm90Persistent {
 #if defined(__CUDACC__)
 template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
 __global__ void __launch_bounds__(GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::kThreads, 1)
+    // launched with a cluster dimension of GemmSm90Persistent<...>::kClusterM along x
     gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
                                 const __grid_constant__ CUtensorMap map_b) {
   GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b);

@@ -1,0 +1,83 @@
+// include/tessera/arch/sm90_cluster.hpp -- thread-block clusters (sm_90): the block's rank in its cluster,
+// the cluster barrier, mbarrier arrivals on a peer block's barrier, and TMA loads multicast to several
+// blocks of the cluster.
+//
+// PTX ISA:
+//   cluster_ctarank()            %cluster_ctarank (10.11 "Special registers"): this block's rank in its cluster
+//   cluster_sync()               9.7.13.2 "barrier.cluster": arrive.release + wait.acquire, every thread of
+//                                every block of the cluster; orders shared-memory writes (mbarrier.init
+//                                included, after fence_mbarrier_init) before the peers' later accesses
+//   mbarrier_arrive_cluster(bar, rank)  mapa.shared::cluster (9.7.9.20) maps this block's shared address
+//                                of `bar` to block `rank`'s copy, then mbarrier.arrive.release.cluster
+//                                .shared::cluster on it (9.7.13.15.13)
+//   tma_load_2d_multicast        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx
+//                                ::bytes.multicast::cluster (9.7.9.25.5.2): one box written at the same
+//                                shared-memory offset of every block in `mask`, each block's mbarrier at
+//                                `bar`'s offset receiving the box's bytes
+#pragma once
+
+#include <cuda.h>   // CUtensorMap
+#include <cstdint>  // uint16_t, uint32_t, uint64_t
+
+#include "tessera/arch/config.hpp"  // TESSERA_ARCH_SM90, TESSERA_DEVICE_INLINE
+
+namespace tessera::arch {
+
+#if defined(__CUDACC__)
+
+extern "C" __device__ void tessera_error_cluster_requires_sm_90();
+
+TESSERA_DEVICE_INLINE uint32_t cluster_ctarank() {
+#if defined(TESSERA_ARCH_SM90)
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+#else
+  tessera_error_cluster_requires_sm_90();
+  return 0;
+#endif
+}
+
+TESSERA_DEVICE_INLINE void cluster_sync() {
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
+
+TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank) {
+#if defined(TESSERA_ARCH_SM90)
+  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
+  asm volatile(
+      "{\n"
+      "  .reg .b32 remote;\n"
+      "  mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(local),
+      "r"(cta_rank)
+      : "memory");
+#else
+  (void)bar; (void)cta_rank;
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
+
+TESSERA_DEVICE_INLINE void tma_load_2d_multicast(void* smem_dst, const CUtensorMap* map, uint64_t* bar, int32_t c0,
+                                                 int32_t c1, uint16_t cta_mask) {
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(smem_dst))),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1),
+      "h"(cta_mask)
+      : "memory");
+#else
+  (void)smem_dst; (void)map; (void)bar; (void)c0; (void)c1; (void)cta_mask;
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tessera::arch
