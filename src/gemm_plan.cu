@@ -374,6 +374,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->split_k = c.splits;
   plan->transposed = p.transposed;
   plan->grid_tiles = c.tiles;
+  plan->grid_blocks = c.kernel.persistent ? c.ctas : c.ctas * c.splits;
   plan->blocks_per_sm = c.occupancy;
   plan->threads = c.kernel.threads;
   plan->smem_bytes = c.kernel.smem_bytes;
@@ -390,11 +391,12 @@ GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* p
 }
 
 std::string GemmPlan::str() const {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%s %s split %d%s, %" PRId64 " tiles, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%s %s split %d%s, %" PRId64 " tiles, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
                 math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc",
                 math == GemmMath::tf32 ? (tile == GemmTile::t128x128 ? "128x128x32" : "64x64x32") : gemm_tile_name(tile),
-                split_k, transposed ? " (transposed)" : "", grid_tiles, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
+                split_k, transposed ? " (transposed)" : "", grid_tiles, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;
 }

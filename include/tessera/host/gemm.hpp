@@ -143,6 +143,7 @@ struct GemmPlan {
   int split_k = 1;
   bool transposed = false;     // computed as D^T = B^T A^T
   int64_t grid_tiles = 0;      // output tiles (blocks per split)
+  int64_t grid_blocks = 0;     // blocks launched (a persistent kernel: at most the resident blocks)
   int blocks_per_sm = 0;       // occupancy of the chosen kernel
   int threads = 0, smem_bytes = 0;
   size_t workspace_bytes = 0;  // needed by this plan (0 without split-K)

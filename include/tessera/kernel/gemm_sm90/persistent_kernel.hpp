@@ -142,6 +142,7 @@ struct GemmSm90Persistent {
       consume(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
+    __syncwarp();  // the producer's lane 0 rejoins its warp: the cluster barrier is warp-aligned
     if constexpr (kClusterM > 1) arch::cluster_sync();
 #else
     (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
