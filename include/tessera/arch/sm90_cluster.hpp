@@ -8,8 +8,9 @@
 //                                every block of the cluster; orders shared-memory writes (mbarrier.init
 //                                included, after fence_mbarrier_init) before the peers' later accesses
 //   mbarrier_arrive_cluster(bar, rank)  mapa.shared::cluster (9.7.9.20) maps this block's shared address
-//                                of `bar` to block `rank`'s copy, then mbarrier.arrive.release.cluster
-//                                .shared::cluster on it (9.7.13.15.13)
+//                                of `bar` to block `rank`'s copy, then mbarrier.arrive.shared::cluster on
+//                                it (9.7.13.15.13; default .release.cta semantics: the arrival only says
+//                                that this thread's wgmma reads of the stage are complete)
 //   tma_load_2d_multicast        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx
 //                                ::bytes.multicast::cluster (9.7.9.25.5.2): one box written at the same
 //                                shared-memory offset of every block in `mask`, each block's mbarrier at
@@ -53,7 +54,7 @@ TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_r
       "{\n"
       "  .reg .b32 remote;\n"
       "  mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "  mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
       "}\n" ::"r"(local),
       "r"(cta_rank)
       : "memory");
