@@ -243,7 +243,8 @@ double tile_efficiency(TileId t) {
     case TileId::wgmma128x256: return 1.7;
     case TileId::pp64x256: return 1.4;      // persistent ping-pong: one warpgroup's m64n256 at a time (measured
                                             // 0.63-0.79x cuBLAS bare; docs/PERF.md)
-    case TileId::coop128x256: return 1.68;  // persistent cooperative; preferred when there is an epilogue (below)
+    case TileId::coop128x256: return 1.8;   // persistent cooperative, clusters of 2 with B multicast: 0.95-0.98x
+                                            // cuBLAS on large bf16 problems (docs/PERF.md)
   }
   return 0.5;
 }
@@ -257,12 +258,7 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, Ti
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
   // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth
   const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
-  // With a fused epilogue (anything beyond D = A @ B) the persistent cooperative kernel, whose epilogue
-  // works from registers while the producer loads the next tile, beats the non-persistent 128 x 256 one
-  // (4096^3 bias+GELU: 585 vs 543 TFLOP/s; bare: 689 vs 705; docs/PERF.md, 2026-11-24).
-  const bool epilogue = p.ep.beta != 0.f || p.ep.bias || p.ep.residual || p.ep.act != Activation::none || p.ep.alpha != 1.f;
-  const double eff = tile_efficiency(t) * (t == TileId::coop128x256 && epilogue ? 1.06 : 1.0);
-  const double t_compute = waves * block_macs * occ / eff * rate_scale;
+  const double t_compute = waves * block_macs * occ / tile_efficiency(t) * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
   // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.

@@ -70,6 +70,14 @@ template <> struct Pair<__nv_bfloat16> {
     *static_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
   }
   __device__ __forceinline__ static float load1(const void* p) { return __bfloat162float(*static_cast<const __nv_bfloat16*>(p)); }
+  __device__ __forceinline__ static uint32_t pack(float a, float b) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+  __device__ __forceinline__ static void unpack(uint32_t w, float& a, float& b) {
+    const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w));
+    a = f.x; b = f.y;
+  }
   __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<__nv_bfloat16*>(p) = __float2bfloat16_rn(a); }
 };
 template <> struct Pair<__half> {
@@ -79,6 +87,14 @@ template <> struct Pair<__half> {
   }
   __device__ __forceinline__ static void store(void* p, float a, float b) { *static_cast<__half2*>(p) = __floats2half2_rn(a, b); }
   __device__ __forceinline__ static float load1(const void* p) { return __half2float(*static_cast<const __half*>(p)); }
+  __device__ __forceinline__ static uint32_t pack(float a, float b) {
+    const __half2 v = __floats2half2_rn(a, b);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+  __device__ __forceinline__ static void unpack(uint32_t w, float& a, float& b) {
+    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w));
+    a = f.x; b = f.y;
+  }
   __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<__half*>(p) = __float2half_rn(a); }
 };
 template <> struct Pair<float> {
@@ -94,6 +110,23 @@ template <> struct Pair<float> {
 // 2-element accesses along a row of a row-major matrix are legal: base and ld keep pairs aligned.
 __device__ __forceinline__ bool pairs_ok(const void* base, int64_t ld, int bytes) {
   return reinterpret_cast<uintptr_t>(base) % (2 * bytes) == 0 && ld % 2 == 0;
+}
+
+// 4 x 4 transpose of 32-bit words among the 4 lanes of a quad (lanes 4g .. 4g+3, t = lane % 4): word jj of
+// lane t becomes word t of lane jj.  Two butterfly rounds; every lane of the warp takes part.
+__device__ __forceinline__ void quad_transpose(uint32_t (&w)[4], int t) {
+#pragma unroll
+  for (int m = 1; m <= 2; m <<= 1) {
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      if (a & m) continue;
+      const int b = a | m;
+      const uint32_t send = (t & m) ? w[a] : w[b];
+      const uint32_t got = __shfl_xor_sync(0xffffffffu, send, m);
+      if (t & m) w[a] = got;
+      else w[b] = got;
+    }
+  }
 }
 
 }  // namespace frag_detail
@@ -136,12 +169,63 @@ struct FragmentEpilogue {
     });
   }
 
-  // acc += scale * X(m0 + row, n0 + col) for a matrix X of type T.
+  // The quad property of the atom's C layout, checked on the layout itself: lane t of a quad holds columns
+  // 2t, 2t + 1 (registers i, i + 1) of each 8-column block j, rows r and r + 8 in registers 4j + {0,1} and
+  // 4j + {2,3}; lane / 4 and the warp move rows only.  Then four lanes' words of four blocks j0 .. j0+3
+  // transpose (quad_transpose) into 8 contiguous columns per lane: one 16-byte access instead of four
+  // 4-byte ones, so that a warp touches each 32-byte sector of a row once per instruction.
+  static constexpr bool quad_rows() {
+    for (int t = 0; t < Atom::kThreads; ++t) {
+      const auto c = Atom::c_thread(t);
+      if (c.col != 2 * (t % 4)) return false;
+    }
+    for (int i = 0; i < kV; ++i) {
+      const auto c = Atom::split(Atom::kValueMode(i));
+      if (c.row != 8 * ((i >> 1) & 1) || c.col != 8 * (i >> 2) + (i & 1)) return false;
+    }
+    return kV % 32 == 0;
+  }
+  static constexpr bool kQuadRows = quad_rows();
+
+  // Visits the 16-byte groups of a chunk: f(i0, h, row, col) with registers i0 + 4 jj + {0, 1} (jj = 0..3) of
+  // rows `row`, and this lane's 8 columns after the transpose starting at `col`.
+  template <int kFirst, class F>
+  __device__ __forceinline__ static void for_each_quad_group(int thread, F&& f) {
+    static_assert(kQuadRows && kFirst % 16 == 0 && kChunk % 16 == 0, "fragment epilogue: quad groups need the quad layout");
+    const auto ct = Atom::c_thread(thread);
+    const int t = thread % 4;
+    frag_detail::static_for<kChunk / 8>([&](auto g) {
+      constexpr int h = decltype(g)::value & 1;
+      constexpr int i0 = kFirst + 16 * (decltype(g)::value >> 1) + 2 * h;  // register of block j0, row half h
+      constexpr auto cv = Atom::template c_value<i0>();
+      f(frag_detail::Const<i0>{}, ct.row + cv.row, cv.col + 8 * t);
+    });
+  }
+
+  // acc += scale * X(m0 + row, n0 + col) for a matrix X of type T.  `vec`: 16-byte accesses are legal.
   template <class T, int kFirst>
-  __device__ __forceinline__ static void add_matrix(Acc& acc, const void* x, int64_t ld, bool row_major, float scale,
-                                                    const Params& p, int m0, int n0, bool full, int thread) {
+  __device__ __forceinline__ static void add_matrix(Acc& acc, const void* x, int64_t ld, bool row_major, bool vec,
+                                                    float scale, const Params& p, int m0, int n0, bool full, int thread) {
     using P = frag_detail::Pair<T>;
     const T* base = static_cast<const T*>(x);
+    if constexpr (sizeof(T) == 2 && kQuadRows) {
+      if (full && row_major && vec) {
+        const T* q = base + static_cast<int64_t>(m0) * ld + n0;
+        for_each_quad_group<kFirst>(thread, [&](auto i0, int r, int c) {
+          const uint4 v = *reinterpret_cast<const uint4*>(q + static_cast<int64_t>(r) * ld + c);
+          uint32_t w[4] = {v.x, v.y, v.z, v.w};
+          frag_detail::quad_transpose(w, thread % 4);
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) {
+            float a, b;
+            P::unpack(w[jj], a, b);
+            acc[i0 + 4 * jj] = fmaf(scale, a, acc[i0 + 4 * jj]);
+            acc[i0 + 4 * jj + 1] = fmaf(scale, b, acc[i0 + 4 * jj + 1]);
+          }
+        });
+        return;
+      }
+    }
     if (full && row_major && frag_detail::pairs_ok(x, ld, sizeof(T))) {
       const T* q = base + static_cast<int64_t>(m0) * ld + n0;
       for_each_pair<kFirst>(thread, [&](auto i, int r, int c) {
@@ -178,10 +262,19 @@ struct FragmentEpilogue {
       const float v = P::load1(b);
       for_each<kFirst>(thread, [&](auto i, int, int) { acc[i] += v; });
     } else if (p.bias_along == kBiasAlongN) {
-      for_each<kFirst>(thread, [&](auto i, int, int c) {
-        const int gn = n0 + c;
-        acc[i] += gn < p.n ? P::load1(b + gn) : 0.f;
-      });
+      if (n0 + kTileN <= p.n && reinterpret_cast<uintptr_t>(b) % (2 * sizeof(T)) == 0) {
+        for_each_pair<kFirst>(thread, [&](auto i, int, int c) {  // registers i, i + 1: columns c, c + 1
+          float x, y;
+          P::load(b + n0 + c, x, y);
+          acc[i] += x;
+          acc[i + 1] += y;
+        });
+      } else {
+        for_each<kFirst>(thread, [&](auto i, int, int c) {
+          const int gn = n0 + c;
+          acc[i] += gn < p.n ? P::load1(b + gn) : 0.f;
+        });
+      }
     } else {
       for_each<kFirst>(thread, [&](auto i, int r, int) {
         const int gm = m0 + r;
@@ -200,6 +293,19 @@ struct FragmentEpilogue {
   __device__ __forceinline__ static void store(const Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
     using P = frag_detail::Pair<T>;
     T* base = static_cast<T*>(p.d);
+    if constexpr (sizeof(T) == 2 && kQuadRows) {
+      if (full && p.d_row_major && p.d_vec) {
+        T* q = base + static_cast<int64_t>(m0) * p.ldd + n0;
+        for_each_quad_group<kFirst>(thread, [&](auto i0, int r, int c) {
+          uint32_t w[4];
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) w[jj] = P::pack(acc[i0 + 4 * jj], acc[i0 + 4 * jj + 1]);
+          frag_detail::quad_transpose(w, thread % 4);
+          *reinterpret_cast<uint4*>(q + static_cast<int64_t>(r) * p.ldd + c) = make_uint4(w[0], w[1], w[2], w[3]);
+        });
+        return;
+      }
+    }
     if (full && p.d_row_major && frag_detail::pairs_ok(p.d, p.ldd, sizeof(T))) {
       T* q = base + static_cast<int64_t>(m0) * p.ldd + n0;
       for_each_pair<kFirst>(thread, [&](auto i, int r, int c) {
@@ -235,7 +341,7 @@ struct FragmentEpilogue {
     }
     if (p.beta != 0.f)
       dispatch_type(p.d_type, [&](auto t) {
-        add_matrix<decltype(t), kFirst>(acc, p.c, p.ldc, p.c_row_major, p.beta, p, m0, n0, full, thread);
+        add_matrix<decltype(t), kFirst>(acc, p.c, p.ldc, p.c_row_major, p.c_vec, p.beta, p, m0, n0, full, thread);
       });
     if (p.bias_along != kBiasNone) {
       if (p.bias_f32) add_bias<float, kFirst>(acc, p, m0, n0, thread);
@@ -252,7 +358,7 @@ struct FragmentEpilogue {
     }
     if (p.residual)
       dispatch_type(p.d_type, [&](auto t) {
-        add_matrix<decltype(t), kFirst>(acc, p.residual, p.ldr, p.r_row_major, 1.f, p, m0, n0, full, thread);
+        add_matrix<decltype(t), kFirst>(acc, p.residual, p.ldr, p.r_row_major, p.r_vec, 1.f, p, m0, n0, full, thread);
       });
     dispatch_type(p.d_type, [&](auto t) { store<decltype(t), kFirst>(acc, p, m0, n0, full, thread); });
   }
