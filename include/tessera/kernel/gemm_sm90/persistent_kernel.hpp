@@ -65,15 +65,19 @@ using gemm_sm80::Params;
 // A + 16 KB of B per K tile instead of 16 + 32).  A stage of either block is then written by both
 // producers, so it is free only when the consumers of both blocks have released it: every consumer warp
 // arrives on the empty barrier of its own block and of its peer.
-template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
+template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = kCooperative ? 2 : 4>
 struct GemmSm90Persistent {
   // ---- preconditions ----
   static_assert(Elem::kBytes == 2, "gemm_sm90 ping-pong: 16-bit operands (bf16 or f16)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 ping-pong: an M-major A comes with an N-major B (the host transposes (M, K))");
-  static_assert(kClusterM == 1 || kClusterM == 2, "gemm_sm90 persistent: clusters of 1 or 2 blocks along M");
+  static_assert(kClusterM == 1 || kClusterM == 2 || kClusterM == 4, "gemm_sm90 persistent: clusters of 1, 2 or 4 blocks along M");
 
   static constexpr int kBM = kCooperative ? 128 : 64, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
   static constexpr int kStages = kCooperative ? 4 : 5;  // 48 KB / 40 KB a stage
+  // wgmma groups (K tiles) a consumer keeps in flight: one warpgroup alone on the tensor cores (ping-pong)
+  // needs a deeper queue than two that share them.
+  static constexpr int kInFlight = 1;  // measured: 2 for ping-pong was not faster (docs/PERF.md)
+  static_assert(kInFlight < kStages, "gemm_sm90 persistent: the ring must hold the K tiles in flight and one more");
   static constexpr int kThreads = 384;
   static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 x 40 + 256 x 232 <= 64 K registers
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;
@@ -231,7 +235,6 @@ struct GemmSm90Persistent {
         arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
-      int prev = -1;
       for (int kt = 0; kt < w.k_tiles; ++kt) {
         arch::mbarrier_wait_parity(&sh.full[s], phase);
         const unsigned char* a = reinterpret_cast<const unsigned char*>(sh.stage[s].a);
@@ -254,11 +257,10 @@ struct GemmSm90Persistent {
           }
         }
         arch::wgmma_commit();
-        arch::wgmma_wait<1>();  // K tile kt-1 is complete: release its stage
+        arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (prev >= 0 && lane == 0) release(sh, prev);
-        prev = s;
+        if (kt >= kInFlight && lane == 0) release(sh, s >= kInFlight ? s - kInFlight : s - kInFlight + kStages);
         if (++s == kStages) {
           s = 0;
           phase ^= 1u;
@@ -269,7 +271,9 @@ struct GemmSm90Persistent {
       arch::wgmma_wait<0>();
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-      if (lane == 0) release(sh, prev);
+      if (lane == 0) {  // the last min(k_tiles, kInFlight) stages, in order
+        for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d) release(sh, s >= d ? s - d : s - d + kStages);
+      }
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
