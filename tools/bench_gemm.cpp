@@ -9,10 +9,14 @@
 //               and vs cuBLASLt with its own fused epilogue (CUBLASLT_EPILOGUE_GELU_BIAS) where its
 //               heuristic offers an algorithm ("n/a" otherwise)
 //   bias+silu   (decode shapes and 4096^3) fused vs the unfused way; cuBLASLt has no SiLU epilogue: "n/a"
+//   bias+silu+residual  fused vs cublasGemmEx + gemm_epilogue_inplace (bias, SiLU, residual)
+// Records named for the GEMM targets: "bare", "bias_gelu" (vs cuBLASLt GELU_BIAS), "bias_silu_residual",
+// "epilogue_cost_*" (fused over Tessera's own bare GEMM); all of them from one round-robin (below).
 // Decode shapes (M <= 128) also report the rate at which B is streamed, against cudaMemcpy D2D (bytes
 // read + written) of a 1 GiB buffer measured in the same run.
-// Every figure is the median of --repeats timed runs (default 20) after 3 warm-ups; Tessera and cuBLAS
-// (plain, and with the bias + GELU epilogue) are timed in turn, run by run.  Each run is preceded by
+// Every figure is the median of --repeats timed runs (default 20) after 3 warm-ups; all variants of a
+// shape (Tessera and cuBLAS bare, both with bias + GELU, cuBLASLt GELU_BIAS, both with bias + SiLU +
+// residual) are timed in turn, run by run, so that clock drift under sustained load hits all alike.  Each run is preceded by
 // an untimed L2 eviction: a read-only pass (cublasSasum) over a buffer of 4x the L2 size.  A read pass
 // rather than a write pass, so that the timed kernel does not pay for writing back the flush's dirty
 // lines (about 17 us on an H100, more than a whole decode GEMM).  Outputs are verified against cuBLAS
@@ -331,6 +335,12 @@ int run_gemm_bench(const BenchOptions& o) {
     gelu.activation = Activation::gelu_tanh;
     GemmArgs silu = gelu;
     silu.activation = Activation::silu;
+    // bias + SiLU + residual (the residual: another M x N bf16 matrix, D's order)
+    __nv_bfloat16* R = nullptr;
+    TESSERA_BENCH_CUDA(cudaMalloc(&R, m * n * 2));
+    fill_random(R, static_cast<size_t>(m * n), pool, 4);
+    GemmArgs silu_res = silu;
+    silu_res.residual = GemmMatrix{R, Dtype::bf16, MatrixOrder::row_major, n};
     // Workspace for split-K: the size the planner asks for.
     void* ws = nullptr;
     const size_t ws_bytes = std::max(gemm_workspace_size(plain), gemm_workspace_size(gelu));
@@ -338,7 +348,7 @@ int run_gemm_bench(const BenchOptions& o) {
       TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
       TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
     }
-    for (GemmArgs* g : {&plain, &gelu, &silu}) {
+    for (GemmArgs* g : {&plain, &gelu, &silu, &silu_res}) {
       g->workspace = ws;
       g->workspace_bytes = ws_bytes;
       g->workspace_zeroed = true;  // zero-filled above; every call leaves the counters at zero
@@ -350,6 +360,8 @@ int run_gemm_bench(const BenchOptions& o) {
     epi.d = GemmOutput{Dc, Dtype::bf16, MatrixOrder::row_major, n};
     GemmArgs epi_silu = epi;
     epi_silu.activation = Activation::silu;
+    GemmArgs epi_silu_res = epi_silu;
+    epi_silu_res.residual = silu_res.residual;
 
     const float one = 1.f, zero = 0.f;
     auto cublas_plain = [&](cudaStream_t) {
@@ -364,6 +376,8 @@ int run_gemm_bench(const BenchOptions& o) {
     auto t_silu = [&](cudaStream_t st) { check_gemm(gemm(silu, st)); };
     auto c_gelu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi, st)); };
     auto c_silu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu, st)); };
+    auto t_silu_res = [&](cudaStream_t st) { check_gemm(gemm(silu_res, st)); };
+    auto c_silu_res = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu_res, st)); };
     LtFused lt;
     lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major);
     auto lt_gelu = [&](cudaStream_t st) {
@@ -387,20 +401,30 @@ int run_gemm_bench(const BenchOptions& o) {
       TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
       err_lt = rel_diff(Dt, Dc, m, n);
     }
+    t_silu_res(stream);
+    c_silu_res(stream);
+    TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+    const double err_silu_res = rel_diff(Dt, Dc, m, n);
     const double tol = 2e-2;
-    if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol)) {
-      std::fprintf(stderr, "bench gemm: %s: results differ from cuBLAS (plain %.3g, bias+gelu %.3g, cuBLASLt %.3g; tolerance %.g)\n",
-                   size.c_str(), err_plain, err_gelu, err_lt, tol);
+    if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol) || !(err_silu_res <= tol)) {
+      std::fprintf(stderr,
+                   "bench gemm: %s: results differ from cuBLAS (plain %.3g, bias+gelu %.3g, cuBLASLt %.3g, bias+silu+residual %.3g; "
+                   "tolerance %.g)\n",
+                   size.c_str(), err_plain, err_gelu, err_lt, err_silu_res, tol);
       return 1;
     }
 
     // ---- time ----
     auto flush = [&](cudaStream_t st) { evict_l2(st); };
-    // Tessera and its reference in turn, run by run (clock drift under sustained load hits both alike).
-    const std::vector<double> plain_ms = bench::time_medians_interleaved_ms({t_plain, cublas_plain}, stream, warmup, repeats, flush);
-    const std::vector<double> gelu_ms = bench::time_medians_interleaved_ms({t_gelu, c_gelu}, stream, warmup, repeats, flush);
-    const double ms_tp = plain_ms[0], ms_cp = plain_ms[1], ms_tg = gelu_ms[0], ms_cg = gelu_ms[1];
-    const double ms_lg = lt.ok ? bench::time_median_ms(lt_gelu, stream, warmup, repeats, flush) : 0;
+    // Every variant in turn, run by run, in one round-robin (the clock drifts under sustained load: power
+    // and temperature; timing groups one after the other favours whichever ran first): Tessera bare and
+    // cuBLAS bare, Tessera bias+GELU, cuBLAS + separate epilogue, cuBLASLt GELU_BIAS, Tessera
+    // bias+SiLU+residual, cuBLAS + separate epilogue.
+    std::vector<std::function<void(cudaStream_t)>> all = {t_plain, cublas_plain, t_gelu, c_gelu, t_silu_res, c_silu_res};
+    if (lt.ok) all.push_back(lt_gelu);
+    const std::vector<double> ms = bench::time_medians_interleaved_ms(all, stream, warmup, repeats, flush);
+    const double ms_tp = ms[0], ms_cp = ms[1], ms_tg = ms[2], ms_cg = ms[3], ms_tsr = ms[4], ms_csr = ms[5];
+    const double ms_lg = lt.ok ? ms[6] : 0;
     const bool do_silu = std::string(s.group) == "decode" || (m == 4096 && n == 4096 && k == 4096);
     const double ms_ts = do_silu ? bench::time_median_ms(t_silu, stream, warmup, repeats, flush) : 0;
     const double ms_cs = do_silu ? bench::time_median_ms(c_silu, stream, warmup, repeats, flush) : 0;
@@ -409,6 +433,17 @@ int run_gemm_bench(const BenchOptions& o) {
                  f_cg = tflops(m, n, k, ms_cg), f_lg = lt.ok ? tflops(m, n, k, ms_lg) : 0;
     const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A row-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
                              "by a read pass before each run" + (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "");
+    const double f_tsr = tflops(m, n, k, ms_tsr), f_csr = tflops(m, n, k, ms_csr);
+    // The records the GEMM targets are stated in (case names of docs/PERF.md).
+    report.add(Record{"gemm", "tessera", "bare", size, f_tp, "TFLOP/s", "cublasGemmEx", f_cp, f_tp / f_cp, note});
+    if (lt.ok)
+      report.add(Record{"gemm", "tessera", "bias_gelu", size, f_tg, "TFLOP/s", "cublasLt GELU_BIAS", f_lg, f_tg / f_lg, note});
+    report.add(Record{"gemm", "tessera", "bias_silu_residual", size, f_tsr, "TFLOP/s",
+                      "cublasGemmEx + gemm_epilogue_inplace (bias, silu, residual)", f_csr, f_tsr / f_csr, note});
+    report.add(Record{"gemm", "tessera", "epilogue_cost_bias_gelu", size, f_tg, "TFLOP/s", "tessera bare (same run)", f_tp,
+                      f_tg / f_tp, note});
+    report.add(Record{"gemm", "tessera", "epilogue_cost_bias_silu_residual", size, f_tsr, "TFLOP/s", "tessera bare (same run)",
+                      f_tp, f_tsr / f_tp, note});
     report.add(Record{"gemm", "tessera", "plain", size, f_tp, "TFLOP/s", "cublasGemmEx", f_cp, f_tp / f_cp, note});
     report.add(Record{"gemm", "tessera", "bias+gelu_tanh", size, f_tg, "TFLOP/s", "cublasGemmEx + separate bias/act kernel", f_cg,
                       f_tg / f_cg, note});
@@ -437,16 +472,17 @@ int run_gemm_bench(const BenchOptions& o) {
     }
     table.push_back({size, plan.str().substr(0, plan.str().find(',')), bench::fmt(f_tp, 1), bench::fmt(f_cp, 1),
                      bench::fmt(f_tp / f_cp, 2), bench::fmt(f_tg, 1), bench::fmt(f_cg, 1), lt.ok ? bench::fmt(f_lg, 1) : "n/a",
-                     bench::fmt(f_tg / f_cg, 2), silu_cell, stream_cell});
+                     bench::fmt(f_tg / f_cg, 2), lt.ok ? bench::fmt(f_tg / f_lg, 2) : "n/a", bench::fmt(f_tsr, 1) + " / " + bench::fmt(f_csr, 1),
+                     bench::fmt(f_tg / f_tp, 2), silu_cell, stream_cell});
 
-    cudaFree(A); cudaFree(B); cudaFree(bias); cudaFree(Dt); cudaFree(Dc);
+    cudaFree(A); cudaFree(B); cudaFree(bias); cudaFree(Dt); cudaFree(Dc); cudaFree(R);
     if (ws) cudaFree(ws);
   }
   bench::progress(o, "gemm", done, static_cast<int>(shapes.size()), "done");
   std::printf("\nbf16 GEMM, TFLOP/s (median of %d, L2 evicted by a read pass before each run)\n", repeats);
   bench::print_table(stdout,
                      {"size", "tessera plan", "tessera", "cuBLAS", "ratio", "fused gelu", "cuBLAS+epi", "cuBLASLt", "fused/unfused",
-                      "silu fused/unfused", "B stream GB/s (% D2D)"},
+                      "gelu vs Lt", "silu+res fused / unfused", "gelu/bare", "silu fused/unfused", "B stream GB/s (% D2D)"},
                      table);
   cudaFree(lt_ws);
   cudaFree(evict);
