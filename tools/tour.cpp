@@ -6,9 +6,10 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
-#include "command.hpp"         // TESSERA_COMMAND, registry, gpu_executable, gpu_present, exec_gpu
+#include "command.hpp"         // TESSERA_COMMAND, gpu_executable, gpu_present, exec_gpu
 #include "draw_args.hpp"       // parse_args
 #include "layout_ops.hpp"      // apply_layout_op, show_layout
+#include "tessera/analysis/smem.hpp"  // analyze_smem
 #include "tessera/layout.hpp"  // parse_swizzled, Swizzle
 
 namespace {
@@ -40,20 +41,21 @@ void show(const char* text) {
   }
 }
 
-// Runs another registered command in this process (as `tessera <args...>` would).
-void run_command(std::vector<std::string> args) {
-  std::string shown = "tessera";
-  for (auto& a : args) shown += (a.find_first_of("(<, ") != std::string::npos ? " '" + a + "'" : " " + a);
-  std::printf("\n   $ %s\n", shown.c_str());
-  std::fflush(stdout);
-  std::vector<char*> av;
-  for (auto& a : args) av.push_back(a.data());
-  for (auto& c : tessera::cli::registry())
-    if (c.name == args[0]) {
-      c.run(static_cast<int>(av.size()), av.data());
-      std::fflush(stdout);
-      return;
-    }
+// `tessera analyze smem` of an ldmatrix.x4 read of a (128,64) bf16 tile, in one line.
+void ldmatrix_conflicts(const char* memory) {
+  namespace an = tessera::analysis;
+  std::printf("\n   $ tessera analyze smem --layout '%s' --elem-bytes 2 --inst ldmatrix.x4 \\\n"
+              "         --tv '((16,2),8):((1,128),16)' --tile '<16,16>'\n",
+              memory);
+  an::AccessPattern p;
+  p.memory = an::parse_memory_layout(memory);
+  p.elem_bytes = 2;
+  p.tv = tessera::parse_layout("((16,2),8):((1,128),16)");
+  p.tile = tessera::parse_tiler("<16,16>");
+  const an::SmemReport r = an::analyze_smem(p, an::find_instruction("ldmatrix.x4"));
+  std::printf("   ... total: %lld instructions, %lld wavefronts (ideal %lld), %lld bank conflicts, at most %d-way\n",
+              static_cast<long long>(r.instructions), static_cast<long long>(r.wavefronts),
+              static_cast<long long>(r.ideal), static_cast<long long>(r.conflicts), r.max_ways);
 }
 
 // The 16-byte bank group (0..7) of each 16-byte unit of an (8,64) bf16 tile: rows are rows of the
@@ -145,10 +147,10 @@ int run_tour(int argc, char** argv) {
   bank_group_table("Sw<3,3,3>o(8,64):(64,1)");
   std::printf("   With Sw<3,3,3>, row r's unit u moves to group u XOR r: every column holds all 8 groups.\n");
   std::printf("\n   The analyser counts it for a whole 128x64 tile read with ldmatrix.x4:\n");
-  run_command({"analyze", "smem", "--layout", "(128,64):(64,1)", "--elem-bytes", "2", "--inst", "ldmatrix.x4", "--tv",
-               "((16,2),8):((1,128),16)", "--tile", "<16,16>"});
-  run_command({"analyze", "smem", "--layout", "Sw<3,3,3>o(128,64):(64,1)", "--elem-bytes", "2", "--inst",
-               "ldmatrix.x4", "--tv", "((16,2),8):((1,128),16)", "--tile", "<16,16>"});
+  ldmatrix_conflicts("(128,64):(64,1)");
+  ldmatrix_conflicts("Sw<3,3,3>o(128,64):(64,1)");
+  std::printf("   An ldmatrix.x4 needs 4 wavefronts (one per 8x8 matrix); without the swizzle each of them takes\n"
+              "   8 (the 8-way column of the first table), with it 1.\n");
   std::printf("   (add --svg banks.svg for the picture of banks x wavefronts of one instruction)\n");
 
   std::printf("\nMore: `tessera layout --help` lists every operation with an example; `tessera --help` lists\n"
