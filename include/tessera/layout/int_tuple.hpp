@@ -59,7 +59,7 @@ struct IntTuple {
     TESSERA_REQUIRE(!is_leaf(), "int tuple: cannot append to an integer");
     TESSERA_REQUIRE(nodes + child.nodes <= kMaxNodes, "over capacity: an int tuple holds at most {} nodes (leaves plus tuples), {} needed",
                     kMaxNodes, nodes + child.nodes);
-    const int child_depth = preorder_depth(child.arity, child.nodes);
+    const int child_depth = child.arity[0] < 0 ? 0 : preorder_depth(child.arity, child.nodes);
     TESSERA_REQUIRE(child_depth + 1 <= kMaxDepth, "over capacity: an int tuple nests at most {} levels deep, {} needed",
                     kMaxDepth, child_depth + 1);
     for (int k = 0; k < child.nodes; ++k) {
