@@ -242,9 +242,9 @@ std::string show_layout(const std::string& text) {
   Int rows = rank(l) == 2 ? product(l.shape.get(0)) : 1;
   Int cols = rank(l) == 2 ? product(l.shape.get(1)) : size(l);
   if (rows * cols > 65536) throw std::invalid_argument("show: layout has more than 65536 elements");
-  Int maxv = 0;
-  for (Int i = 0; i < rows * cols; ++i) maxv = std::max(maxv, sl(i) < 0 ? -sl(i) * 10 : sl(i));
-  int w = static_cast<int>(std::to_string(maxv).size()) + 1;
+  size_t widest = 1;  // printed width of the widest index (with its sign)
+  for (Int i = 0; i < rows * cols; ++i) widest = std::max(widest, std::to_string(sl(i)).size());
+  int w = static_cast<int>(widest) + 1;
   int rw = static_cast<int>(std::to_string(rows).size());
   std::string out = sw ? to_string(sl) + "\n" : to_string(l) + "\n";
   auto pad = [](Int v, int width) {

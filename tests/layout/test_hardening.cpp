@@ -165,6 +165,10 @@ TEST(LayoutHardening, EnumeratingOperationsAreBounded) {
   s = seconds([&] { r = op("show", {}); });
   std::string e = error_of([] { tessera::cli::show_layout("(1048576,1048576):(1,1048576)"); });
   EXPECT_TRUE(contains(e, "show: layout has more than 65536 elements")) << e;
+  // found by the fuzzer: the column width of an index near -2^62 overflowed (|v| * 10)
+  r = tessera::cli::show_layout("050515:-50510737418247");
+  EXPECT_TRUE(contains(r, "| -2551499389945328958 |")) << r.substr(r.size() - 200);
+  EXPECT_TRUE(contains(tessera::cli::show_layout("2:-4611686018427387903"), "| -4611686018427387903 |"));
   // max_common_vector composes with a right inverse: bounded as composition is
   s = seconds([&] { r = op("max_common_vector", {"(1024,1024,1024):(1,1048576,1024)", "(1024,1024,1024):(1024,1,1048576)"}); });
   EXPECT_LT(s, 1.0) << r;
