@@ -125,7 +125,9 @@ TEST(LayoutHardening, SilentWrongAnswersAreErrors) {
 
 TEST(LayoutHardening, MessagesQuoteABoundedEscapedWindow) {
   // a 4 MB line gives a message of bounded size, with the column and the input's length
-  std::string big = "(" + std::string(4 << 20, '2') + ")";
+  std::string big(4 << 20, '2');
+  big.front() = '(';
+  big.back() = ')';
   std::string e = op("size", {big});
   EXPECT_LT(e.size(), 400u);
   EXPECT_TRUE(contains(e, "column 2: integer too large")) << e.substr(0, 400);
@@ -168,7 +170,8 @@ TEST(LayoutHardening, EnumeratingOperationsAreBounded) {
   // found by the fuzzer: the column width of an index near -2^62 overflowed (|v| * 10)
   r = tessera::cli::show_layout("050515:-50510737418247");
   EXPECT_TRUE(contains(r, "| -2551499389945328958 |")) << r.substr(r.size() - 200);
-  EXPECT_TRUE(contains(tessera::cli::show_layout("2:-4611686018427387903"), "| -4611686018427387903 |"));
+  r = tessera::cli::show_layout("16384:-281474976710656");  // index -16383 * 2^48, cosize just under 2^62
+  EXPECT_TRUE(contains(r, "| -4611404543450677248 |")) << r.substr(r.size() - 200);
   // max_common_vector composes with a right inverse: bounded as composition is
   s = seconds([&] { r = op("max_common_vector", {"(1024,1024,1024):(1,1048576,1024)", "(1024,1024,1024):(1024,1,1048576)"}); });
   EXPECT_LT(s, 1.0) << r;
