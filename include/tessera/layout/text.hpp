@@ -93,14 +93,20 @@ inline size_t text_column(const std::string& s, size_t pos) {
 inline std::string text_char_at(const std::string& s, size_t pos) {
   if (pos >= s.size()) return "end of input";
   const unsigned char c = static_cast<unsigned char>(s[pos]);
-  if (c >= 0x20 && c < 0x7F) return std::string("'") + s[pos] + "'";
-  if (c < 0x80) return "'" + detail::hex_byte(c) + "'";
-  const int n = detail::utf8_length(s, pos);
-  if (n == 0) return "byte " + detail::hex_byte(c) + " (not UTF-8)";
-  const unsigned cp = detail::utf8_code_point(s, pos, n);
-  std::string hex;
-  for (int k = (cp > 0xFFFF ? 5 : 3); k >= 0; --k) hex += "0123456789ABCDEF"[(cp >> (4 * k)) & 15];
-  return "'" + s.substr(pos, static_cast<size_t>(n)) + "' (U+" + hex + ")";
+  std::string out;  // built by appending (GCC 12 warns falsely on "lit" + std::string&& at -O3)
+  if (c >= 0x20 && c < 0x7F) {
+    out.append(1, '\'').append(1, s[pos]).append(1, '\'');
+  } else if (c < 0x80) {
+    out.append(1, '\'').append(detail::hex_byte(c)).append(1, '\'');
+  } else if (const int n = detail::utf8_length(s, pos); n == 0) {
+    out.append("byte ").append(detail::hex_byte(c)).append(" (not UTF-8)");
+  } else {
+    const unsigned cp = detail::utf8_code_point(s, pos, n);
+    std::string hex;
+    for (int k = (cp > 0xFFFF ? 5 : 3); k >= 0; --k) hex += "0123456789ABCDEF"[(cp >> (4 * k)) & 15];
+    out.append(1, '\'').append(s, pos, static_cast<size_t>(n)).append("' (U+").append(hex).append(1, ')');
+  }
+  return out;
 }
 
 // At most `window` bytes of s on each side of byte `pos`, quoted: printable ASCII and whole
