@@ -176,3 +176,35 @@ TEST(LayoutHardening, EnumeratingOperationsAreBounded) {
   s = seconds([&] { r = op("max_common_vector", {"(1024,1024,1024):(1,1048576,1024)", "(1024,1024,1024):(1024,1,1048576)"}); });
   EXPECT_LT(s, 1.0) << r;
 }
+
+// Negative strides walk A's modes like positive ones (A evaluates -x as -A(x)), so composition
+// applies the same divisibility conditions to |stride|.  Before, composition((6,4):(1,10), 4:-4)
+// returned (2,2):(-4,-10) although A(B(2)) = A(-8) = -12.  Every composition with a negative
+// stride either is an error or is A o B at every coordinate.
+TEST(LayoutHardening, NegativeStridesComposeExactlyOrNotAtAll) {
+  EXPECT_TRUE(contains(op("composition", {"(6,4):(1,10)", "4:-4"}), "stride divisibility condition violated: stride -4"));
+  EXPECT_TRUE(contains(op("composition", {"(6,4):(1,10)", "2:-9"}), "stride divisibility condition violated: stride -9"));
+  EXPECT_EQ(op("composition", {"(4,4):(-1,1)", "(2,4,2):(1,4,2)"}), "(2,4,2):(-1,1,-2)");  // a CuTe case
+  const char* lhs[] = {"(6,4):(1,10)", "(4,4):(-1,1)", "(2,3,4):(1,2,6)", "(4,2):(2,1)", "(3,(2,4)):(1,(3,12))", "12:1"};
+  int exact = 0, refused = 0;
+  for (const char* a_text : lhs) {
+    const Layout a = parse_layout(a_text);
+    for (Int t = 1; t <= 8; ++t)
+      for (Int e = -13; e <= 13; ++e)
+        for (Int e2 : {Int(0), Int(-1), Int(5), Int(-24)}) {
+          const Layout b = e2 == 0 ? make_layout(t, e) : Layout{make_tuple(t, 2), make_tuple(e, e2)};
+          Layout r;
+          try {
+            r = composition(a, b);
+          } catch (const LayoutError&) {
+            ++refused;
+            continue;
+          }
+          for (Int i = 0; i < size(b); ++i)
+            ASSERT_EQ(r(i), a(b(i))) << a_text << " o " << to_string(b) << " = " << to_string(r) << " at " << i;
+          ++exact;
+        }
+  }
+  EXPECT_GT(exact, 300);
+  EXPECT_GT(refused, 300);
+}

@@ -149,7 +149,10 @@ TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
   Int rest_shape = rs, rest_stride = rd;
   for (int k = 0; k + 1 < a.n; ++k) {
     Int cs = a.s[k], cd = a.d[k];
-    TESSERA_REQUIRE(rest_stride % cs == 0 || rest_stride < cs, "composition: stride divisibility condition violated: stride {} and shape {} do not divide one another",
+    // The conditions hold for |stride|: a negative stride walks A's modes the same way (A
+    // evaluates -x as -A(x)), so it needs the same divisibility as the positive one.
+    const Int abs_stride = abs_int(rest_stride);
+    TESSERA_REQUIRE(abs_stride % cs == 0 || abs_stride < cs, "composition: stride divisibility condition violated: stride {} and shape {} do not divide one another",
                     rest_stride, cs);
     Int next_shape = ceil_div(cs, abs_int(rest_stride));
     Int next_stride = ceil_div(abs_int(rest_stride), cs) * signum(rest_stride);
@@ -162,7 +165,7 @@ TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
                     rest_shape, new_shape);
     // Stepping by rest_stride inside a mode of size cs and continuing into the next mode
     // is a layout only when rest_stride divides cs (CuTe accepts more and returns a wrong one).
-    TESSERA_REQUIRE(rest_stride < 0 || cs % rest_stride == 0 || rest_shape <= new_shape, "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} elements continue past it",
+    TESSERA_REQUIRE(cs % abs_stride == 0 || rest_shape <= new_shape, "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} elements continue past it",
                     rest_stride, cs, rest_shape);
     res.push(new_shape, mul_checked(rest_stride, cd));
     rest_shape /= new_shape;
