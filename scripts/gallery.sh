@@ -13,7 +13,8 @@ if [ -z "${TESSERA:-}" ]; then
   export PATH="/usr/local/cuda/bin:${PATH}"
   BUILD="${TESSERA_BUILD_DIR:-build}"
   if [ ! -f "$BUILD/build.ninja" ] && [ ! -f "$BUILD/Makefile" ]; then
-    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_TOOLS=ON
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_TOOLS=ON \
+          ${TESSERA_CUDA_ARCHITECTURES:+-DTESSERA_CUDA_ARCHITECTURES="$TESSERA_CUDA_ARCHITECTURES"}
   fi
   cmake --build "$BUILD" -j "${TESSERA_JOBS:-$(nproc)}" --target tessera_cli
   TESSERA="$BUILD/tools/tessera"

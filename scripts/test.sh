@@ -1,14 +1,40 @@
 #!/usr/bin/env bash
 # scripts/test.sh -- build and run every test (host tests everywhere; GPU tests skip without a GPU).
+#
+# Where a CUDA toolkit is present this runs two configurations:
+#   1. ${TESSERA_BUILD_DIR:-build}: everything (kernels, tessera + tessera-gpu, all tests);
+#   2. ${TESSERA_BUILD_DIR:-build}/no-cuda: TESSERA_WITH_CUDA=OFF, the layout algebra, tensors,
+#      analysis, the host `tessera` command and their tests built with the plain C++ compiler
+#      (skip it with TESSERA_TEST_NO_CUDA=0).
+# Without a toolkit, only the second one (in ${TESSERA_BUILD_DIR:-build}).
+# TESSERA_CUDA_ARCHITECTURES (e.g. 80 for Ampere, "90a;80" for both) picks the GPU targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export PATH="/usr/local/cuda/bin:${PATH}"
 BUILD="${TESSERA_BUILD_DIR:-build}"
 JOBS="${TESSERA_JOBS:-$(nproc)}"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+CUDA_ARGS=()
+if command -v nvcc >/dev/null 2>&1; then
+  CUDA_ARGS+=(-DTESSERA_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$(command -v nvcc)")
+  [ -n "${TESSERA_CUDA_ARCHITECTURES:-}" ] && CUDA_ARGS+=(-DTESSERA_CUDA_ARCHITECTURES="${TESSERA_CUDA_ARCHITECTURES}")
+  HOST_BUILD="$BUILD/no-cuda"
+else
+  CUDA_ARGS+=(-DTESSERA_WITH_CUDA=OFF)
+  HOST_BUILD=""
+fi
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "${CUDA_ARGS[@]}" \
       -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON
 start=$(date +%s)
 cmake --build "$BUILD" -j "$JOBS"
 echo "build time: $(( $(date +%s) - start )) s"
 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 1500
+if [ -n "$HOST_BUILD" ] && [ "${TESSERA_TEST_NO_CUDA:-1}" != 0 ]; then
+  echo "== the same host code and tests without CUDA (TESSERA_WITH_CUDA=OFF, $HOST_BUILD)"
+  cmake -S . -B "$HOST_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_WITH_CUDA=OFF \
+        -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON
+  start=$(date +%s)
+  cmake --build "$HOST_BUILD" -j "$JOBS"
+  echo "build time (no CUDA): $(( $(date +%s) - start )) s"
+  ctest --test-dir "$HOST_BUILD" --output-on-failure -j "$JOBS" --timeout 1500
+fi

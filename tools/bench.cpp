@@ -1,6 +1,7 @@
 // tools/bench.cpp -- `tessera bench <suite|all> [options]`: run benchmark suites.
 #include <cstdio>   // std::printf
 #include <cstring>  // std::strcmp
+#include <set>      // std::set
 #include <string>   // std::string
 
 #include "bench_common.hpp"  // suites, BenchOptions
@@ -25,9 +26,22 @@ int run_bench(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string which = argv[1];
+  bool known = which == "all";  // the suite name is checked first: it needs no GPU
+  for (auto& s : tessera::bench::suites()) known = known || which == s.name;
+  if (!known) {
+    std::fprintf(stderr, "bench: unknown suite '%.40s'; known:", which.c_str());
+    for (auto& s : tessera::bench::suites()) std::fprintf(stderr, " %s", s.name.c_str());
+    std::fprintf(stderr, " all\n");
+    return 2;
+  }
   tessera::bench::BenchOptions o;
+  std::set<std::string> seen;  // options of bench itself may be given once
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if ((a == "--json" || a == "--quick" || a == "--no-progress" || a == "--repeats") && !seen.insert(a).second) {
+      std::fprintf(stderr, "bench: option '%s' given twice\n", a.c_str());
+      return 2;
+    }
     if (a == "--json") {
       if (i + 1 >= argc) { std::fprintf(stderr, "bench: --json needs a file name\n"); return 2; }
       o.json_path = argv[++i];

@@ -49,12 +49,14 @@ inline ParsedArgs parse_args(int argc, char** argv, const std::map<std::string, 
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s.size() > 1 && s[0] == '-' && !(s.size() > 1 && (s[1] == '(' || std::isdigit(static_cast<unsigned char>(s[1]))))) {
+      if (a.has(s)) throw std::invalid_argument("option '" + s + "' given twice");
       if (flags.count(s)) {
         a.flags.insert(s);
         continue;
       }
       auto it = with_values.find(s);
-      if (it == with_values.end()) throw std::invalid_argument("unknown option '" + s + "' (see --help)");
+      if (it == with_values.end())
+        throw std::invalid_argument("unknown option '" + (s.size() > 40 ? s.substr(0, 40) + "..." : s) + "' (see --help)");
       if (i + it->second >= argc)
         throw std::invalid_argument(s + ": expected " + std::to_string(it->second) + " value" +
                                     (it->second == 1 ? "" : "s"));

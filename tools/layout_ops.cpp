@@ -50,6 +50,42 @@ void need_args(const std::string& op, const std::vector<std::string>& args, size
   }
 }
 
+// Requires: coordinate c lies in the domain of `shape`: an integer is a 1-D index in
+// [0, size(shape)); a tuple has the rank of the shape and each element lies in its mode.  (The
+// algebra evaluates coordinates past the domain as CuTe does; the calculator rejects them, as
+// idx2crd rejects indices outside [0, size).)
+void check_coordinate(const IntTuple& c, const IntTuple& shape, const std::string& where) {
+  const std::string at = where.empty() ? "" : " of mode " + where;
+  if (c.is_leaf()) {
+    const Int n = product(shape), v = c.value();
+    if (v < 0 || v >= n)
+      throw std::invalid_argument("crd2idx: coordinate " + std::to_string(v) + at + " is outside [0, " +
+                                  std::to_string(n) + ")");
+    return;
+  }
+  if (!shape.is_tuple() || c.rank() != shape.rank())
+    throw std::invalid_argument("crd2idx: coordinate " + to_string(c) + at + " has rank " + std::to_string(c.rank()) +
+                                " but the shape " + to_string(shape) + " has rank " + std::to_string(shape.rank()) +
+                                (shape.is_leaf() ? " (an integer mode takes an integer coordinate)" : ""));
+  for (int m = 0; m < c.rank(); ++m)
+    check_coordinate(c.get(m), shape.get(m), where.empty() ? std::to_string(m) : where + "." + std::to_string(m));
+}
+
+// A word of the command line in a message: 'word', or a bounded, escaped excerpt of it.
+std::string quote_word(const std::string& w) {
+  bool plain = w.size() <= 40;
+  for (char c : w) plain = plain && c >= 0x20 && c < 0x7f && c != '\'';
+  return plain ? "'" + w + "'" : text_excerpt(w, 0, 40);
+}
+
+// `values` prints every L(i): at most 2^20 of them (a few megabytes of text).
+void check_values_limit(Int n) {
+  constexpr Int kLimit = Int(1) << 20;
+  if (n > kLimit)
+    throw std::invalid_argument("values: too large to list: " + std::to_string(n) + " elements, limit " +
+                                std::to_string(kLimit));
+}
+
 template <class F>
 std::string binary_layout_or_tiler(const std::string& a, const std::string& b, F f) {
   Layout l = parse_layout(a);
@@ -117,12 +153,12 @@ std::string apply_layout_op(const std::string& op, const std::vector<std::string
     if (probe.at_swizzle()) {
       SwizzledLayout sl = parse_swizzled(args[0]);
       Int n = size(sl.layout);
-      if (n > (Int(1) << 24)) throw std::invalid_argument("values: layout has " + std::to_string(n) + " elements; at most 2^24 are listed");
+      check_values_limit(n);
       for (Int i = 0; i < n; ++i) out += (i ? "," : "") + std::to_string(sl(i));
     } else {
       Layout l = parse_layout(args[0]);
       Int n = size(l);
-      if (n > (Int(1) << 24)) throw std::invalid_argument("values: layout has " + std::to_string(n) + " elements; at most 2^24 are listed");
+      check_values_limit(n);
       for (Int i = 0; i < n; ++i) out += (i ? "," : "") + std::to_string(l(i));
     }
     return out;
@@ -142,9 +178,45 @@ std::string apply_layout_op(const std::string& op, const std::vector<std::string
     need_args(op, args, 2, 2);
     Layout l = parse_layout(args[0]);
     IntTuple c = parse_int_tuple(args[1]);
+    check_coordinate(c, l.shape, "");
     return std::to_string(l(c));
   }
-  throw std::invalid_argument("unknown operation '" + op + "' (see `tessera layout --help`)");
+  throw std::invalid_argument("unknown operation " + quote_word(op) + " (see `tessera layout --help`)");
+}
+
+const LayoutOp* find_layout_op(const std::string& name) {
+  for (const LayoutOp& o : layout_ops())
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+std::string json_string(const std::string& text) {
+  std::string o = "\"";
+  const char* hex = "0123456789abcdef";
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const int n = detail::utf8_length(text, i);
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c == '\n') {
+      o += "\\n";
+    } else if (c == '\t') {
+      o += "\\t";
+    } else if (c < 0x20 || c == 0x7f || (c >= 0x80 && n == 0)) {
+      o += "\\u00";
+      o += hex[c >> 4];
+      o += hex[c & 15];
+    } else if (c >= 0x80) {
+      o += text.substr(i, static_cast<size_t>(n));
+      i += static_cast<size_t>(n);
+      continue;
+    } else {
+      o += static_cast<char>(c);
+    }
+    ++i;
+  }
+  return o + "\"";
 }
 
 std::vector<std::string> split_tabs(const std::string& line) {
@@ -170,9 +242,9 @@ std::string show_layout(const std::string& text) {
   Int rows = rank(l) == 2 ? product(l.shape.get(0)) : 1;
   Int cols = rank(l) == 2 ? product(l.shape.get(1)) : size(l);
   if (rows * cols > 65536) throw std::invalid_argument("show: layout has more than 65536 elements");
-  Int maxv = 0;
-  for (Int i = 0; i < rows * cols; ++i) maxv = std::max(maxv, sl(i) < 0 ? -sl(i) * 10 : sl(i));
-  int w = static_cast<int>(std::to_string(maxv).size()) + 1;
+  size_t widest = 1;  // printed width of the widest index (with its sign)
+  for (Int i = 0; i < rows * cols; ++i) widest = std::max(widest, std::to_string(sl(i)).size());
+  int w = static_cast<int>(widest) + 1;
   int rw = static_cast<int>(std::to_string(rows).size());
   std::string out = sw ? to_string(sl) + "\n" : to_string(l) + "\n";
   auto pad = [](Int v, int width) {

@@ -29,4 +29,11 @@ std::string show_layout(const std::string& text);
 // empty field.
 std::vector<std::string> split_tabs(const std::string& line);
 
+// The operation named `name`, or nullptr.
+const LayoutOp* find_layout_op(const std::string& name);
+
+// `text` as a JSON string literal (quotes included): '"', '\\' and control characters escaped,
+// bytes that are not UTF-8 written as \u00XX, so the output is always valid JSON.
+std::string json_string(const std::string& text);
+
 }  // namespace tessera::cli

@@ -45,9 +45,9 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 void check_size(Int rows, Int cols) {
   if (rows <= 0 || cols <= 0) throw std::invalid_argument("draw: nothing to draw (an empty grid)");
-  if (rows * cols > kMaxCells)
-    throw std::invalid_argument(std::string("draw: ") + std::to_string(rows) + std::string(" x ") + std::to_string(cols) + " = " +
-                                std::to_string(rows * cols) + " cells; pictures hold at most " +
+  if (rows > kMaxCells || cols > kMaxCells || rows * cols > kMaxCells)
+    throw std::invalid_argument(std::string("draw: ") + std::to_string(rows) + std::string(" x ") + std::to_string(cols) +
+                                " cells; pictures hold at most " +
                                 std::to_string(kMaxCells) + " (draw a smaller tile)");
 }
 
@@ -217,6 +217,9 @@ Grid tv_grid(const Layout& tv, Int tile_m, Int tile_n, const std::string& title)
     throw std::invalid_argument(std::string("tv draw: a TV layout has rank 2 (thread, value), got ") + to_string(tv));
   check_size(tile_m, tile_n);
   const Int threads = size(mode(tv, 0)), values = size(mode(tv, 1)), tile = tile_m * tile_n;
+  if (threads > kMaxCells * 64 || values > kMaxCells * 64 || threads * values > kMaxCells * 64)
+    throw std::invalid_argument("tv draw: too large to draw: " + std::to_string(threads) + " threads x " +
+                                std::to_string(values) + " values, limit " + std::to_string(kMaxCells * 64) + " pairs");
   std::vector<std::vector<std::pair<Int, Int>>> owner(static_cast<size_t>(tile));
   for (Int t = 0; t < threads; ++t)
     for (Int v = 0; v < values; ++v) {

@@ -134,3 +134,132 @@ TEST(Cli, DrawCommandsWriteParsableSvg) {
 }
 
 }  // namespace
+
+// ---- command-line conventions (issue 13): --version, --help everywhere, strict options, --json,
+// bounded output for huge or malformed input.
+
+TEST(CliConventions, VersionAndHelpForEveryCommand) {
+  CliRun v = run("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out.rfind(std::string("tessera ") + TESSERA_VERSION + " (", 0), 0u) << v.out;
+  struct Case {
+    std::string args, usage;
+  };
+  const Case cases[] = {
+      {"--help", "usage: tessera <command>"},
+      {"help layout", "usage: tessera layout <op>"},
+      {"layout --help", "usage: tessera layout <op>"},
+      {"layout show --help", "usage: tessera layout show <layout>"},
+      {"layout composition --help", "usage: tessera layout composition A B|<tiler>"},
+      {"layout crd2idx -h", "usage: tessera layout crd2idx L c"},
+      {"layout draw --help", "usage: tessera layout draw"},
+      {"tour --help", "usage: tessera tour"},
+      {"main --help", "usage: tessera main"},
+      {"tv --help", "usage:"},
+      {"swizzle --help", "usage:"},
+      {"analyze gmem --help", "usage:"},
+  };
+  for (const auto& c : cases) {
+    CliRun r = run(c.args);
+    EXPECT_EQ(r.status, 0) << c.args << "\n" << r.out;
+    EXPECT_TRUE(has(r, c.usage)) << c.args << "\n" << r.out.substr(0, 600);
+  }
+  // --help is never read as a layout, and the tour's help does not run the tour
+  EXPECT_FALSE(has(run("layout show --help"), "error"));
+  EXPECT_FALSE(has(run("tour --help"), "Tessera layout tour"));
+}
+
+TEST(CliConventions, UnknownAndRepeatedOptionsAreRejected) {
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"main --frob", "main: unknown option '--frob'"},
+      {"main --quick --quick", "main: option '--quick' given twice"},
+      {"main --json a --json b", "main: option '--json' given twice"},
+      {"main extra", "main: unexpected argument 'extra'"},
+      {"tour --frob", "tour: unknown argument '--frob'"},
+      {"layout size 4:1 --frob", "layout: unknown option \"--frob\""},
+      {"layout --json --json size 4:1", "layout: option '--json' given twice"},
+      {"layout --batch extra", "--batch reads its operations from standard input"},
+      {"layout frob --help", "layout: unknown operation \"frob\""},
+      {"analyze smem --layout 32:1 --layout 32:1 --elem-bytes 4 --inst ld.32 --tv '(32,1):(1,0)'",
+       "option '--layout' given twice"},
+      {"tv draw --mma m16n8k16 --operand A --operand B", "option '--operand' given twice"},
+      {"--version extra", "--version takes no arguments"},
+      {"frob", "tessera: unknown command 'frob'"},
+#if TESSERA_WITH_CUDA
+      {"bench frob", "bench: unknown suite 'frob'"},
+#else
+      {"bench frob", "needs `tessera-gpu`, which this build does not have"},
+#endif
+  };
+  for (const auto& c : cases) {
+    CliRun r = run(c.args);
+    EXPECT_NE(r.status, 0) << c.args << "\n" << r.out;
+    EXPECT_TRUE(has(r, c.message)) << c.args << "\n  got: " << r.out;
+  }
+}
+
+TEST(CliConventions, JsonForLayoutOperations) {
+  CliRun r = run("layout size '(4,8):(8,1)' --json");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "{\"op\":\"size\",\"result\":\"32\"}\n");
+  r = run("layout --json composition '(6,2):(8,2)' '(4,3):(3,1)'");
+  EXPECT_EQ(r.out, "{\"op\":\"composition\",\"result\":\"((2,2),3):((24,2),8)\"}\n");
+  r = run("layout crd2idx '(4,8):(8,1)' '(5,9)' --json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "{\"op\":\"crd2idx\",\"error\":\"crd2idx: coordinate 5 of mode 0 is outside [0, 4)\"}\n");
+  r = run("layout size '(4,8' --json");
+  EXPECT_EQ(r.out, "{\"op\":\"size\",\"error\":\"column 5: expected ',' or ')', found end of input in \\\"(4,8\\\"\"}\n");
+  r = run("layout show '(2,2):(1,2)' --json");
+  EXPECT_TRUE(has(r, "{\"op\":\"show\",\"result\":\"(2,2):(1,2)\\n")) << r.out;
+}
+
+TEST(CliConventions, BatchSurvivesHugeAndDeepLinesWithBoundedOutput) {
+  const std::string path = ::testing::TempDir() + "tessera_batch_input.txt";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << "size\t(" << std::string(4 << 20, '2') << ")\n";                                   // a 4 MB integer
+    f << "size\t" << std::string(5000, '(') << "2" << std::string(5000, ')') << "\n";     // deep nesting
+    f << "composition\t(6,4,3):(1,8,2)\t(1099511627776,6):(0,-1)\n";                      // was a hang
+    f << "size\t(4,\x01\xff)\n";                                                            // raw bytes
+    f << "size\t(4,8):(8,1)\n";
+  }
+  CliRun r = run("layout --batch < '" + path + "'");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+  std::stringstream lines(r.out);
+  std::string l1, l2, l3, l4, l5;
+  std::getline(lines, l1);
+  std::getline(lines, l2);
+  std::getline(lines, l3);
+  std::getline(lines, l4);
+  std::getline(lines, l5);
+  EXPECT_TRUE(l1.rfind("error: column 2: integer too large", 0) == 0) << l1;
+  EXPECT_TRUE(has(CliRun{0, l1}, "(input of 4194306 bytes)")) << l1;
+  EXPECT_TRUE(l2.rfind("error: column 17: over capacity: nesting deeper than 16 levels", 0) == 0) << l2;
+  EXPECT_EQ(l3, "(1099511627776,6):(0,-1)");
+  EXPECT_EQ(l4, "error: column 4: expected an integer, found '\\x01' in \"(4,\\x01\\xff)\"");
+  EXPECT_EQ(l5, "32");
+  std::remove(path.c_str());
+}
+
+TEST(CliConventions, AnalysisOfAHugeLayoutIsABoundedError) {
+  CliRun r = run("analyze smem --layout '(65536,65536):(65536,1)' --elem-bytes 4 --inst ld.32 --tv '(32,32):(1,32)' "
+                 "--tile '<32,32>'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r, "too large to analyze: 4294967296 elements, limit 1048576")) << r.out;
+  EXPECT_FALSE(has(r, "bad_alloc"));
+}
+
+TEST(CliConventions, TourTeachesWithoutAGpu) {
+  CliRun r = run("tour");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r, "colexicographic")) << r.out.substr(0, 400);
+  EXPECT_TRUE(has(r, "0,8,16,24,1,9,17,25")) << "values of the row-major tile in index order";
+  EXPECT_TRUE(has(r, "tessera layout draw")) << "the drawing commands";
+  EXPECT_TRUE(has(r, "896 bank conflicts, at most 8-way")) << "the analysis of the unswizzled tile";
+  EXPECT_TRUE(has(r, "0 bank conflicts")) << "the analysis of the swizzled tile";
+  EXPECT_TRUE(has(r, "   row 1:  1 0 3 2 5 4 7 6")) << "the bank groups of Sw<3,3,3>";
+}

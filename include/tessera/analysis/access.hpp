@@ -45,6 +45,21 @@ struct AnalysisError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// The analysers enumerate every element they look at: a memory layout, or the (thread, value)
+// pairs of an access pattern repeated over the tile, may hold at most this many elements (a
+// 1024x1024 tile); larger ones are reported as "too large to analyze" before any work is done.
+inline constexpr Int kMaxAnalyzedElements = Int(1) << 20;
+
+// Throws AnalysisError "<what>: too large to analyze: N elements, limit L" when a x b exceeds
+// kMaxAnalyzedElements (the product is formed without overflow).
+inline void check_analyzed_size(const std::string& what, Int a, Int b = 1) {
+  Int n = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &n) || n > kMaxAnalyzedElements)
+    throw AnalysisError(what + ": too large to analyze: " +
+                        (n > 0 && a > 0 && b > 0 ? std::to_string(n) : std::to_string(a) + " x " + std::to_string(b)) +
+                        " elements, limit " + std::to_string(kMaxAnalyzedElements));
+}
+
 // ------------------------------------------------------------------ memory layouts
 // element index -> element offset; the swizzle (if any) acts on the offset.
 struct MemoryLayout {
@@ -167,6 +182,7 @@ inline ThreadValues thread_values(const AccessPattern& p) {
     f = make_layout_of(mode(p.tv, 0), mode(p.tv, 1), make_layout(1, 0));
   }
   // every TV index must lie in the tile
+  check_analyzed_size("--tv " + to_string(p.tv), size(p.tv));
   for (Int i = 0; i < size(p.tv); ++i) {
     Int x = p.tv(i);
     if (x < 0 || x >= tile_size)
@@ -175,6 +191,8 @@ inline ThreadValues thread_values(const AccessPattern& p) {
   }
   r.threads = size(mode(f, 0));
   Int vals = size(mode(f, 1)), rest = size(mode(f, 2));
+  check_analyzed_size("access pattern over " + p.memory.text() + " (threads x values x tiles)", r.threads,
+                      mul_checked(vals, rest));
   r.values = vals * rest;
   r.index.resize(static_cast<size_t>(r.threads * r.values));
   Layout ft = mode(f, 0), fv = mode(f, 1), fr = mode(f, 2);

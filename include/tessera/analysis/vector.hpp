@@ -39,6 +39,7 @@ struct OffsetIndex {
 
 inline OffsetIndex index_offsets(const MemoryLayout& l, const char* which) {
   Int n = l.size();
+  check_analyzed_size(std::string(which) + " " + l.text(), n);
   Int lo = 0, hi = 0;
   for (Int x = 0; x < n; ++x) {
     Int o = l(x);

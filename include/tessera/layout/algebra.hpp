@@ -149,7 +149,10 @@ TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
   Int rest_shape = rs, rest_stride = rd;
   for (int k = 0; k + 1 < a.n; ++k) {
     Int cs = a.s[k], cd = a.d[k];
-    TESSERA_REQUIRE(rest_stride % cs == 0 || rest_stride < cs, "composition: stride divisibility condition violated: stride {} and shape {} do not divide one another",
+    // The conditions hold for |stride|: a negative stride walks A's modes the same way (A
+    // evaluates -x as -A(x)), so it needs the same divisibility as the positive one.
+    const Int abs_stride = abs_int(rest_stride);
+    TESSERA_REQUIRE(abs_stride % cs == 0 || abs_stride < cs, "composition: stride divisibility condition violated: stride {} and shape {} do not divide one another",
                     rest_stride, cs);
     Int next_shape = ceil_div(cs, abs_int(rest_stride));
     Int next_stride = ceil_div(abs_int(rest_stride), cs) * signum(rest_stride);
@@ -162,7 +165,7 @@ TESSERA_HD constexpr Layout compose_mode(const Layout& lhs, Int rs, Int rd) {
                     rest_shape, new_shape);
     // Stepping by rest_stride inside a mode of size cs and continuing into the next mode
     // is a layout only when rest_stride divides cs (CuTe accepts more and returns a wrong one).
-    TESSERA_REQUIRE(rest_stride < 0 || cs % rest_stride == 0 || rest_shape <= new_shape, "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} elements continue past it",
+    TESSERA_REQUIRE(cs % abs_stride == 0 || rest_shape <= new_shape, "composition: stride divisibility condition violated: stride {} does not divide shape {} and {} elements continue past it",
                     rest_stride, cs, rest_shape);
     res.push(new_shape, mul_checked(rest_stride, cd));
     rest_shape /= new_shape;
@@ -236,18 +239,58 @@ TESSERA_HD constexpr bool modes_add_without_carry(const Layout& a, const Layout&
 }
 }  // namespace detail
 
-TESSERA_HD constexpr Layout composition(const Layout& a, const Layout& b) {
-  Layout r = detail::composition_by_mode(a, b);
-  if (leaf_count(b.shape) > 1 && !detail::modes_add_without_carry(a, b)) {
-    // Not proven additive: check every coordinate (each mode of r is exact by construction).
-    detail::Modes ma = detail::flat_modes(a), mb = detail::flat_modes(b), mr = detail::flat_modes(r);
-    Int n = size(b);
-    for (Int i = 0; i < n; ++i) {
-      Int want = detail::eval_flat(ma, detail::eval_flat(mb, i)), got = detail::eval_flat(mr, i);
-      TESSERA_REQUIRE(want == got, "composition: not a function composition: at coordinate {} A(B(i)) = {} but the modes of B, composed one by one, give {} (B's modes reach across a mode boundary of A)",
-                      i, want, got);
+namespace detail {
+// Checks R(c) == A(B(c)) for every coordinate c of B, where R is the by-mode composition of A
+// and B: mode j of R is A o B_j, exact on its own by construction, so R(c) = sum_j A(B_j(c_j)).
+// Only B's *moving* leaves matter (extent > 1 and stride != 0): a broadcast leaf adds nothing to
+// B(c) and its mode of R has stride 0.  The coordinates of the moving leaves are enumerated with
+// an odometer (B(c) and R(c) updated as the digits change); their number is bounded by
+// kMaxCheckedElements, beyond which the check reports "too large to check" instead of running on.
+TESSERA_HD constexpr void check_function_composition(const Layout& a, const Layout& b) {
+  const Layout flat_a = coalesce_modes(flat_modes(a), true);
+  const Modes ma = flat_modes(a), mb = flat_modes(b);
+  int moving[Modes::kMax] = {};
+  int nm = 0;
+  Int count = 1;
+  for (int j = 0; j < mb.n; ++j) {
+    if (mb.s[j] <= 1 || mb.d[j] == 0) continue;
+    moving[nm++] = j;
+    count = mul_checked(count, mb.s[j]);
+  }
+  if (nm <= 1) return;  // one moving mode: R is A o B_j itself
+  TESSERA_REQUIRE(count <= kMaxCheckedElements, "composition: too large to check: {} elements, limit {} (the modes of B could not be proven to add without carries in A, so A(B(c)) would have to be compared with the by-mode result at every coordinate)",
+                  count, kMaxCheckedElements);
+  Modes rj[Modes::kMax] = {};  // flat modes of A o B_j for each moving leaf
+  Int digit[Modes::kMax] = {}, part[Modes::kMax] = {};
+  for (int q = 0; q < nm; ++q) rj[q] = flat_modes(compose_mode(flat_a, mb.s[moving[q]], mb.d[moving[q]]));
+  Int x = 0, got = 0;  // B(c) and R(c)
+  for (Int i = 0; i < count; ++i) {
+    const Int want = eval_flat(ma, x);
+    TESSERA_REQUIRE(want == got, "composition: not a function composition: at B(c) = {}, A(B(c)) = {} but the modes of B, composed one by one, give {} (B's modes reach across a mode boundary of A)",
+                    x, want, got);
+    for (int q = 0; q < nm; ++q) {  // next coordinate: increment the odometer
+      const int j = moving[q];
+      got -= part[q];
+      if (++digit[q] < mb.s[j]) {
+        x += mb.d[j];
+        part[q] = eval_flat(rj[q], digit[q]);
+        got += part[q];
+        break;
+      }
+      x -= mul_checked(mb.s[j] - 1, mb.d[j]);
+      digit[q] = 0;
+      part[q] = 0;
     }
   }
+}
+}  // namespace detail
+
+// Requires also (beyond the divisibility conditions of each mode): where B has several moving
+// modes, their images add in A without carries -- proven per digit when possible, else checked
+// at every coordinate (at most kMaxCheckedElements of them; larger: "too large to check").
+TESSERA_HD constexpr Layout composition(const Layout& a, const Layout& b) {
+  Layout r = detail::composition_by_mode(a, b);
+  if (leaf_count(b.shape) > 1 && !detail::modes_add_without_carry(a, b)) detail::check_function_composition(a, b);
   return r;
 }
 
@@ -265,11 +308,15 @@ TESSERA_HD constexpr Layout compose_parts(const Layout& a, const Layout& b) { re
 // it, (L, R) is moreover a bijection onto [0, size(L)*size(R)).
 // ---------------------------------------------------------------------------------------
 TESSERA_HD constexpr Layout complement(const Layout& l, const IntTuple& cotarget) {
+  for (int k = 0; k < cotarget.nodes; ++k)
+    TESSERA_REQUIRE(cotarget.arity[k] >= 0 || cotarget.val[k] >= 1, "complement: cotarget {} is not positive; the cotarget (an integer or a tuple of integers) must be >= 1",
+                    cotarget.val[k]);
   Layout f = filter(l);
   if (f.stride.is_leaf() && f.stride.value() == 0) return make_layout(IntTuple::leaf(product(cotarget)));
   detail::Modes rem = detail::flat_modes(f);
   for (int k = 0; k < rem.n; ++k)
-    TESSERA_REQUIRE(rem.s[k] >= 1, "complement: the layout has extent {}; extents must be >= 1", rem.s[k]);
+    TESSERA_REQUIRE(rem.s[k] >= 1 && rem.d[k] > 0, "complement: the layout has a mode {}:{}; complement needs extents >= 1 and non-negative strides",
+                    rem.s[k], rem.d[k]);
   detail::Modes out;
   Int last_stride = 1;
   while (rem.n > 0) {
@@ -332,9 +379,12 @@ TESSERA_HD constexpr Layout right_inverse(const Layout& l) {
 }
 
 // ---------------------------------------------------------------------------------------
-// left_inverse(L): R with R(L(i)) == i for i < size(L) when L is injective (in general
-// L(R(L(i))) == L(i)).  Requires: sorted by stride, each non-zero stride divisible by the
-// product of the result's modes so far (CuTe's left inverse divisibility condition).
+// left_inverse(L): R with R(L(i)) == i for i < size(L) when L is injective; stride-0
+// (broadcast) modes are ignored, as CuTe does, and then L(R(L(i))) == L(i).
+// Requires: sorted by stride, each non-zero stride divisible by the product of the result's
+// modes so far (CuTe's left inverse divisibility condition), and L injective on its
+// non-broadcast modes (CuTe does not check this and returns a layout that inverts nothing:
+// left_inverse((2,2):(1,1)) would be 2:2).
 // ---------------------------------------------------------------------------------------
 TESSERA_HD constexpr Layout left_inverse(const Layout& l) {
   detail::Modes m = detail::flat_modes(coalesce(l));
@@ -345,12 +395,17 @@ TESSERA_HD constexpr Layout left_inverse(const Layout& l) {
   Int shapes[detail::Modes::kMax + 1] = {};
   Int strides[detail::Modes::kMax + 2] = {0};
   int ns = 0, nd = 1;
-  Int sz = 1;
+  Int sz = 1, span = 0;  // span: 1 + largest index of the positive-stride modes so far
   for (int k = 0; k < m.n; ++k) {
     int i = order[k];
     if (m.d[i] == 0) continue;
     TESSERA_REQUIRE(m.d[i] % sz == 0, "left_inverse: left inverse divisibility condition violated: stride {} is not divisible by {}",
                     m.d[i], sz);
+    // With each stride divisible by the one before, L is injective (on its non-broadcast
+    // modes) exactly when each stride is at least the span of the smaller modes.
+    TESSERA_REQUIRE(m.d[i] < 0 || m.d[i] >= span, "left_inverse: the layout is not injective: stride {} lies inside the span {} of the modes with smaller strides, so two coordinates share an index and no left inverse exists",
+                    m.d[i], span);
+    if (m.d[i] > 0) span = mul_checked(m.d[i], m.s[i]);
     shapes[ns++] = m.d[i] / sz;
     sz *= m.d[i] / sz;
     strides[nd++] = preprod[i];

@@ -32,6 +32,19 @@ namespace tessera {
 // The integer type of shapes, strides, coordinates and indices in the algebra.
 using Int = int64_t;
 
+// ---- The limits of the representation, stated once (docs/LAYOUT.md, "Limits") ----
+// Every value the algebra accepts lies within these bounds, and each bound is checked where a
+// value is built (IntTuple::push_back, the text parser) or where an operation would exceed it:
+// going past one is a LayoutError that names the limit, never a truncation, a hang or a crash.
+inline constexpr int kMaxNodes = 64;   // nodes (integers plus tuples) of one shape, stride or coordinate
+inline constexpr int kMaxDepth = 16;   // nesting depth of an int tuple: ((((4)))) has depth 4
+inline constexpr int kMaxMagnitudeLog2 = 48;
+inline constexpr Int kMaxMagnitude = Int(1) << kMaxMagnitudeLog2;  // |integer| in the text form
+inline constexpr Int kMaxSize = Int(1) << 62;  // size and cosize of a layout read from text
+// Checks that must enumerate (composition's carry check when it cannot be proven) visit at
+// most this many elements; beyond it they report "too large to check".
+inline constexpr Int kMaxCheckedElements = Int(1) << 22;
+
 // Thrown (host, run time) for malformed text, inadmissible operations and over-capacity values.
 struct LayoutError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;

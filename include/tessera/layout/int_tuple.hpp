@@ -11,16 +11,33 @@
 // Representation: the tree in preorder in fixed-size arrays (a structural literal type,
 // so an IntTuple -- and a Layout made of two -- can be a template argument).  Node k is a
 // leaf when arity[k] < 0 (its value in val[k]), else a tuple with arity[k] children that
-// follow it in preorder.  Capacity: kMaxNodes nodes (leaves plus tuples); exceeding it is
-// reported as an error, never truncated.
+// follow it in preorder.  Capacity: kMaxNodes nodes (leaves plus tuples) and depth kMaxDepth
+// (config.hpp); exceeding either is reported as an error, never truncated.
 #pragma once
 
 #include "config.hpp"  // Int, TESSERA_HD, TESSERA_REQUIRE
 
 namespace tessera {
 
+// Depth of the preorder tree arity[0..nodes): 0 for a leaf, 1 + the deepest child for a
+// tuple.  Iterative (a stack of the children still to visit per open tuple), so its cost and
+// stack use are bounded by kMaxNodes whatever the nesting.
+TESSERA_HD constexpr int preorder_depth(const int* arity, int nodes) {
+  int open[kMaxNodes + 1] = {};  // children still to visit of each open tuple
+  int top = 0, best = 0;
+  for (int k = 0; k < nodes; ++k) {
+    while (top > 0 && open[top - 1] == 0) --top;  // close finished tuples
+    if (top > 0) --open[top - 1];
+    if (arity[k] >= 0) {
+      open[top++] = arity[k];
+      best = top > best ? top : best;
+    }
+  }
+  return best;
+}
+
 struct IntTuple {
-  static constexpr int kMaxNodes = 64;
+  static constexpr int kMaxNodes = ::tessera::kMaxNodes;
 
   int nodes = 1;                   // nodes in use
   int arity[kMaxNodes] = {-1};     // -1: leaf; k >= 0: tuple of k children
@@ -42,6 +59,9 @@ struct IntTuple {
     TESSERA_REQUIRE(!is_leaf(), "int tuple: cannot append to an integer");
     TESSERA_REQUIRE(nodes + child.nodes <= kMaxNodes, "over capacity: an int tuple holds at most {} nodes (leaves plus tuples), {} needed",
                     kMaxNodes, nodes + child.nodes);
+    const int child_depth = child.arity[0] < 0 ? 0 : preorder_depth(child.arity, child.nodes);
+    TESSERA_REQUIRE(child_depth + 1 <= kMaxDepth, "over capacity: an int tuple nests at most {} levels deep, {} needed",
+                    kMaxDepth, child_depth + 1);
     for (int k = 0; k < child.nodes; ++k) {
       arity[nodes + k] = child.arity[k];
       val[nodes + k] = child.val[k];
@@ -177,15 +197,7 @@ TESSERA_HD constexpr Int product(const IntTuple& t) {
 }
 
 // depth: 0 for an integer, 1 + max depth of the elements for a tuple.
-TESSERA_HD constexpr int depth(const IntTuple& t) {
-  if (t.is_leaf()) return 0;
-  int best = 0;
-  for (int i = 0; i < t.rank(); ++i) {
-    int d = depth(t.get(i));
-    best = d > best ? d : best;
-  }
-  return best + 1;
-}
+TESSERA_HD constexpr int depth(const IntTuple& t) { return preorder_depth(t.arity, t.nodes); }
 
 // flatten: all leaves in one tuple; an integer stays an integer.
 TESSERA_HD constexpr IntTuple flatten(const IntTuple& t) {
