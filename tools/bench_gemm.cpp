@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -216,22 +217,33 @@ int run_gemm_bench(const BenchOptions& o) {
   bool kernels_only = false;
   bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
   GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
+  int force_split = 0;                        // --split-k N: every Tessera GEMM with N K splits
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
-          "                          [--kernels] [--b-row-major] [--tile NAME]\n\n"
+          "                          [--kernels] [--b-row-major] [--tile NAME] [--split-k N]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
           "weights), or K x N row-major with --b-row-major.  --tile forces one tile for every Tessera GEMM\n"
           "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64, pp64x256x64,\n"
-          "coop128x256x64).\n"
+          "coop128x256x64); --split-k N forces N K splits (the workspace is sized for it).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
     else if (o.args[i] == "--b-row-major") b_row_major = true;
+    else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 65535) {
+        std::fprintf(stderr, "bench gemm: --split-k expects a whole number from 1 to 65535; got '%s'\n", v.c_str());
+        return 2;
+      }
+      force_split = static_cast<int>(n);
+    }
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) {
       const std::string name = o.args[++i];
       const std::pair<const char*, GemmTile> names[] = {
@@ -252,7 +264,7 @@ int run_gemm_bench(const BenchOptions& o) {
       }
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --tile NAME, --split-k N)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -327,6 +339,7 @@ int run_gemm_bench(const BenchOptions& o) {
                           : GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
     plain.tile = force_tile;
+    plain.split_k = force_split;
     GemmArgs gelu = plain;
     gelu.bias_mode = BiasMode::per_column;
     gelu.bias = bias;
