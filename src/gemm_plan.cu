@@ -310,6 +310,14 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     st = resident_blocks(dev, f, k, occ, &resident);
     if (!st) return st;
     if (resident < k.cluster_m) continue;
+    // A persistent kernel is planned only when its units fill every resident block at least once: below a
+    // wave it keeps half the SMs idle where a smaller non-persistent tile spreads (2048^3: 32 cluster
+    // units for 66 clusters ran at 0.75x cuBLAS, the non-persistent 128 x 256 tile at 0.86x; forcing a
+    // split K costs more in partial-sum traffic than it gains: 0.36x; docs/PERF.md, 2026-11-24).
+    if (k.persistent && g.tile == GemmTile::automatic && g.split_k == 0) {
+      const int64_t cluster_units = ceil_div(ceil_div(p.m, k.block_m), k.cluster_m) * ceil_div(p.n, k.block_n);
+      if (cluster_units * k.cluster_m < resident) continue;
+    }
     const int64_t tm = ceil_div(p.m, k.block_m), tn = ceil_div(p.n, k.block_n), tiles = tm * tn;
     if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
