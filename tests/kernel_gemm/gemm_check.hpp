@@ -162,6 +162,18 @@ inline void upload(DeviceBuffers& db, Mat& x) {
   ASSERT_EQ(cudaMemcpy(x.dev, x.bytes.data(), x.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
 }
 
+// The arguments of D = A @ B for case `cs` over uploaded matrices (the epilogue fields left at their defaults).
+inline GemmArgs product_args(const GemmCase& cs, const Mat& A, const Mat& B, const Mat& D) {
+  GemmArgs g;
+  g.m = cs.m;
+  g.n = cs.n;
+  g.k = cs.k;
+  g.a = GemmMatrix{A.data(), cs.in, cs.oa, A.ld};
+  g.b = GemmMatrix{B.data(), cs.in, cs.ob, B.ld};
+  g.d = GemmOutput{D.data(), cs.out, cs.od, D.ld};
+  return g;
+}
+
 // Runs one case; reports failures through gtest (with the case description).  Returns the plan used.
 inline GemmPlan run_gemm_case(const GemmCase& cs) {
   GemmPlan plan;
@@ -199,13 +211,7 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
     EXPECT_EQ(cudaMemcpy(dbias, bias_bytes.data(), bias_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
   }
 
-  GemmArgs g;
-  g.m = cs.m;
-  g.n = cs.n;
-  g.k = cs.k;
-  g.a = GemmMatrix{A.data(), cs.in, cs.oa, A.ld};
-  g.b = GemmMatrix{B.data(), cs.in, cs.ob, B.ld};
-  g.d = GemmOutput{D.data(), cs.out, cs.od, D.ld};
+  GemmArgs g = product_args(cs, A, B, D);
   if (use_c) g.c = cs.c_is_d ? GemmMatrix{D.data(), cs.out, cs.od, D.ld} : GemmMatrix{C.data(), cs.out, cs.oc, C.ld};
   g.alpha = cs.alpha;
   g.beta = cs.beta;
@@ -338,13 +344,7 @@ inline bool gemm_repeatable(const GemmCase& cs) {
   upload(db, A);
   upload(db, B);
   upload(db, D);
-  GemmArgs g;
-  g.m = cs.m;
-  g.n = cs.n;
-  g.k = cs.k;
-  g.a = GemmMatrix{A.data(), cs.in, cs.oa, A.ld};
-  g.b = GemmMatrix{B.data(), cs.in, cs.ob, B.ld};
-  g.d = GemmOutput{D.data(), cs.out, cs.od, D.ld};
+  GemmArgs g = product_args(cs, A, B, D);
   g.tile = cs.tile;
   g.split_k = cs.split_k;
   if (cs.workspace) {

@@ -30,6 +30,11 @@ const std::pair<MatrixOrder, MatrixOrder> kOrders[] = {{R, C}, {R, R}, {C, R}, {
 
 uint32_t g_seed = 1000;
 
+// The epilogue menu the sweeps run through.
+const Activation kActs[] = {Activation::none, Activation::relu,       Activation::gelu_tanh, Activation::gelu_erf,
+                            Activation::silu, Activation::leaky_relu, Activation::clamp};
+const BiasMode kBiases[] = {BiasMode::none, BiasMode::per_column, BiasMode::per_row, BiasMode::scalar};
+
 // Planning case `cs` (its shape, types, orders and forced tile) fails with `unsupported`; nothing runs.
 void expect_unsupported(const GemmCase& cs) {
   tessera::GemmArgs g;
@@ -70,14 +75,11 @@ TEST(GemmDevice, ShapesTilesLayouts16Bit) {
 
 TEST(GemmDevice, EpilogueSweep) {
   TESSERA_REQUIRE_SM(80);
-  const Activation acts[] = {Activation::none,  Activation::relu,       Activation::gelu_tanh, Activation::gelu_erf,
-                             Activation::silu,  Activation::leaky_relu, Activation::clamp};
-  const BiasMode biases[] = {BiasMode::none, BiasMode::per_column, BiasMode::per_row, BiasMode::scalar};
   int i = 0;
   for (Dtype out : {Dtype::bf16, Dtype::f16, Dtype::f32})
-    for (BiasMode b : biases)
+    for (BiasMode b : kBiases)
       for (int bias_f32 = 0; bias_f32 < 2; ++bias_f32)
-        for (Activation a : acts)
+        for (Activation a : kActs)
           for (float beta : {0.f, 0.75f})
             for (int res = 0; res < 2; ++res)
               for (MatrixOrder od : {R, C}) {
@@ -207,13 +209,10 @@ TEST(GemmDevice, WgmmaTiles) {
 // units (the ring continues across units of different K lengths), split-K, and the same bits run to run.
 TEST(GemmDevice, PingPongPersistent) {
   TESSERA_REQUIRE_SM(90);
-  const Activation acts[] = {Activation::none,  Activation::relu,       Activation::gelu_tanh, Activation::gelu_erf,
-                             Activation::silu,  Activation::leaky_relu, Activation::clamp};
-  const BiasMode biases[] = {BiasMode::none, BiasMode::per_column, BiasMode::per_row, BiasMode::scalar};
   int i = 0;
   for (Dtype out : {Dtype::bf16, Dtype::f16, Dtype::f32})
-    for (BiasMode b : biases)
-      for (Activation a : acts)
+    for (BiasMode b : kBiases)
+      for (Activation a : kActs)
         for (MatrixOrder od : {R, C}) {
           ++i;
           GemmCase cs;
