@@ -70,22 +70,21 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
     // expect).
     try {
-      // K-major A: BLK_M rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements.
+      // The boxes come from the kernel's shared-memory layouts (KernelInfo::box_a / box_b, atom/smem_sm90.hpp):
+      // K-major A: BLK_M rows (m) x 64 K-elements; M-major A: boxes of 64 K rows x 64 M-elements; K-major B:
+      // BLK_N rows (BLK_N / cluster_m: each block of a cluster loads its part and multicasts it); N-major B:
+      // boxes of 64 K rows x 64 N-elements.
+      const KernelInfo& k = c.kernel;
       map_a = p.a.k_major
                   ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.a.ld), static_cast<uint32_t>(c.kernel.block_m), 64,
-                                           arch::TmaSwizzle::k128B)
+                                           static_cast<uint64_t>(p.a.ld), k.box_a[1], k.box_a[0], arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.m),
-                                           static_cast<uint64_t>(p.a.ld), 64, 64, arch::TmaSwizzle::k128B);
-      // K-major B: BLK_N rows (n) x 64 K-elements (BLK_N / cluster_m: each block of a cluster loads its
-      // part and multicasts it); N-major B: boxes of 64 K rows x 64 N-elements.
+                                           static_cast<uint64_t>(p.a.ld), k.box_a[1], k.box_a[0], arch::TmaSwizzle::k128B);
       map_b = p.b.k_major
                   ? arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.b.ld),
-                                           static_cast<uint32_t>(c.kernel.block_n / c.kernel.cluster_m), 64,
-                                           arch::TmaSwizzle::k128B)
+                                           static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.n),
-                                           static_cast<uint64_t>(p.b.ld), 64, 64, arch::TmaSwizzle::k128B);
+                                           static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }

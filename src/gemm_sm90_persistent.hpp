@@ -16,6 +16,10 @@ KernelInfo persistent_info() {
   info.persistent = true;
   info.counters_per_tile = K::kSlices;
   info.cluster_m = K::kClusterBlocks;
+  info.box_a[0] = K::kBoxA.inner;
+  info.box_a[1] = K::kBoxA.outer;
+  info.box_b[0] = K::kBoxB.inner;
+  info.box_b[1] = K::kBoxB.outer;
   return info;
 }
 

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "tessera/atom/mma_sm80.hpp"
+#include "tessera/atom/smem_sm90.hpp"
+#include "tessera/kernel/gemm_sm80/dispatch.hpp"
 #include "tessera/atom/tiled_mma.hpp"
 #include "tessera/kernel/gemm_sm80/gemm_kernel.hpp"
 #include "tessera/kernel/gemm_sm80/smem_layout.hpp"
@@ -234,3 +236,63 @@ TEST(GemmLayouts, GroupedRasterizationIsAPermutation) {
 }
 
 }  // namespace
+
+// The Hopper shared-memory tiles as layouts (atom/smem_sm90.hpp): the 128-byte swizzle the hardware applies,
+// and the TMA boxes every Hopper kernel publishes, pinned to the values its tests ran with on an H100.
+namespace sm90_tiles {
+
+using namespace tessera;
+
+TEST(GemmLayouts, Sm90SwizzledTileMatchesTheHardware) {
+  for (int eb : {1, 2, 4}) {
+    const atom::SmemTileSm90 t = atom::sw128_tile(128, eb);
+    EXPECT_TRUE(t.matches_hw_sw128()) << eb << "-byte elements";
+    EXPECT_EQ(t.tma_swizzle_bytes(), 128);
+    EXPECT_EQ(t.wgmma_sbo_bytes(), 1024);
+    EXPECT_EQ(t.tma_box().inner, static_cast<unsigned>(128 / eb));
+    EXPECT_EQ(t.tma_box().outer, 128u);
+  }
+  // A swizzle on the wrong unit (32-byte units for 2-byte elements) is not the hardware's.
+  atom::SmemTileSm90 wrong = atom::sw128_tile(64, 2);
+  wrong.tile.swizzle = Swizzle{3, 4, 3};
+  EXPECT_FALSE(wrong.matches_hw_sw128());
+  // Nor is an unswizzled tile, nor one whose rows are not 128 bytes.
+  atom::SmemTileSm90 plain = atom::sw128_tile(64, 2);
+  plain.tile.swizzle = Swizzle{0, 0, 0};
+  EXPECT_FALSE(plain.matches_hw_sw128());
+  EXPECT_FALSE((atom::SmemTileSm90{composition(Swizzle{3, 3, 3}, make_layout(make_tuple(64, 32), make_tuple(32, 1))), 2}
+                    .matches_hw_sw128()));
+}
+
+void expect_box(const gemm_sm80::KernelInfo& k, unsigned a_inner, unsigned a_outer, unsigned b_inner, unsigned b_outer,
+                const char* what) {
+  ASSERT_NE(k.fn, nullptr) << what;
+  EXPECT_EQ(k.box_a[0], a_inner) << what;
+  EXPECT_EQ(k.box_a[1], a_outer) << what;
+  EXPECT_EQ(k.box_b[0], b_inner) << what;
+  EXPECT_EQ(k.box_b[1], b_outer) << what;
+}
+
+TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
+  using gemm_sm80::Combo;
+  using gemm_sm80::TileId;
+  for (bool f16 : {false, true}) {
+    for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256}) {
+      const unsigned bn = t == TileId::wgmma128x128 ? 128u : 256u;
+      expect_box(gemm_sm80::kernel_sm90(t, f16, Combo::kk), 64, 128, 64, bn, "wgmma KK");
+      expect_box(gemm_sm80::kernel_sm90(t, f16, Combo::k_mn), 64, 128, 64, 64, "wgmma KN");
+      expect_box(gemm_sm80::kernel_sm90(t, f16, Combo::mn_mn), 64, 64, 64, 64, "wgmma MN");
+    }
+    for (TileId t : {TileId::pp64x256, TileId::coop128x256}) {
+      const gemm_sm80::KernelInfo kk = gemm_sm80::kernel_sm90_persistent(t, f16, Combo::kk);
+      ASSERT_GT(kk.cluster_m, 0);
+      expect_box(kk, 64, static_cast<unsigned>(kk.block_m), 64, static_cast<unsigned>(kk.block_n / kk.cluster_m),
+                 "persistent KK");
+      expect_box(gemm_sm80::kernel_sm90_persistent(t, f16, Combo::k_mn), 64, static_cast<unsigned>(kk.block_m), 64, 64,
+                 "persistent KN");
+      expect_box(gemm_sm80::kernel_sm90_persistent(t, f16, Combo::mn_mn), 64, 64, 64, 64, "persistent MN");
+    }
+  }
+}
+
+}  // namespace sm90_tiles

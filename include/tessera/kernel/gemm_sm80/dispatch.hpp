@@ -41,6 +41,9 @@ struct KernelInfo {
   int min_blocks = 0;  // __launch_bounds__ minimum blocks per SM
   bool persistent = false;  // grid = min(work units, resident blocks); the kernel loops over units
   int counters_per_tile = 1;  // split-K arrival counters per output tile
+  // Hopper kernels: the TMA boxes (inner, outer extents in elements) of A and B, as the kernel's
+  // shared-memory layouts give them (atom/smem_sm90.hpp); the host builds the tensor maps with these.
+  unsigned box_a[2] = {0, 0}, box_b[2] = {0, 0};
   int cluster_m = 1;          // blocks per cluster along M (launched with a cluster dimension when > 1);
                               // each loads block_n / cluster_m rows of B and multicasts them
 };

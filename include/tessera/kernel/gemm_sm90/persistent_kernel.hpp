@@ -47,6 +47,7 @@
 #include "tessera/arch/sm90_warpgroup.hpp"                  // setmaxnreg_inc/dec, named_barrier_sync
 #include "tessera/arch/sm90_wgmma.hpp"                      // wgmma_fence/commit/wait, smem descriptors
 #include "tessera/atom/mma_sm90.hpp"                        // WgmmaSm90
+#include "tessera/atom/smem_sm90.hpp"                       // SmemTileSm90, sw128_tile
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"    // FragmentEpilogue
 #include "tessera/kernel/gemm/scheduler.hpp"                // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"              // Params, ElemBf16, ElemF16
@@ -92,6 +93,22 @@ struct GemmSm90Persistent {
   static constexpr int kBNPerBlock = kBN / kClusterM;
   static_assert(kBNPerBlock % 64 == 0, "gemm_sm90 persistent: each block loads whole 64-wide boxes of B");
 
+  // The operand tiles in shared memory as layouts (atom/smem_sm90.hpp): TMA writes them, wgmma reads them,
+  // and the host's boxes come from them (kBoxA / kBoxB through KernelInfo).
+  //   A K-major: one tile of BLK_M rows x 64 K;  A M-major: BLK_M / 64 boxes of 64 K rows x 64 M
+  //   B K-major: this block's BLK_N / cluster rows x 64 K;  B N-major: boxes of 64 K rows x 64 N
+  static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, 2);
+  static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBNPerBlock, 2);
+  static_assert(kTileA.matches_hw_sw128() && kTileB.matches_hw_sw128(),
+                "gemm_sm90 persistent: the stage layouts must place every element where the 128-byte TMA/wgmma swizzle does");
+  static_assert(kTileA.tma_swizzle_bytes() == 128 && kTileB.tma_swizzle_bytes() == 128,
+                "gemm_sm90 persistent: the tensor maps use CU_TENSOR_MAP_SWIZZLE_128B");
+  static_assert(kTileA.wgmma_sbo_bytes() == 1024 && kTileB.wgmma_sbo_bytes() == 1024,
+                "gemm_sm90 persistent: arch::smem_desc_*_sw128 encode a 1024-byte stride between 8-row groups");
+  static_assert(kTileA.bytes() == kBoxBytes * (kAMMajor ? 1 : kBM / 64) && (!kAMMajor || kTileA.row_elems() == 64),
+                "gemm_sm90 persistent: A's tile is BLK_M rows of one 128-byte row each, or 64-wide M-major boxes");
+  static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
+
   struct Stage {
     alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
     alignas(1024) uint16_t b[kBN * kBK];  // (BLK_N, BLK_K) 128-byte swizzled
@@ -105,6 +122,9 @@ struct GemmSm90Persistent {
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
   static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 ping-pong: a stage is exactly one box of A and one of B");
+  static_assert(sizeof(Stage::a) == static_cast<size_t>(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1)) &&
+                    sizeof(Stage::b) == static_cast<size_t>(kTileB.bytes() * (kBNMajor ? kBN / 64 : kClusterM)),
+                "gemm_sm90 persistent: the stage buffers hold exactly the tiles the boxes fill");
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + 1024;  // + slack to align to 1024
 
   // Named barriers (0 is __syncthreads').

@@ -1,0 +1,74 @@
+// include/tessera/atom/smem_sm90.hpp -- the Hopper operand tile in shared memory as a layout: one
+// Swizzle o Layout from which the TMA box, the TMA swizzle mode and the wgmma descriptor's fields are
+// derived, so that the three cannot disagree.
+//
+// A 128-byte-swizzled tile of `rows` rows of 128 bytes (64 two-byte elements), in element offsets:
+//
+//     Sw<3,3,3> o (rows, 64):(64, 1)
+//
+//   mode 0: rows (the M or N extent of a K-major operand; the K extent of an MN-major box), stride 64
+//   mode 1: the 64 contiguous elements of a row (K of a K-major operand; M or N of an MN-major box)
+//   swizzle: 16-byte units (M = 3: 8 two-byte elements) of a row XORed with the row mod 8 (B = 3, S = 3)
+//
+// What the hardware expects of the same bytes (TMA CU_TENSOR_MAP_SWIZZLE_128B writing, wgmma's 128-byte
+// swizzle reading; the tile 1024-byte aligned): byte address a of the unswizzled tile is stored at
+// a ^ (((a >> 7) & 7) << 4).  `matches_hw_sw128` checks the layout against that formula on every element;
+// the kernels static_assert it.  Derived:
+//   tma_box()            {inner = extent of mode 1 (64 elements = 128 bytes = the swizzle span), outer = rows}
+//   tma_swizzle_bytes()  2^B units of 2^M elements: 128
+//   wgmma_sbo_bytes()    the stride-dimension byte offset: 8 rows (one swizzle period) x 128 bytes = 1024
+#pragma once
+
+#include <cstdint>  // uint32_t
+
+#include "tessera/layout/algebra.hpp"  // size, mode, shape/stride access
+#include "tessera/layout/swizzle.hpp"  // Swizzle, SwizzledLayout, composition
+
+namespace tessera::atom {
+
+struct SmemTileSm90 {
+  SwizzledLayout tile;  // element offsets
+  int elem_bytes = 2;
+
+  TESSERA_HD constexpr Int rows() const { return size(mode(tile.layout, 0)); }
+  TESSERA_HD constexpr Int row_elems() const { return size(mode(tile.layout, 1)); }
+  TESSERA_HD constexpr Int row_stride_elems() const { return mode(tile.layout, 0)(1); }
+  TESSERA_HD constexpr Int bytes() const { return size(tile.layout) * elem_bytes; }
+
+  struct Box {
+    uint32_t inner = 0, outer = 0;
+  };
+  TESSERA_HD constexpr Box tma_box() const { return Box{static_cast<uint32_t>(row_elems()), static_cast<uint32_t>(rows())}; }
+  TESSERA_HD constexpr int tma_swizzle_bytes() const {
+    return (1 << tile.swizzle.b) * (1 << tile.swizzle.m) * elem_bytes;
+  }
+  TESSERA_HD constexpr int wgmma_sbo_bytes() const {
+    return static_cast<int>((Int(1) << tile.swizzle.b) * row_stride_elems() * elem_bytes);
+  }
+
+  // The layout places every element where the 128-byte hardware swizzle puts it.  Checked element by element
+  // on one swizzle period (8 rows = 1024 bytes); the other rows are that period shifted by multiples of
+  // 1024 bytes, which neither swizzle touches (both XOR masks lie below the period), so one period decides.
+  constexpr bool matches_hw_sw128() const {
+    if (row_elems() * elem_bytes != 128 || row_stride_elems() != row_elems() || rows() % 8 != 0) return false;
+    const Int period = 1024 / elem_bytes;  // elements in 8 rows
+    if (tile.swizzle.yyy_mask() >= period || tile.swizzle.zzz_mask() >= period) return false;
+    for (Int r = 0; r < 8; ++r)
+      for (Int c = 0; c < row_elems(); ++c) {
+        const Int a = (r * row_elems() + c) * elem_bytes;  // unswizzled byte address
+        const Int hw = a ^ (((a >> 7) & 7) << 4);
+        if (tile.swizzle(r * row_stride_elems() + c) * elem_bytes != hw) return false;
+      }
+    return tile.layout(make_tuple(rows() - 1, row_elems() - 1)) == rows() * row_elems() - 1;  // compact rows
+  }
+};
+
+// The 128-byte-swizzled tile of `rows` rows of 128 bytes for elements of `elem_bytes` (1, 2 or 4) bytes.
+TESSERA_HD constexpr SmemTileSm90 sw128_tile(Int rows, int elem_bytes) {
+  const Int per_row = 128 / elem_bytes;
+  const int unit_log2 = elem_bytes == 1 ? 4 : elem_bytes == 2 ? 3 : 2;  // 16-byte units
+  return SmemTileSm90{composition(Swizzle{3, unit_log2, 3}, make_layout(make_tuple(rows, per_row), make_tuple(per_row, 1))),
+                      elem_bytes};
+}
+
+}  // namespace tessera::atom
