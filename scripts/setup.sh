@@ -16,6 +16,16 @@ command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v g++   >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
+# The Python package (scripts/test.sh builds it with `pip install .` in a virtual environment):
+# python3 with venv/ensurepip and the headers of the interpreter.
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+  python3 -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || need+=(python3-dev)
+else
+  need+=(python3-venv python3-dev)
+fi
 if [ "${#need[@]}" -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -7,6 +7,9 @@
 #      analysis, the host `tessera` command and their tests built with the plain C++ compiler
 #      (skip it with TESSERA_TEST_NO_CUDA=0).
 # Without a toolkit, only the second one (in ${TESSERA_BUILD_DIR:-build}).
+# Then the Python package: a fresh virtual environment (${TESSERA_BUILD_DIR:-build}/python-venv),
+# `pip install .` into it (the extension is host C++ only) and the tests of python/tests (skip it
+# with TESSERA_TEST_PYTHON=0).
 # TESSERA_CUDA_ARCHITECTURES (e.g. 80 for Ampere, "90a;80" for both) picks the GPU targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,4 +40,15 @@ if [ -n "$HOST_BUILD" ] && [ "${TESSERA_TEST_NO_CUDA:-1}" != 0 ]; then
   cmake --build "$HOST_BUILD" -j "$JOBS"
   echo "build time (no CUDA): $(( $(date +%s) - start )) s"
   ctest --test-dir "$HOST_BUILD" --output-on-failure -j "$JOBS" --timeout 1500
+fi
+if [ "${TESSERA_TEST_PYTHON:-1}" != 0 ]; then
+  echo "== the Python package: pip install . into a fresh virtual environment, then pytest"
+  VENV="$BUILD/python-venv"
+  rm -rf "$VENV"
+  start=$(date +%s)
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check . pytest
+  echo "python package build time: $(( $(date +%s) - start )) s"
+  # TESSERA_CLI: the Python errors are compared with the messages of the `tessera` command.
+  TESSERA_CLI="$(cd "$BUILD" && pwd)/tools/tessera" "$VENV/bin/python" -m pytest -q -p no:cacheprovider -rs python/tests
 fi

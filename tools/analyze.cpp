@@ -7,7 +7,7 @@
 
 #include "command.hpp"                   // TESSERA_COMMAND
 #include "draw_args.hpp"                 // parse_args, write_output
-#include "svg.hpp"                       // bank_grid, render
+#include "tessera/draw/svg.hpp"       // bank_grid, render
 #include "tessera/analysis/gmem.hpp"     // analyze_gmem
 #include "tessera/analysis/smem.hpp"     // analyze_smem
 #include "tessera/analysis/vector.hpp"   // widest_vector

@@ -11,7 +11,7 @@
 
 #include "command.hpp"                   // TESSERA_COMMAND
 #include "draw_args.hpp"                 // parse_args, write_output
-#include "svg.hpp"                       // layout_grid, tv_grid, swizzle_grid, render
+#include "tessera/draw/svg.hpp"       // layout_grid, tv_grid, swizzle_grid, render
 #include "tessera/atom/mma_sm80.hpp"     // the MMA fragment layouts
 #include "tessera/layout.hpp"            // parse_layout, parse_swizzled
 #include "tessera/tensor/tv_layout.hpp"  // make_tv_copy

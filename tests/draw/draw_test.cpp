@@ -8,7 +8,7 @@
 #include "tessera/atom/mma_sm80.hpp"  // PTX ISA fragment formulas
 #include "tessera/layout.hpp"
 #include "tests/draw/xml_check.hpp"
-#include "tools/svg.hpp"
+#include "tessera/draw/svg.hpp"
 
 namespace {
 

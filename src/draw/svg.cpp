@@ -1,5 +1,5 @@
-// tools/svg.cpp -- the SVG writer and the grid pictures of tools/svg.hpp.
-#include "svg.hpp"
+// src/draw/svg.cpp -- the SVG writer and the grid pictures of include/tessera/draw/svg.hpp.
+#include "tessera/draw/svg.hpp"
 
 #include <algorithm>  // std::max, std::find_if
 #include <cmath>      // std::fmod, std::fabs

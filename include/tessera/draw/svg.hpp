@@ -1,4 +1,4 @@
-// tools/svg.hpp -- SVG pictures of layouts, thread-value layouts, swizzle banks and bank conflicts.
+// tessera/draw/svg.hpp -- SVG pictures of layouts, thread-value layouts, swizzle banks and bank conflicts.
 //
 // Every picture is a grid of cells with row and column headers, a title, a subtitle that says
 // how to read it, and a legend.  Grids of up to kMaxLabelledCells cells carry a text label per
