@@ -11,7 +11,7 @@
 #pragma once
 
 #if __cplusplus < 202002L
-#error "Tessera needs C++20: compile with -std=c++20 (nvcc: -std=c++20; CMake: CMAKE_CXX_STANDARD 20)"
+#error "Tessera needs C++20. CMake: link tessera::tessera (or tessera::kernels) from find_package(tessera), which adds C++20 for C++ and CUDA sources; by hand: -std=c++20 (g++, clang++ and nvcc)"
 #endif
 
 #include <cstdint>  // int64_t
