@@ -34,6 +34,13 @@ KernelInfo sm90_pick(bool f16, Combo c) {
   return {};
 }
 
+// The persistent kernels, one instantiation unit per element type and schedule (src/gemm_sm90_persistent_*.cu).
+KernelInfo kernel_sm90_persistent(TileId tile, bool f16, Combo c) {
+  if (tile == TileId::pp64x256) return f16 ? kernel_sm90_persistent_f16_pp(c) : kernel_sm90_persistent_bf16_pp(c);
+  if (tile == TileId::coop128x256) return f16 ? kernel_sm90_persistent_f16_coop(c) : kernel_sm90_persistent_bf16_coop(c);
+  return {};
+}
+
 KernelInfo kernel_sm90(TileId tile, bool f16, Combo combo) {
   switch (tile) {
     case TileId::wgmma128x128: return sm90_pick<128>(f16, combo);

@@ -7,13 +7,3 @@ namespace tessera::gemm_sm80 {
 KernelInfo kernel_sm90_persistent_bf16_pp(Combo c) { return persistent_pick<ElemBf16, false>(c); }
 
 }  // namespace tessera::gemm_sm80
-
-namespace tessera::gemm_sm80 {
-
-KernelInfo kernel_sm90_persistent(TileId tile, bool f16, Combo c) {
-  if (tile == TileId::pp64x256) return f16 ? kernel_sm90_persistent_f16_pp(c) : kernel_sm90_persistent_bf16_pp(c);
-  if (tile == TileId::coop128x256) return f16 ? kernel_sm90_persistent_f16_coop(c) : kernel_sm90_persistent_bf16_coop(c);
-  return {};
-}
-
-}  // namespace tessera::gemm_sm80

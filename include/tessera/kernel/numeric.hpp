@@ -80,17 +80,20 @@ struct Numeric<__nv_bfloat16> {
     return r;
   }
 #if defined(__CUDACC__)
+  // One 32-bit register <-> two values (element 0 in the low half).
+  __device__ __forceinline__ static void unpack2(uint32_t r, float& a, float& b) {
+    const float2 p = __bfloat1622float2(numeric_detail::as_pair<__nv_bfloat162>(r));
+    a = p.x;
+    b = p.y;
+  }
+  __device__ __forceinline__ static uint32_t pack2(float a, float b) { return numeric_detail::as_u32(__float22bfloat162_rn(make_float2(a, b))); }
   __device__ __forceinline__ static void unpack(const uint32_t (&r)[4], float (&f)[kVec]) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 p = __bfloat1622float2(numeric_detail::as_pair<__nv_bfloat162>(r[i]));
-      f[2 * i] = p.x;
-      f[2 * i + 1] = p.y;
-    }
+    for (int i = 0; i < 4; ++i) unpack2(r[i], f[2 * i], f[2 * i + 1]);
   }
   __device__ __forceinline__ static void pack(const float (&f)[kVec], uint32_t (&r)[4]) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) r[i] = numeric_detail::as_u32(__float22bfloat162_rn(make_float2(f[2 * i], f[2 * i + 1])));
+    for (int i = 0; i < 4; ++i) r[i] = pack2(f[2 * i], f[2 * i + 1]);
   }
 #endif
 };
@@ -107,17 +110,20 @@ struct Numeric<__half> {
     return r;
   }
 #if defined(__CUDACC__)
+  // One 32-bit register <-> two values (element 0 in the low half).
+  __device__ __forceinline__ static void unpack2(uint32_t r, float& a, float& b) {
+    const float2 p = __half22float2(numeric_detail::as_pair<__half2>(r));
+    a = p.x;
+    b = p.y;
+  }
+  __device__ __forceinline__ static uint32_t pack2(float a, float b) { return numeric_detail::as_u32(__float22half2_rn(make_float2(a, b))); }
   __device__ __forceinline__ static void unpack(const uint32_t (&r)[4], float (&f)[kVec]) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 p = __half22float2(numeric_detail::as_pair<__half2>(r[i]));
-      f[2 * i] = p.x;
-      f[2 * i + 1] = p.y;
-    }
+    for (int i = 0; i < 4; ++i) unpack2(r[i], f[2 * i], f[2 * i + 1]);
   }
   __device__ __forceinline__ static void pack(const float (&f)[kVec], uint32_t (&r)[4]) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) r[i] = numeric_detail::as_u32(__float22half2_rn(make_float2(f[2 * i], f[2 * i + 1])));
+    for (int i = 0; i < 4; ++i) r[i] = pack2(f[2 * i], f[2 * i + 1]);
   }
 #endif
 };

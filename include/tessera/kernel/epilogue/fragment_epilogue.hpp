@@ -26,6 +26,7 @@
 #include <utility>      // std::integer_sequence
 
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
+#include "tessera/kernel/numeric.hpp"         // Numeric (conversions, pack2 / unpack2)
 #include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
 
 namespace tessera::epilogue {
@@ -60,44 +61,21 @@ __device__ __forceinline__ void static_for(F&& f) {
       std::make_integer_sequence<int, N>{});
 }
 
-template <class T> struct Pair;
-template <> struct Pair<__nv_bfloat16> {
+// Two adjacent elements of type T (Numeric<T>'s conversions): one 4-byte access for 16-bit types, 8 for fp32.
+template <class T>
+struct Pair {
+  static_assert(sizeof(T) == 2, "Pair: 16-bit types here; fp32 below");
   __device__ __forceinline__ static void load(const void* p, float& a, float& b) {
-    const float2 f = __bfloat1622float2(*static_cast<const __nv_bfloat162*>(p));
-    a = f.x; b = f.y;
+    Numeric<T>::unpack2(*static_cast<const uint32_t*>(p), a, b);
   }
-  __device__ __forceinline__ static void store(void* p, float a, float b) {
-    *static_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
-  }
-  __device__ __forceinline__ static float load1(const void* p) { return __bfloat162float(*static_cast<const __nv_bfloat16*>(p)); }
-  __device__ __forceinline__ static uint32_t pack(float a, float b) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  }
-  __device__ __forceinline__ static void unpack(uint32_t w, float& a, float& b) {
-    const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w));
-    a = f.x; b = f.y;
-  }
-  __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<__nv_bfloat16*>(p) = __float2bfloat16_rn(a); }
+  __device__ __forceinline__ static void store(void* p, float a, float b) { *static_cast<uint32_t*>(p) = Numeric<T>::pack2(a, b); }
+  __device__ __forceinline__ static uint32_t pack(float a, float b) { return Numeric<T>::pack2(a, b); }
+  __device__ __forceinline__ static void unpack(uint32_t w, float& a, float& b) { Numeric<T>::unpack2(w, a, b); }
+  __device__ __forceinline__ static float load1(const void* p) { return Numeric<T>::to_float(*static_cast<const T*>(p)); }
+  __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<T*>(p) = Numeric<T>::from_float(a); }
 };
-template <> struct Pair<__half> {
-  __device__ __forceinline__ static void load(const void* p, float& a, float& b) {
-    const float2 f = __half22float2(*static_cast<const __half2*>(p));
-    a = f.x; b = f.y;
-  }
-  __device__ __forceinline__ static void store(void* p, float a, float b) { *static_cast<__half2*>(p) = __floats2half2_rn(a, b); }
-  __device__ __forceinline__ static float load1(const void* p) { return __half2float(*static_cast<const __half*>(p)); }
-  __device__ __forceinline__ static uint32_t pack(float a, float b) {
-    const __half2 v = __floats2half2_rn(a, b);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  }
-  __device__ __forceinline__ static void unpack(uint32_t w, float& a, float& b) {
-    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w));
-    a = f.x; b = f.y;
-  }
-  __device__ __forceinline__ static void store1(void* p, float a) { *static_cast<__half*>(p) = __float2half_rn(a); }
-};
-template <> struct Pair<float> {
+template <>
+struct Pair<float> {
   __device__ __forceinline__ static void load(const void* p, float& a, float& b) {
     const float2 f = *static_cast<const float2*>(p);
     a = f.x; b = f.y;

@@ -1,29 +1,25 @@
 // include/tessera/kernel/gemm_sm90/persistent_kernel.hpp -- the persistent Hopper GEMM (sm_90a): TMA loads
-// into an mbarrier ring, two consumer warpgroups that take turns on the tensor cores (ping-pong), and the
-// fused epilogue straight from registers, so that one warpgroup's epilogue runs while the other one's
-// main loop keeps the tensor cores busy.
+// into an mbarrier ring shared by a cluster, two consumer warpgroups issuing wgmma, and the fused epilogue
+// straight from registers.  Two schedules (kCooperative, below); docs/GEMM.md draws both over time.
 //
-//   block        384 threads, one block per SM, persistent: gridDim.x = min(work units, SMs); block b takes
-//                units b, b + G, b + 2G, ... of the tile scheduler (kernel/gemm/scheduler.hpp: grouped
-//                tile order, split-K units).  Local unit i goes to consumer warpgroup i % 2.
+//   block        384 threads, one block per SM, persistent: gridDim.x = min(cluster units, resident
+//                clusters) x kClusterM; cluster c takes units c, c + C, c + 2C, ... of the tile scheduler
+//                (kernel/gemm/scheduler.hpp: grouped tile order, split-K units), block rank r of the
+//                cluster tile row kClusterM * tm + r.
 //   warpgroup 0  producer (setmaxnreg 40): one thread issues, per K tile, the TMA loads of a stage after
-//                waiting for the stage to be empty, for every unit of the block in order.
-//   warpgroups 1, 2  consumers (setmaxnreg 232): a whole 128 x 128 output tile each, 2 x 64 fp32
-//                accumulators per thread (two wgmma m64n128k16 per 16-wide K step, rows 0-63 and 64-127).
-//   ring         kStages stages of A (128 x 64) and B (128 x 64), 16-bit, as TMA writes them with the
-//                128-byte swizzle (32 KB a stage).
-//                full[s]  (count 1): the producer's arrive.expect_tx(32 KB); the TMA bytes complete it
-//                empty[s] (count 4): one arrive per warp of the consuming warpgroup once its wgmma on
-//                         stage s are complete (a warpgroup waits with one group still in flight)
+//                waiting for the stage to be empty: its own A box and its part of B, multicast to the cluster.
+//   warpgroups 1, 2  consumers (setmaxnreg 232): 64 x 256 fp32 accumulators each (128 per thread, one
+//                wgmma m64n256k16 per 16-wide K step).  Cooperative: both on one 128 x 256 unit (rows
+//                0-63, 64-127).  Ping-pong: each on a whole 64 x 256 unit, local unit i to consumer i % 2.
+//   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
+//                kTileA / kTileB, atom/smem_sm90.hpp)
+//                full[s]  (count 1): the producer's arrive.expect_tx(stage bytes); the TMA bytes, the
+//                         peers' multicast parts included, complete it
+//                empty[s] (count 4 x consumers per unit x kClusterM): one arrive per consumer warp of every
+//                         block of the cluster once its wgmma on stage s are complete
 //   ping-pong    order[w] (count 128): warpgroup w may start its next main loop.  The other warpgroup
 //                arrives once it has issued its last wgmma, so main loops follow each other back to back
 //                on the tensor cores while each warpgroup runs its epilogue in the other's main loop.
-//
-//   time ->   tensor cores:  [ main loop u0 (wg1) ][ main loop u1 (wg2) ][ main loop u2 (wg1) ] ...
-//             wg1:           [ main loop u0       ][ epilogue u0 ][wait ][ main loop u2       ] ...
-//             wg2:           [ wait               ][ main loop u1       ][ epilogue u1 ][wait ] ...
-//             producer:      [ loads u0 .... u1 .... u2 ...  (kStages ahead of the consumers)  ] ...
-//
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
 //                Split-K units first exchange their partial sums through the workspace (fp32, in
@@ -32,7 +28,7 @@
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros; the epilogue stores only
 // inside D.  Requires (checked by the host): 16-bit A and B; K-major A and B, or an N-major B (kBNMajor:
-// 2 boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); base addresses 16-byte
+// boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); base addresses 16-byte
 // aligned, lda * 2 and ldb * 2 multiples of 16 bytes.
 #pragma once
 
@@ -69,8 +65,8 @@ using gemm_sm80::Params;
 template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = kCooperative ? 2 : 4>
 struct GemmSm90Persistent {
   // ---- preconditions ----
-  static_assert(Elem::kBytes == 2, "gemm_sm90 ping-pong: 16-bit operands (bf16 or f16)");
-  static_assert(!kAMMajor || kBNMajor, "gemm_sm90 ping-pong: an M-major A comes with an N-major B (the host transposes (M, K))");
+  static_assert(Elem::kBytes == 2, "gemm_sm90 persistent: 16-bit operands (bf16 or f16)");
+  static_assert(!kAMMajor || kBNMajor, "gemm_sm90 persistent: an M-major A comes with an N-major B (the host transposes (M, K))");
   static_assert(kClusterM == 1 || kClusterM == 2 || kClusterM == 4, "gemm_sm90 persistent: clusters of 1, 2 or 4 blocks along M");
 
   static constexpr int kBM = kCooperative ? 128 : 64, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
@@ -121,7 +117,7 @@ struct GemmSm90Persistent {
     int last[2];  // split-K: this warpgroup's unit completes its tile
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
-  static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 ping-pong: a stage is exactly one box of A and one of B");
+  static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
   static_assert(sizeof(Stage::a) == static_cast<size_t>(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1)) &&
                     sizeof(Stage::b) == static_cast<size_t>(kTileB.bytes() * (kBNMajor ? kBN / 64 : kClusterM)),
                 "gemm_sm90 persistent: the stage buffers hold exactly the tiles the boxes fill");
@@ -226,7 +222,7 @@ struct GemmSm90Persistent {
     }
   }
 
-  // ---- consumers: warpgroup c takes every other unit of the block ----
+  // ---- consumers: warpgroup c takes every unit (cooperative: its 64 rows) or every other one (ping-pong) ----
   __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     const int lane = thread % 32;
