@@ -242,7 +242,7 @@ double tile_efficiency(TileId t) {
     case TileId::wgmma128x128: return 1.6;  // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel
     case TileId::wgmma128x256: return 1.7;
     case TileId::pp64x256: return 1.4;      // persistent ping-pong: one warpgroup's m64n256 at a time (measured
-                                            // 0.63-0.79x cuBLAS bare; docs/PERF.md)
+                                            // 0.80-0.86x cuBLAS bare in clusters of 4; docs/PERF.md)
     case TileId::coop128x256: return 1.8;   // persistent cooperative, clusters of 2 with B multicast: 0.95-0.98x
                                             // cuBLAS on large bf16 problems (docs/PERF.md)
   }
