@@ -62,9 +62,10 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
   // A persistent kernel loops over tiles x splits units itself.
   const dim3 grid(static_cast<unsigned>(c.ctas), 1, c.kernel.persistent ? 1u : static_cast<unsigned>(c.splits));
   const dim3 block(static_cast<unsigned>(c.kernel.threads));
-  CUtensorMap map_a{}, map_b{};
+  CUtensorMap map_a{}, map_b{}, map_d{};
   void* kargs_sm80[] = {&kp};
   void* kargs_sm90[] = {&kp, &map_a, &map_b};
+  void* kargs_sm90_store[] = {&kp, &map_a, &map_b, &map_d};
   void** kargs = kargs_sm80;
   if (gemm_sm80::is_sm90(c.tile)) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
@@ -85,10 +86,21 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
                                            static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B)
                   : arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.n),
                                            static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B);
+      // D through TMA stores where the kernel can and D allows (16-bit, 16-byte aligned base and rows or
+      // columns): boxes of 64 x 64 elements along D's contiguous dimension; the map's bounds clip the edges.
+      const epilogue::Params& e = kp.ep;
+      kp.d_tma = k.tma_store && e.d_type != Dtype::f32 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 &&
+                 (e.ldd * 2) % 16 == 0;
+      if (kp.d_tma)
+        map_d = e.d_row_major
+                    ? arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
+                                             static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B)
+                    : arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.m),
+                                             static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }
-    kargs = kargs_sm90;
+    kargs = c.kernel.persistent ? kargs_sm90_store : kargs_sm90;
   }
   cudaError_t e;
   if (c.kernel.cluster_m > 1) {

@@ -17,6 +17,10 @@
 // Each pass has a fast form for a whole tile of a row-major matrix whose base and leading dimension
 // allow 2-element accesses (pairs of adjacent columns: 4 bytes for 16-bit types, 8 for fp32, with no
 // bounds tests), and an element form for edge tiles and other orders (every access tested against M, N).
+//
+// D leaves either straight from registers (`store`), or, for a 16-bit row-major D, chunk by chunk through a
+// 128-byte-swizzled shared-memory tile written with stmatrix (`stage_sw128`) that the kernel hands to a
+// TMA store (kernel/gemm_sm90/persistent_kernel.hpp): then the edges are the TMA unit's bounds.
 #pragma once
 
 #include <cuda_bf16.h>  // __nv_bfloat16, __nv_bfloat162
@@ -25,7 +29,10 @@
 #include <cstdint>      // int64_t, uintptr_t
 #include <utility>      // std::integer_sequence
 
+#include "tessera/arch/sm90_stmatrix.hpp"      // stmatrix_x4
+#include "tessera/atom/smem_sm90.hpp"           // SmemTileSm90, sw128_tile
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
+#include "tessera/layout/static_layout.hpp"     // static_layout
 #include "tessera/kernel/numeric.hpp"         // Numeric (conversions, pack2 / unpack2)
 #include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
 
@@ -313,6 +320,13 @@ struct FragmentEpilogue {
 
   template <int kFirst>
   __device__ __forceinline__ static void apply_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
+    compute_chunk<kFirst>(acc, p, m0, n0, full, thread);
+    dispatch_type(p.d_type, [&](auto t) { store<decltype(t), kFirst>(acc, p, m0, n0, full, thread); });
+  }
+
+  // Every pass but the store: acc holds D's values (in fp32) for registers kFirst .. kFirst + kChunk - 1.
+  template <int kFirst>
+  __device__ __forceinline__ static void compute_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
     if (p.alpha != 1.f) {
 #pragma unroll
       for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] *= p.alpha;
@@ -338,7 +352,49 @@ struct FragmentEpilogue {
       dispatch_type(p.d_type, [&](auto t) {
         add_matrix<decltype(t), kFirst>(acc, p.residual, p.ldr, p.r_row_major, p.r_vec, 1.f, p, m0, n0, full, thread);
       });
-    dispatch_type(p.d_type, [&](auto t) { store<decltype(t), kFirst>(acc, p, m0, n0, full, thread); });
+  }
+
+  // ---- D through shared memory: registers kFirst .. kFirst + 31 (64 columns) into a (64, 64) tile ----
+  // The stmatrix property of the atom's C layout, checked on the layout: on top of the quad property, lane l
+  // of warp w holds rows 16 w + l / 4 (+ 8): the 8 x 8 block (row half h, column block j) of a warp is one
+  // stmatrix matrix whose thread t holds (row t / 4, columns 2 (t % 4), +1) in registers 4 j + 2 h, +1.
+  static constexpr bool stmatrix_rows() {
+    if (!kQuadRows || Atom::kM != 64 || Atom::kThreads != 128) return false;
+    for (int t = 0; t < Atom::kThreads; ++t)
+      if (Atom::c_thread(t).row != 16 * (t / 32) + (t % 32) / 4) return false;
+    return true;
+  }
+  static constexpr bool kStmatrixRows = stmatrix_rows();
+  // The staging tile: 64 rows of 64 16-bit elements, 128-byte swizzled (the TMA store's box and swizzle).
+  static constexpr atom::SmemTileSm90 kStageTile = atom::sw128_tile(64, 2);
+  static_assert(kStageTile.matches_hw_sw128(), "fragment epilogue: the staging tile must match the TMA 128-byte swizzle");
+  static constexpr int kStageCols = static_cast<int>(kStageTile.row_elems());  // 64 columns = 32 registers
+
+  // Writes D's values of registers kFirst .. kFirst + 31 (columns 64 c .. 64 c + 63 of the fragment, c =
+  // kFirst / 32) as type T into `tile` (1024-byte aligned, kStageTile): row-major, tile(m, n), or with
+  // kTrans column-major, tile(n, m) (stmatrix .trans).  Four stmatrix.x4 per warp, each two column blocks
+  // x two row halves; lane l gives the address of row l % 8 of matrix l / 8.  The swizzle spreads a
+  // matrix's 8 rows of 16 bytes over all 32 banks: no bank conflicts.
+  template <class T, int kFirst, bool kTrans = false>
+  __device__ __forceinline__ static void stage_sw128(const Acc& acc, unsigned char* tile, int thread) {
+    static_assert(sizeof(T) == 2, "fragment epilogue: stmatrix stages 16-bit D");
+    static_assert(kStmatrixRows && kFirst % 32 == 0, "fragment epilogue: staging needs the stmatrix layout");
+    using P = frag_detail::Pair<T>;
+    const int lane = thread % 32;
+    const int q = lane / 8;                                                // the matrix this lane addresses
+    const int m = Atom::c_thread(thread & ~31).row + 8 * (q & 1);          // its first row
+    constexpr Swizzle kSw = kStageTile.tile.swizzle;
+    constexpr Layout kLayout = kStageTile.tile.layout;
+    frag_detail::static_for<4>([&](auto jp) {
+      constexpr int j = 2 * decltype(jp)::value;                          // column blocks j, j + 1 of this chunk
+      constexpr int i = kFirst + 4 * j;
+      const uint32_t r[4] = {P::pack(acc[i], acc[i + 1]), P::pack(acc[i + 2], acc[i + 3]),
+                             P::pack(acc[i + 4], acc[i + 5]), P::pack(acc[i + 6], acc[i + 7])};
+      const int n = 8 * (j + (q >> 1));                                    // its first column
+      const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
+      if constexpr (kTrans) arch::stmatrix_x4_trans(tile + off * 2, r);
+      else arch::stmatrix_x4(tile + off * 2, r);
+    });
   }
 };
 

@@ -79,6 +79,8 @@ struct Params {
                                  // split z taking [z * k_tiles / splits, (z + 1) * k_tiles / splits)
   float* partials = nullptr;     // splits > 1: tiles * splits * BLK_M * BLK_N floats
   int* counters = nullptr;       // splits > 1: tiles ints, zero on entry, left zero on exit
+  bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
+                                 // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
 
   epilogue::Params ep;
 };

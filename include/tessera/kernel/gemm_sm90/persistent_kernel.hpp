@@ -22,6 +22,11 @@
 //                on the tensor cores while each warpgroup runs its epilogue in the other's main loop.
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
+//                Cooperative, 16-bit D (p.d_tma): 64 columns at a time into one of two 8 KB swizzled
+//                tiles per consumer (stmatrix), each handed to a TMA store; the warpgroup goes on to the
+//                next chunk and then to the next unit's main loop while the stores drain.  A tile is
+//                refilled only after its previous store has read it (cp.async.bulk.wait_group.read, one
+//                thread, before the warpgroup's barrier).  Otherwise D is stored from registers.
 //                Split-K units first exchange their partial sums through the workspace (fp32, in
 //                fragment order, 16-byte coalesced); the unit that completes the count adds them in
 //                split order 0, 1, ... (deterministic) and stores D.
@@ -35,11 +40,12 @@
 #include <cuda.h>  // CUtensorMap
 
 #include <cstdint>      // uintptr_t, uint16_t
-#include <type_traits>  // std::is_same_v
+#include <type_traits>  // std::is_same_v, std::conditional_t
 
 #include "tessera/arch/sm90_cluster.hpp"                    // cluster_ctarank, cluster_sync, multicast loads
+#include "tessera/arch/sm90_stmatrix.hpp"                   // stmatrix (through the epilogue)
 #include "tessera/arch/sm90_mbarrier.hpp"                   // mbarrier_init, mbarrier_wait_parity, ...
-#include "tessera/arch/sm90_tma.hpp"                        // tma_load_2d, tma_prefetch_desc
+#include "tessera/arch/sm90_tma.hpp"                        // tma_load_2d, tma_store_2d, bulk groups
 #include "tessera/arch/sm90_warpgroup.hpp"                  // setmaxnreg_inc/dec, named_barrier_sync
 #include "tessera/arch/sm90_wgmma.hpp"                      // wgmma_fence/commit/wait, smem descriptors
 #include "tessera/atom/mma_sm90.hpp"                        // WgmmaSm90
@@ -82,6 +88,11 @@ struct GemmSm90Persistent {
   static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;     // atoms stacked along M per consumer
   using Epilogue = epilogue::FragmentEpilogue<Atom>;
+  // D through shared memory and TMA stores (cooperative schedule; the ping-pong ring leaves no room):
+  // per consumer warpgroup two (64, 64) 16-bit staging tiles (Epilogue::kStageTile), 64 columns = 32
+  // registers each.
+  static constexpr bool kTmaStore = kCooperative;
+  static constexpr atom::SmemTileSm90::Box kBoxD = Epilogue::kStageTile.tma_box();
   // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
   static constexpr int kBoxBytes = 64 * kBK * 2;
   // B as each block loads it: kBN / kClusterM rows (K-major; one box) or that many columns (N-major boxes).
@@ -109,8 +120,13 @@ struct GemmSm90Persistent {
     alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
     alignas(1024) uint16_t b[kBN * kBK];  // (BLK_N, BLK_K) 128-byte swizzled
   };
+  struct DStage {
+    alignas(1024) unsigned char tile[kSlices][2][Epilogue::kStageTile.bytes()];
+  };
+  struct NoDStage {};
   struct SharedStorage {
     Stage stage[kStages];
+    [[no_unique_address]] std::conditional_t<kTmaStore, DStage, NoDStage> d;
     uint64_t full[kStages];
     uint64_t empty[kStages];
     uint64_t order[2];
@@ -127,7 +143,8 @@ struct GemmSm90Persistent {
   enum class Barrier : int { consumer0 = 1, consumer1 = 2 };
 
 #if defined(__CUDACC__)
-  __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b) {
+  __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             const CUtensorMap* map_d) {
 #if defined(TESSERA_ARCH_SM90A)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // The 128-byte swizzle repeats every 1024 bytes: the stages start 1024-byte aligned.
@@ -142,6 +159,7 @@ struct GemmSm90Persistent {
     if (threadIdx.x == 0) {
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
+      if (kTmaStore && p.d_tma) arch::tma_prefetch_desc(map_d);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
@@ -159,13 +177,13 @@ struct GemmSm90Persistent {
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
-      consume(sh, sched, p, wg - 1);
+      consume(sh, sched, p, wg - 1, map_d);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
     __syncwarp();  // the producer's lane 0 rejoins its warp: the cluster barrier is warp-aligned
     if constexpr (kClusterM > 1) arch::cluster_sync();
 #else
-    (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
+    (void)p; (void)map_a; (void)map_b; (void)map_d;  // built for sm_90a only; the host never launches it elsewhere
 #endif
   }
 
@@ -223,7 +241,8 @@ struct GemmSm90Persistent {
   }
 
   // ---- consumers: warpgroup c takes every unit (cooperative: its 64 rows) or every other one (ping-pong) ----
-  __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
+  __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c,
+                                                 const CUtensorMap* map_d) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     const int lane = thread % 32;
     float acc[kHalves][Atom::kValuesC];
@@ -294,10 +313,68 @@ struct GemmSm90Persistent {
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
+      if constexpr (kTmaStore) {
+        epilogue_tma(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread, map_d);
+      } else {
 #pragma unroll
-      for (int h = 0; h < kHalves; ++h)
-        Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * (kCooperative ? c : h), w.tn * kBN, thread);
+        for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread);
+      }
     }
+    // The last TMA stores have left shared memory and reached global memory before the block ends.
+    if (kTmaStore && p.d_tma && thread == 0) arch::bulk_wait<0>();
+  }
+
+  // The epilogue of this warpgroup's 64 x 256 tile at (m0, n0), one register chunk (Epilogue::kChunk
+  // registers, 2 x 64 columns) at a time: the passes, then D from registers or, with p.d_tma, through two
+  // staging tiles and TMA stores.  One call site for both: the passes are compiled once.
+  __device__ __forceinline__ static void epilogue_tma(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
+                                                      SharedStorage& sh, int c, int thread, const CUtensorMap* map_d) {
+    if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
+    const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
+    epilogue_chunk<0>(acc, p, m0, n0, full, sh.d.tile[c], c, thread, map_d);
+  }
+  template <int kFirst>
+  __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
+                                                        unsigned char (*tiles)[Epilogue::kStageTile.bytes()], int c,
+                                                        int thread, const CUtensorMap* map_d) {
+    Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
+    if (p.d_tma) {
+      static_assert(Epilogue::kChunk % 32 == 0, "gemm_sm90 persistent: a register chunk is whole staging tiles");
+      store_tma_tile<kFirst / 32, kFirst / 32 + Epilogue::kChunk / 32>(acc, p, m0, n0, tiles, c, thread, map_d);
+    } else {
+      Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
+        Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
+      });
+    }
+    if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, tiles, c, thread, map_d);
+  }
+  // Staging tiles j .. kEnd - 1 (64 columns each) of D: stmatrix into tile j % 2, then one thread's TMA store.
+  template <int j, int kEnd>
+  __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
+                                                        unsigned char (*tiles)[Epilogue::kStageTile.bytes()], int c,
+                                                        int thread, const CUtensorMap* map_d) {
+    constexpr int kFirst = j * 32;
+    unsigned char* tile = tiles[j & 1];
+    // The tile was last read by the store of tile j - 2 (of this unit or the previous one), complete since
+    // tile j - 1's barrier.
+    if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
+    else stage<kFirst, true>(acc, p, tile, thread);
+    arch::fence_proxy_async_shared_cta();         // the stmatrix writes are visible to the TMA unit
+    if (thread == 0) arch::bulk_wait_read<0>();  // tile j - 1's store has read the other buffer
+    arch::named_barrier_sync(static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1), 128);
+    if (thread == 0) {
+      const int n = n0 + j * Epilogue::kStageCols;
+      if (p.ep.d_row_major) arch::tma_store_2d(map_d, tile, n, m0);
+      else arch::tma_store_2d(map_d, tile, m0, n);
+      arch::bulk_commit();
+    }
+    if constexpr (j + 1 < kEnd) store_tma_tile<j + 1, kEnd>(acc, p, m0, n0, tiles, c, thread, map_d);
+  }
+  template <int kFirst, bool kTrans>
+  __device__ __forceinline__ static void stage(const float (&acc)[Atom::kValuesC], const Params& p, unsigned char* tile, int thread) {
+    if (p.ep.d_type == Dtype::f16) Epilogue::template stage_sw128<__half, kFirst, kTrans>(acc, tile, thread);
+    else Epilogue::template stage_sw128<__nv_bfloat16, kFirst, kTrans>(acc, tile, thread);
   }
 
   // Split-K: publishes this unit's partial tile; returns true in the unit that completes the tile, whose
@@ -347,8 +424,8 @@ template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
 __global__ void __launch_bounds__(GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::kThreads, 1)
     // launched with a cluster dimension of GemmSm90Persistent<...>::kClusterM along x
     gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
-                                const __grid_constant__ CUtensorMap map_b) {
-  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b);
+                                const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_d) {
+  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b, &map_d);
 }
 #endif
 
