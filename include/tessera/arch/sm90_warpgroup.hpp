@@ -8,6 +8,7 @@
 //       -maxrregcount); registers given back by one warpgroup (dec) become available to another (inc).
 //   named_barrier_sync(id, n)      9.7.13.1 "bar.sync": waits until n threads (a multiple of 32) have
 //       arrived at barrier `id` (0 is __syncthreads' barrier: use 1..15).
+//   lane_id_now()                  %laneid, read where it is used.
 //   named_barrier_arrive(id, n)    "bar.arrive": counts this thread towards barrier `id` without waiting.
 #pragma once
 
@@ -47,6 +48,14 @@ TESSERA_DEVICE_INLINE void named_barrier_sync(uint32_t id, uint32_t threads) {
 
 TESSERA_DEVICE_INLINE void named_barrier_arrive(uint32_t id, uint32_t threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// The lane index read from %laneid where it is used (volatile: not kept live in a register across a
+// loop, which under register pressure would cost a spill and a local load per iteration).
+TESSERA_DEVICE_INLINE uint32_t lane_id_now() {
+  uint32_t l;
+  asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(l));
+  return l;
 }
 
 #endif  // __CUDACC__

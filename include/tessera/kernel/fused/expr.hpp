@@ -67,6 +67,21 @@ TESSERA_HD_INLINE double abs(double v)  { return ::fabs(v); }
 // clang-format on
 template <class V>
 TESSERA_HD_INLINE V inv_sqrt2() { return static_cast<V>(0.70710678118654752440); }
+#if defined(__CUDA_ARCH__)
+// The hardware's approximations, one MUFU instruction each, subnormals flushed to zero (no range
+// fix-up code): 2^v (ex2.approx.ftz.f32: 2^-22.5 relative error), 1 / v (rcp.approx.ftz.f32, 1 ulp).
+// exp2_fast(-inf) = 0, exp2_fast(+inf) = +inf, rcp_fast(inf) = 0.
+__device__ __forceinline__ float exp2_fast(float v) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+__device__ __forceinline__ float rcp_fast(float v) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+#endif
 }  // namespace math
 
 // ---------------------------------------------------------------------------------------------
@@ -109,16 +124,20 @@ struct Gelu  { static constexpr const char* kName = "gelu"; static constexpr int
 // gelu_tanh(v) = 0.5 * v * (1 + tanh(sqrt(2/pi) * (v + 0.044715 v^3))), the tanh approximation of GELU
 //           (mul, mul, fma, mul, tanh, add, mul, mul = 8).  fp64 (host references): that formula.  fp32
 //           (device): the same function written v * sigmoid(2u) = v / (1 + exp(-2u)), u the tanh argument,
-//           with the hardware's approximate exp and division (__expf, __fdividef): no cancellation for
-//           negative v, one MUFU.EX2 and one MUFU.RCP.  Bound, checked over the whole fp32 range against
+//           as v * rcp(1 + 2^(v (c1 + c3 v^2))) with the sqrt(2/pi), 0.044715 and log2(e) factors
+//           folded into c1, c3: no cancellation for negative v; 3 FMA-pipe operations, one MUFU.EX2,
+//           one add, one MUFU.RCP, one multiply.  Bound, checked over the whole fp32 range against
 //           fp64 by tests/kernel_gemm (ActivationBound): |error| <= 5e-5 |exact| + 1e-30 (the
 //           rounding of the fp32 exponent argument dominates in the far negative tail).
 struct GeluTanh { static constexpr const char* kName = "gelu_tanh"; static constexpr int kFlops = 8;
                template <class V> TESSERA_HD_INLINE static V apply(V v) {
 #if defined(__CUDA_ARCH__)
                  if constexpr (sizeof(V) == 4) {
-                   const float u2 = 1.5957691216057308f * fmaf(0.044715f * v, v * v, v);  // 2 * sqrt(2/pi) * (v + 0.044715 v^3)
-                   return __fdividef(v, 1.f + __expf(-u2));
+                   // -2 u log2(e) = v (c1 + c3 v^2), u = sqrt(2/pi) (v + 0.044715 v^3)
+                   constexpr float c1 = -2.3022081981443250f;          // -2 sqrt(2/pi) log2(e)
+                   constexpr float c3 = -2.3022081981443250f * 0.044715f;
+                   const float e = math::exp2_fast(v * fmaf(c3, v * v, c1));
+                   return v * math::rcp_fast(1.f + e);
                  } else
 #endif
                  {
@@ -126,12 +145,13 @@ struct GeluTanh { static constexpr const char* kName = "gelu_tanh"; static const
                    return V(0.5) * v * (V(1) + math::tanh(u));
                  }
                } };
-// silu_approx(v) = v / (1 + exp(-v)) like silu, evaluated in fp32 (device) with __expf and __fdividef
-//           (4 operations; fp64 as silu).  Bound as gelu_tanh's (tests/kernel_gemm ActivationBound).
+// silu_approx(v) = v / (1 + exp(-v)) like silu, evaluated in fp32 (device) as v * rcp(1 + 2^(-v log2 e))
+//           with one MUFU.EX2 and one MUFU.RCP (4 operations; fp64 as silu).  Bound as gelu_tanh's
+//           (tests/kernel_gemm ActivationBound).
 struct SiluApprox { static constexpr const char* kName = "silu"; static constexpr int kFlops = 4;
                template <class V> TESSERA_HD_INLINE static V apply(V v) {
 #if defined(__CUDA_ARCH__)
-                 if constexpr (sizeof(V) == 4) return __fdividef(v, 1.f + __expf(-v));
+                 if constexpr (sizeof(V) == 4) return v * math::rcp_fast(1.f + math::exp2_fast(v * -1.4426950408889634f));
                  else
 #endif
                  return v / (V(1) + math::exp(-v));

@@ -244,7 +244,6 @@ struct GemmSm90Persistent {
   __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c,
                                                  const CUtensorMap* map_d) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
-    const int lane = thread % 32;
     float acc[kHalves][Atom::kValuesC];
 #pragma unroll
     for (int h = 0; h < kHalves; ++h)
@@ -295,7 +294,7 @@ struct GemmSm90Persistent {
         arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (kt >= kInFlight && lane == 0) release(sh, s >= kInFlight ? s - kInFlight : s - kInFlight + kStages);
+        if (kt >= kInFlight && arch::lane_id_now() == 0) release(sh, s >= kInFlight ? s - kInFlight : s - kInFlight + kStages);
         if (++s == kStages) {
           s = 0;
           phase ^= 1u;
@@ -306,7 +305,7 @@ struct GemmSm90Persistent {
       arch::wgmma_wait<0>();
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-      if (lane == 0) {  // the last min(k_tiles, kInFlight) stages, in order
+      if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d) release(sh, s >= d ? s - d : s - d + kStages);
       }
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
