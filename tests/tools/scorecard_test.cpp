@@ -12,9 +12,9 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
-#include "bench_record.hpp"
-#include "json_read.hpp"
-#include "scorecard.hpp"
+#include "bench_record.hpp"  // Record, record_json, read_results
+#include "json_read.hpp"     // json::parse
+#include "scorecard.hpp"     // score, format_table, Eta, document_json
 
 namespace {
 
