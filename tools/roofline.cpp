@@ -25,7 +25,7 @@
 #include <cmath>       // std::fma, std::fabs
 #include <cstdint>     // int64_t
 #include <cstdio>      // std::printf, std::FILE
-#include <cstdlib>     // std::system, std::strtol
+#include <cstdlib>     // std::strtol
 #include <cstring>     // std::strcmp
 #include <ctime>       // std::time
 #include <filesystem>  // std::filesystem::exists
@@ -39,7 +39,7 @@
 
 #include "bench_common.hpp"                    // time_median_ms, flush_l2, print_table, fmt
 #include "command.hpp"                         // TESSERA_COMMAND
-#include "scorecard.hpp"                       // tools_script
+#include "scorecard.hpp"                       // tools_script, run_script
 #include "tessera/host/copy.hpp"               // copy_2d, stream_transform
 #include "tessera/host/fused.hpp"              // l2_norm, rms_norm, elementwise, chains
 #include "tessera/host/gemm.hpp"               // gemm, gemm_bias_act, gemm_epilogue_inplace
@@ -521,12 +521,6 @@ void print_report(const Roofline& r) {
   bench::print_table(stdout, {"kernel", "variant", "size", "us", "FLOP/B", "GFLOP/s", "GB/s", "roof", "of roof"}, rows);
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string o = "'";
-  for (char ch : s) o += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return o + "'";
-}
-
 void help() {
   std::printf(
       "usage: tessera roofline [--json FILE] [--plot PREFIX | --no-plot] [--quick] [--repeats N]\n"
@@ -616,9 +610,7 @@ int run_roofline(int argc, char** argv) {
       if (!o.json_path.empty()) std::printf("wrote %s\n", json.c_str());
     }
     if (o.plot) {
-      const std::string cmd = shell_quote(o.python) + " " + shell_quote(o.script) + " " + shell_quote(json) + " " +
-                              shell_quote(o.plot_prefix);
-      const int rc = std::system(cmd.c_str());
+      const int rc = tessera::scorecard::run_script(o.python, o.script, {json, o.plot_prefix});
       if (o.json_path.empty()) std::remove(json.c_str());
       if (rc != 0) {
         std::fprintf(stderr, "roofline: the plot failed (%s exited with %d); is matplotlib installed? "

@@ -389,14 +389,19 @@ std::string shell_quote(const std::string& s) {
 }
 }  // namespace
 
-int write_report(const std::string& python, const std::string& script, const std::string& scorecard_json,
-                 const std::string& out_dir) {
+int run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
   std::fflush(stdout);
-  const std::string cmd =
-      shell_quote(python) + " " + shell_quote(script) + " " + shell_quote(scorecard_json) + " " + shell_quote(out_dir);
+  std::string cmd = shell_quote(python);
+  cmd.append(" ").append(shell_quote(script));
+  for (const std::string& a : args) cmd.append(" ").append(shell_quote(a));
   const int rc = std::system(cmd.c_str());
   if (rc == -1) return 127;
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+int write_report(const std::string& python, const std::string& script, const std::string& scorecard_json,
+                 const std::string& out_dir) {
+  return run_script(python, script, {scorecard_json, out_dir});
 }
 
 }  // namespace tessera::scorecard

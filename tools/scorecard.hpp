@@ -92,6 +92,10 @@ std::string document_json(const std::string& header, const std::vector<Line>& li
 // scorecard_report.py and roofline_plot.py lie); "tools/<file>" (relative) when that tree is gone.
 std::string tools_script(const std::string& file);
 
+// Runs `python script args...` (each word quoted for the shell) after flushing stdout; returns
+// its exit status (127 when it could not be started).
+int run_script(const std::string& python, const std::string& script, const std::vector<std::string>& args);
+
 // Runs `python script scorecard_json out_dir` (tools/scorecard_report.py: Markdown and plots); the
 // script prints the paths it wrote.  Returns its exit status.
 int write_report(const std::string& python, const std::string& script, const std::string& scorecard_json,
