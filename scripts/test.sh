@@ -8,8 +8,8 @@
 #      (skip it with TESSERA_TEST_NO_CUDA=0).
 # Without a toolkit, only the second one (in ${TESSERA_BUILD_DIR:-build}).
 # Then the Python package: a fresh virtual environment (${TESSERA_BUILD_DIR:-build}/python-venv),
-# `pip install .` into it (the extension is host C++ only) and the tests of python/tests (skip it
-# with TESSERA_TEST_PYTHON=0).
+# `pip install .` into it (the extension is host C++ only), matplotlib (for the main job's report)
+# and the tests of python/tests (skip it with TESSERA_TEST_PYTHON=0).
 # TESSERA_CUDA_ARCHITECTURES (e.g. 80 for Ampere, "90a;80" for both) picks the GPU targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +48,9 @@ if [ "${TESSERA_TEST_PYTHON:-1}" != 0 ]; then
   start=$(date +%s)
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check . pytest
+  # matplotlib draws the main job's report plots (python/tests/test_report.py); without it that test is skipped
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check matplotlib ||
+    echo "test: matplotlib could not be installed; the report-plot test will be skipped" >&2
   echo "python package build time: $(( $(date +%s) - start )) s"
   # TESSERA_CLI: the Python errors are compared with the messages of the `tessera` command.
   TESSERA_CLI="$(cd "$BUILD" && pwd)/tools/tessera" "$VENV/bin/python" -m pytest -q -p no:cacheprovider -rs python/tests

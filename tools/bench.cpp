@@ -5,6 +5,7 @@
 #include <string>   // std::string
 
 #include "bench_common.hpp"  // suites, BenchOptions
+#include "bench_suites.hpp"  // is_suite_name, suite_list
 #include "command.hpp"       // TESSERA_COMMAND
 
 namespace {
@@ -26,12 +27,8 @@ int run_bench(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string which = argv[1];
-  bool known = which == "all";  // the suite name is checked first: it needs no GPU
-  for (auto& s : tessera::bench::suites()) known = known || which == s.name;
-  if (!known) {
-    std::fprintf(stderr, "bench: unknown suite '%.40s'; known:", which.c_str());
-    for (auto& s : tessera::bench::suites()) std::fprintf(stderr, " %s", s.name.c_str());
-    std::fprintf(stderr, " all\n");
+  if (which != "all" && !tessera::bench::is_suite_name(which)) {  // checked first: it needs no GPU
+    std::fprintf(stderr, "bench: unknown suite '%.40s'; known: %s\n", which.c_str(), tessera::bench::suite_list().c_str());
     return 2;
   }
   tessera::bench::BenchOptions o;
@@ -67,26 +64,17 @@ int run_bench(int argc, char** argv) {
     return 1;
   }
   int rc = 0;
-  bool found = false;
-  for (auto& s : tessera::bench::suites()) {
-    if (which != "all" && which != s.name) continue;
-    found = true;
-    tessera::bench::BenchOptions so = o;
-    if (which == "all" && !o.json_path.empty()) so.json_path = o.json_path + "/" + s.name + ".json";
-    std::printf("== bench %s ==\n", s.name.c_str());
-    try {
-      int r = s.run(so);
-      if (r) { std::fprintf(stderr, "bench %s: failed (status %d)\n", s.name.c_str(), r); rc = r; }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench %s: %s\n", s.name.c_str(), e.what());
-      rc = 1;
+  for (const tessera::bench::SuiteName& n : tessera::bench::kSuiteNames) {
+    if (which != "all" && which != n.name) continue;
+    const tessera::bench::Suite* s = tessera::bench::find_suite(n.name);
+    if (!s) {
+      std::fprintf(stderr, "bench: the suite '%s' is not built into this tessera-gpu\n", n.name);
+      return 2;
     }
-  }
-  if (!found) {
-    std::fprintf(stderr, "bench: unknown suite '%s'; known:", which.c_str());
-    for (auto& s : tessera::bench::suites()) std::fprintf(stderr, " %s", s.name.c_str());
-    std::fprintf(stderr, " all\n");
-    return 2;
+    tessera::bench::BenchOptions so = o;
+    if (which == "all" && !o.json_path.empty()) so.json_path = o.json_path + "/" + s->name + ".json";
+    std::printf("== bench %s ==\n", s->name.c_str());
+    if (const int r = tessera::bench::run_suite(*s, so)) rc = r;
   }
   return rc;
 }

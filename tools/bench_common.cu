@@ -1,6 +1,7 @@
 // tools/bench_common.cu -- implementation of the shared benchmark harness.
 #include "bench_common.hpp"
 
+#include <cstdio>     // std::snprintf, popen
 #include <cstdlib>    // std::getenv
 #include <ctime>      // std::time, std::strftime
 #include <stdexcept>  // std::runtime_error
@@ -11,6 +12,23 @@ namespace tessera::bench {
 std::vector<Suite>& suites() {
   static std::vector<Suite> s;
   return s;
+}
+
+const Suite* find_suite(const std::string& name) {
+  for (const Suite& s : suites())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+int run_suite(const Suite& s, const BenchOptions& o) {
+  try {
+    const int r = s.run(o);
+    if (r) std::fprintf(stderr, "bench %s: failed (status %d)\n", s.name.c_str(), r);
+    return r;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench %s: %s\n", s.name.c_str(), e.what());
+    return 1;
+  }
 }
 
 void check_cuda(cudaError_t e, const char* what) {
@@ -24,17 +42,6 @@ std::string fmt(double v, int decimals) {
   return buf;
 }
 
-static std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (c == '\n') o += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
-    else o += c;
-  }
-  return o;
-}
-
 static std::string run_cmd(const char* cmd) {
   std::string out;
   if (FILE* p = popen(cmd, "r")) {
@@ -46,9 +53,8 @@ static std::string run_cmd(const char* cmd) {
   return out;
 }
 
-bool Report::write_json(const std::string& path, const std::string& command_line) const {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) { std::fprintf(stderr, "bench: cannot write --json file '%s'\n", path.c_str()); return false; }
+std::string run_header_json(const std::string& suite, const std::string& command_line, std::string* date_out,
+                            std::string* commit_out) {
   cudaDeviceProp p{};
   int dev = 0, drv = 0, rt = 0, sm_clock_khz = 0, mem_clock_khz = 0, mem_bus = 0;
   cudaGetDevice(&dev);
@@ -64,32 +70,45 @@ bool Report::write_json(const std::string& path, const std::string& command_line
   // "-dirty" when the working tree differs from that commit (a run of uncommitted code says so).
   std::string commit = run_cmd("git describe --always --dirty --abbrev=7 2>/dev/null");
   if (commit.empty() && std::getenv("TESSERA_GIT_COMMIT")) commit = std::getenv("TESSERA_GIT_COMMIT");
-  std::fprintf(f, "{\n  \"suite\": \"%s\",\n  \"date\": \"%s\",\n  \"command\": \"%s\",\n  \"git_commit\": \"%s\",\n",
-               json_escape(suite_).c_str(), date, json_escape(command_line).c_str(), json_escape(commit).c_str());
-  std::fprintf(f, "  \"gpu\": {\"name\": \"%s\", \"sm_count\": %d, \"cc\": \"%d.%d\", \"max_sm_clock_mhz\": %d, "
-               "\"max_mem_clock_mhz\": %d, \"mem_bus_bits\": %d, \"l2_bytes\": %d, \"driver\": %d, \"runtime\": %d},\n",
-               json_escape(p.name).c_str(), p.multiProcessorCount, p.major, p.minor, sm_clock_khz / 1000,
-               mem_clock_khz / 1000, mem_bus, p.l2CacheSize, drv, rt);
-  std::fprintf(f, "  \"compiler\": \"nvcc %d.%d\",\n  \"records\": [\n", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
-  for (size_t i = 0; i < records_.size(); ++i) {
-    const Record& r = records_[i];
-    // "shape": MxNxK when the size reads "M=..,N=..,K=.." (else the size as it is); "case": the variant.
-    long long m = 0, n = 0, k = 0;
-    std::string shape = r.size;
-    if (std::sscanf(r.size.c_str(), "M=%lld,N=%lld,K=%lld", &m, &n, &k) == 3)
-      shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-    std::fprintf(f, "    {\"suite\": \"%s\", \"case\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"date\": \"%s\", "
-                 "\"commit\": \"%s\", \"kernel\": \"%s\", \"variant\": \"%s\", \"size\": \"%s\", "
-                 "\"figure\": %.6g, \"unit\": \"%s\", \"reference\": \"%s\", \"reference_figure\": %.6g, "
-                 "\"ratio\": %.6g, \"note\": \"%s\"}%s\n",
-                 json_escape(r.suite).c_str(), json_escape(r.variant).c_str(), json_escape(shape).c_str(),
-                 json_escape(dtype_).c_str(), date, json_escape(commit).c_str(),
-                 json_escape(r.kernel).c_str(), json_escape(r.variant).c_str(),
-                 json_escape(r.size).c_str(), r.figure, json_escape(r.unit).c_str(), json_escape(r.reference).c_str(),
-                 r.reference_figure, r.ratio, json_escape(r.note).c_str(), i + 1 < records_.size() ? "," : "");
-  }
+  if (date_out) *date_out = date;
+  if (commit_out) *commit_out = commit;
+  char gpu[512];
+  std::snprintf(gpu, sizeof gpu,
+                "\"gpu\": {\"name\": \"%s\", \"sm_count\": %d, \"cc\": \"%d.%d\", \"max_sm_clock_mhz\": %d, "
+                "\"max_mem_clock_mhz\": %d, \"mem_bus_bits\": %d, \"l2_bytes\": %d, \"driver\": %d, \"runtime\": %d}",
+                json_escape(p.name).c_str(), p.multiProcessorCount, p.major, p.minor, sm_clock_khz / 1000,
+                mem_clock_khz / 1000, mem_bus, p.l2CacheSize, drv, rt);
+  return "\"suite\": \"" + json_escape(suite) + "\",\n  \"date\": \"" + date + "\",\n  \"command\": \"" +
+         json_escape(command_line) + "\",\n  \"git_commit\": \"" + json_escape(commit) + "\",\n  " + gpu +
+         ",\n  \"compiler\": \"nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) + "\"";
+}
+
+bool Report::write_json(const std::string& path, const std::string& command_line) const {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) { std::fprintf(stderr, "bench: cannot write --json file '%s'\n", path.c_str()); return false; }
+  std::string date, commit;
+  const std::string header = run_header_json(suite_, command_line, &date, &commit);
+  std::fprintf(f, "{\n  %s,\n  \"records\": [\n", header.c_str());
+  for (size_t i = 0; i < records_.size(); ++i)
+    std::fprintf(f, "    %s%s\n", record_json(records_[i], date, commit).c_str(), i + 1 < records_.size() ? "," : "");
   std::fprintf(f, "  ]\n}\n");
   std::fclose(f);
+  return true;
+}
+
+std::string command_line(const BenchOptions& o, const std::string& suite) {
+  std::string cmd = "tessera bench " + suite;
+  for (const std::string& a : o.args) cmd += " " + a;
+  if (o.quick) cmd += " --quick";
+  if (o.repeats) cmd += " --repeats " + std::to_string(o.repeats);
+  return cmd;
+}
+
+bool finish(const BenchOptions& o, const Report& report) {
+  if (o.collect) o.collect->insert(o.collect->end(), report.records().begin(), report.records().end());
+  if (o.json_path.empty()) return true;
+  if (!report.write_json(o.json_path, command_line(o, report.suite()))) return false;
+  std::printf("wrote %s\n", o.json_path.c_str());
   return true;
 }
 
@@ -204,6 +223,10 @@ double memcpy_d2d_gbps(size_t bytes, cudaStream_t stream, int repeats) {
 }
 
 void progress(const BenchOptions& o, const std::string& suite, int done, int total, const std::string& label) {
+  if (o.on_progress) {
+    o.on_progress(suite, done, total, label);
+    return;
+  }
   if (!o.progress) return;
   static const bool tty = isatty(2);
   std::fprintf(stderr, "%s[%s] %d/%d %s%s", tty ? "\r\033[K" : "", suite.c_str(), done, total, label.c_str(),

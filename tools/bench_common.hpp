@@ -8,7 +8,9 @@
 //     so that a figure is a DRAM figure unless a suite says "L2-resident";
 //   * measure the reference (cuBLAS, cuBLASLt, cudaMemcpy) in the same process, same data;
 //   * every JSON record carries: suite, kernel, variant, size, figure, unit, reference,
-//     reference figure, ratio.
+//     reference figure, ratio (bench_record.hpp);
+//   * a suite ends with finish(): its records go to the JSON file and to whoever runs it
+//     (`tessera main` collects every suite's records for its scorecard).
 #pragma once
 
 #include <cuda_runtime.h>  // cudaEvent_t, cudaStream_t
@@ -19,6 +21,9 @@
 #include <string>      // std::string
 #include <vector>      // std::vector
 
+#include "bench_record.hpp"  // Record
+#include "bench_suites.hpp"  // is_suite_name, suite_summary
+
 namespace tessera::bench {
 
 struct BenchOptions {
@@ -27,16 +32,10 @@ struct BenchOptions {
   bool progress = true;       // --no-progress: silence the progress lines on stderr
   int repeats = 0;            // --repeats N: timed runs per point (0 = the suite's default)
   std::vector<std::string> args;  // remaining suite-specific arguments
-};
-
-struct Record {
-  std::string suite, kernel, variant, size;  // size: human-readable, e.g. "M=4096,N=4096,K=4096"
-  double figure = 0;                         // the kernel's figure (GB/s, TFLOP/s, us ...)
-  std::string unit;                          // "GB/s", "TFLOP/s", "us"
-  std::string reference;                     // e.g. "cudaMemcpy D2D", "cublasGemmEx", "n/a"
-  double reference_figure = 0;               // the reference's figure in the same unit (0 = n/a)
-  double ratio = 0;                          // figure / reference_figure (or time ratio, see `note`)
-  std::string note;                          // anything a reader needs (e.g. "ratio = ref_time/time")
+  // Set by a caller that runs suites itself (the main job's scorecard):
+  std::vector<Record>* collect = nullptr;  // finish() appends the suite's records here
+  // progress() calls this instead of printing (suite, cases done, cases in all, label)
+  std::function<void(const std::string&, int, int, const std::string&)> on_progress;
 };
 
 // Collects records and writes them as a JSON document with a header describing the run
@@ -46,8 +45,13 @@ class Report {
   // Element type written into every record ("dtype").
   void set_dtype(std::string t) { dtype_ = std::move(t); }
   explicit Report(std::string suite) : suite_(std::move(suite)) {}
-  void add(Record r) { if (r.suite.empty()) r.suite = suite_; records_.push_back(std::move(r)); }
+  void add(Record r) {
+    if (r.suite.empty()) r.suite = suite_;
+    if (r.dtype.empty()) r.dtype = dtype_;
+    records_.push_back(std::move(r));
+  }
   const std::vector<Record>& records() const { return records_; }
+  const std::string& suite() const { return suite_; }
   // Writes JSON to `path`; returns false (and prints why) on failure.
   bool write_json(const std::string& path, const std::string& command_line) const;
 
@@ -56,6 +60,20 @@ class Report {
   std::string suite_;
   std::vector<Record> records_;
 };
+
+// The members that open a results document, describing the run (suite, date, command, git commit,
+// GPU name, SM count, clocks, driver, runtime, compiler), without braces; *date / *commit receive
+// the date and commit written.
+std::string run_header_json(const std::string& suite, const std::string& command_line, std::string* date,
+                            std::string* commit);
+
+// The command line that runs `suite` with these options: "tessera bench SUITE [args] [--quick] [--repeats N]".
+std::string command_line(const BenchOptions& o, const std::string& suite);
+
+// A suite's last step: hands its records to o.collect (when set) and writes them to o.json_path
+// (when set; prints "wrote PATH"), with command_line(o, suite) as the run's command.  Returns false
+// (and prints why) when the file cannot be written.
+bool finish(const BenchOptions& o, const Report& report);
 
 // Times `launch` (which enqueues work on `stream`) with CUDA events: `warmup` untimed calls,
 // then `repeats` timed calls, each timed individually; returns the median in milliseconds.
@@ -97,6 +115,11 @@ struct Suite {
   int (*run)(const BenchOptions&);  // returns 0 on success
 };
 std::vector<Suite>& suites();
+// The registered suite `name`, or nullptr.
+const Suite* find_suite(const std::string& name);
+// Runs a suite; a failure (non-zero status or an exception) is reported on stderr as
+// "bench SUITE: ..." and returned as a non-zero status.
+int run_suite(const Suite& s, const BenchOptions& o);
 struct SuiteRegistrar {
   explicit SuiteRegistrar(Suite s) { suites().push_back(std::move(s)); }
 };
@@ -105,6 +128,10 @@ struct SuiteRegistrar {
 
 #define TESSERA_BENCH_CAT2(a, b) a##b
 #define TESSERA_BENCH_CAT(a, b) TESSERA_BENCH_CAT2(a, b)
-// TESSERA_BENCH_SUITE("copy", "summary", fn)   with fn: int(const tessera::bench::BenchOptions&)
-#define TESSERA_BENCH_SUITE(name, summary, fn) \
-  static ::tessera::bench::SuiteRegistrar TESSERA_BENCH_CAT(tessera_suite_, __LINE__){::tessera::bench::Suite{name, summary, fn}}
+// TESSERA_BENCH_SUITE("copy", fn)   with fn: int(const tessera::bench::BenchOptions&); the name must be
+// listed (with its summary) in kSuiteNames of tools/bench_suites.hpp.
+#define TESSERA_BENCH_SUITE(name, fn)                                                                       \
+  static_assert(::tessera::bench::is_suite_name(name),                                                    \
+                "TESSERA_BENCH_SUITE: add the suite's name and summary to kSuiteNames in tools/bench_suites.hpp"); \
+  static ::tessera::bench::SuiteRegistrar TESSERA_BENCH_CAT(tessera_suite_, __LINE__){                       \
+      ::tessera::bench::Suite{name, ::tessera::bench::suite_summary(name), fn}}

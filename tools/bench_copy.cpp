@@ -370,15 +370,8 @@ static int run_copy_bench(const BenchOptions& o) {
     std::printf("\nbest straight variant at >= 256 MiB: %.1f%% of %s (target 97%%)\n", 100 * best_ratio_256,
                 pad ? "cudaMemcpy2D D2D" : "cudaMemcpy D2D");
   cudaStreamDestroy(stream);
-  if (!o.json_path.empty()) {
-    std::string cmd = "tessera bench copy";
-    for (auto& a : o.args) cmd += " " + a;
-    if (o.quick) cmd += " --quick";
-    if (!report.write_json(o.json_path, cmd)) return 1;
-    std::printf("wrote %s\n", o.json_path.c_str());
-  }
+  if (!bench::finish(o, report)) return 1;
   return 0;
 }
 
-TESSERA_BENCH_SUITE("copy", "2-D copy variants vs cudaMemcpy D2D, L2-resident to 4 GiB, plus transposing copies",
-                    run_copy_bench);
+TESSERA_BENCH_SUITE("copy", run_copy_bench);

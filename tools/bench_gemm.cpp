@@ -511,16 +511,10 @@ int run_gemm_bench(const BenchOptions& o) {
   cublasLtDestroy(lth);
   cublasDestroy(cub);
   cudaStreamDestroy(stream);
-  if (!o.json_path.empty()) {
-    std::string cmd = "tessera bench gemm";
-    for (auto& a : o.args) cmd += " " + a;
-    if (o.quick) cmd += " --quick";
-    if (!report.write_json(o.json_path, cmd)) return 1;
-    std::printf("wrote %s\n", o.json_path.c_str());
-  }
+  if (!bench::finish(o, report)) return 1;
   return 0;
 }
 
 }  // namespace
 
-TESSERA_BENCH_SUITE("gemm", "bf16 tensor-core GEMM + fused epilogue vs cuBLAS / cuBLASLt (TFLOP/s, ratios)", run_gemm_bench);
+TESSERA_BENCH_SUITE("gemm", run_gemm_bench);

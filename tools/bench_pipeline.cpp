@@ -155,15 +155,8 @@ static int run_pipeline_bench(const bench::BenchOptions& o) {
   cudaFree(x);
   cudaFree(y);
   cudaStreamDestroy(stream);
-  if (!o.json_path.empty()) {
-    std::string cmd = "tessera bench pipeline";
-    for (auto& a : o.args) cmd += " " + a;
-    if (o.quick) cmd += " --quick";
-    if (!report.write_json(o.json_path, cmd)) return 1;
-    std::printf("wrote %s\n", o.json_path.c_str());
-  }
+  if (!bench::finish(o, report)) return 1;
   return 0;
 }
 
-TESSERA_BENCH_SUITE("pipeline", "streaming through shared memory: sync vs cp.async 1-4 stages vs cuda::pipeline",
-                    run_pipeline_bench);
+TESSERA_BENCH_SUITE("pipeline", run_pipeline_bench);

@@ -1,11 +1,11 @@
 // tools/gpu_main.cpp -- entry point of `tessera-gpu`, the GPU half of the `tessera` command: the
-// benchmark suites (`bench`), `roofline`, and the benchmark run of the main job (`main`).  The
-// host `tessera` runs it for those commands (tools/main.cpp); it can also be run directly.
+// benchmark suites (`bench`), `roofline`, and the benchmark run of the main job (`main`,
+// tools/main_job.cpp).  The host `tessera` runs it for those commands (tools/main.cpp); it can
+// also be run directly.
 #include <cuda_runtime.h>  // cudaGetDeviceCount
 
 #include <algorithm>  // std::sort
 #include <cstdio>     // std::printf
-#include <cstdlib>    // std::system
 #include <cstring>    // std::strcmp
 #include <string>     // std::string
 
@@ -21,39 +21,6 @@ std::vector<Command>& registry() {
   return commands;
 }
 }  // namespace tessera::cli
-
-namespace {
-
-// `tessera-gpu main [--json DIR] [bench options]`: every benchmark suite, JSON under DIR.  The
-// host `tessera main` has validated the options and checked that a GPU is present.
-int run_main_job(int argc, char** argv) {
-  std::string json = "bench/results/latest";
-  std::vector<std::string> args = {"bench", "all"};
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
-      json = argv[++i];
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  std::string mk = "mkdir -p '" + json + "'";
-  if (json.find('\'') != std::string::npos || std::system(mk.c_str()) != 0) {
-    std::fprintf(stderr, "main: cannot create the folder '%s'\n", json.c_str());
-    return 1;
-  }
-  args.push_back("--json");
-  args.push_back(json);
-  std::vector<char*> av;
-  for (auto& a : args) av.push_back(a.data());
-  for (auto& c : tessera::cli::registry())
-    if (c.name == "bench") return c.run(static_cast<int>(av.size()), av.data());
-  std::fprintf(stderr, "main: the bench command is missing from this build\n");
-  return 1;
-}
-
-}  // namespace
-
-TESSERA_COMMAND("main", "the benchmark run of the main job (run by `tessera main` where a GPU is present)", run_main_job);
 
 int main(int argc, char** argv) {
   if (argc >= 2 && !std::strcmp(argv[1], "--probe-gpu")) {  // exit status 0 iff a CUDA device is present

@@ -12,7 +12,8 @@
 #include <cstdlib>    // std::getenv
 #include <cstring>    // std::strcmp, std::strerror
 
-#include "command.hpp"  // registry, gpu_executable
+#include "bench_suites.hpp"  // is_suite_name, suite_list
+#include "command.hpp"       // registry, gpu_executable
 
 #ifndef TESSERA_VERSION
 #error "TESSERA_VERSION must be defined by the build (tools/CMakeLists.txt passes the project version)"
@@ -97,6 +98,15 @@ static void print_usage() {
               TESSERA_WITH_CUDA ? "" : "; this build has none");
 }
 
+// An argument as it may be echoed in an error: at most 40 bytes, control characters as '?'.
+static std::string printable(const char* arg) {
+  std::string name = arg;
+  if (name.size() > 40) name = name.substr(0, 40) + "...";
+  for (char& c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return name;
+}
+
 static int dispatch(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     if (argc > 2 && !std::strcmp(argv[1], "help")) {  // `tessera help <command>` = `tessera <command> --help`
@@ -118,13 +128,16 @@ static int dispatch(int argc, char** argv) {
   }
   for (auto& c : tessera::cli::registry())
     if (c.name == argv[1]) return c.run(argc - 1, argv + 1);
+  // `tessera bench SUITE`: an unknown suite is an error here, in a build with or without tessera-gpu.
+  if (!std::strcmp(argv[1], "bench") && argc > 2 && argv[2][0] != '-' && std::strcmp(argv[2], "all") &&
+      !tessera::bench::is_suite_name(argv[2])) {
+    std::fprintf(stderr, "bench: unknown suite '%s'; known: %s\n", printable(argv[2]).c_str(),
+                 tessera::bench::suite_list().c_str());
+    return 2;
+  }
   for (const auto& g : tessera::cli::kGpuCommands)
     if (!std::strcmp(g.name, argv[1])) return tessera::cli::exec_gpu(std::vector<std::string>(argv + 1, argv + argc));
-  std::string name = argv[1];
-  if (name.size() > 40) name = name.substr(0, 40) + "...";
-  for (char& c : name)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  std::fprintf(stderr, "tessera: unknown command '%s' (see `tessera --help`)\n", name.c_str());
+  std::fprintf(stderr, "tessera: unknown command '%s' (see `tessera --help`)\n", printable(argv[1]).c_str());
   return 2;
 }
 

@@ -25,7 +25,7 @@
 #include <cmath>       // std::fma, std::fabs
 #include <cstdint>     // int64_t
 #include <cstdio>      // std::printf, std::FILE
-#include <cstdlib>     // std::system, std::strtol
+#include <cstdlib>     // std::strtol
 #include <cstring>     // std::strcmp
 #include <ctime>       // std::time
 #include <filesystem>  // std::filesystem::exists
@@ -39,6 +39,7 @@
 
 #include "bench_common.hpp"                    // time_median_ms, flush_l2, print_table, fmt
 #include "command.hpp"                         // TESSERA_COMMAND
+#include "scorecard.hpp"                       // tools_script, run_script
 #include "tessera/host/copy.hpp"               // copy_2d, stream_transform
 #include "tessera/host/fused.hpp"              // l2_norm, rms_norm, elementwise, chains
 #include "tessera/host/gemm.hpp"               // gemm, gemm_bias_act, gemm_epilogue_inplace
@@ -48,6 +49,7 @@ namespace {
 
 using namespace tessera;
 using bench::fmt;
+using bench::json_escape;
 
 void check_cublas(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
@@ -448,15 +450,6 @@ class Roofline {
 };
 
 // ---------------------------------------------------------------------------------------------
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
-  }
-  return o;
-}
-
 bool write_json(const std::string& path, const Roofline& r, const std::string& command_line, int repeats) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
@@ -528,21 +521,6 @@ void print_report(const Roofline& r) {
   bench::print_table(stdout, {"kernel", "variant", "size", "us", "FLOP/B", "GFLOP/s", "GB/s", "roof", "of roof"}, rows);
 }
 
-std::string default_script() {
-  // This file's folder holds roofline_plot.py; fall back to the current directory's tools/.
-  std::string here = __FILE__;
-  const auto slash = here.find_last_of('/');
-  const std::string beside = (slash == std::string::npos ? std::string(".") : here.substr(0, slash)) + "/roofline_plot.py";
-  if (std::filesystem::exists(beside)) return beside;
-  return "tools/roofline_plot.py";
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string o = "'";
-  for (char ch : s) o += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return o + "'";
-}
-
 void help() {
   std::printf(
       "usage: tessera roofline [--json FILE] [--plot PREFIX | --no-plot] [--quick] [--repeats N]\n"
@@ -608,7 +586,7 @@ int run_roofline(int argc, char** argv) {
     std::fprintf(stderr, "roofline: no CUDA GPU present; the roofline is measured on one\n");
     return 1;
   }
-  if (o.script.empty()) o.script = default_script();
+  if (o.script.empty()) o.script = tessera::scorecard::tools_script("roofline_plot.py");
   if (o.plot && !std::filesystem::exists(o.script)) {
     std::fprintf(stderr, "roofline: plotting script '%s' not found (pass --script FILE or --no-plot)\n", o.script.c_str());
     return 2;
@@ -632,9 +610,7 @@ int run_roofline(int argc, char** argv) {
       if (!o.json_path.empty()) std::printf("wrote %s\n", json.c_str());
     }
     if (o.plot) {
-      const std::string cmd = shell_quote(o.python) + " " + shell_quote(o.script) + " " + shell_quote(json) + " " +
-                              shell_quote(o.plot_prefix);
-      const int rc = std::system(cmd.c_str());
+      const int rc = tessera::scorecard::run_script(o.python, o.script, {json, o.plot_prefix});
       if (o.json_path.empty()) std::remove(json.c_str());
       if (rc != 0) {
         std::fprintf(stderr, "roofline: the plot failed (%s exited with %d); is matplotlib installed? "

@@ -9,7 +9,8 @@ intensity (FLOPs / bytes that must move) and achieved GFLOP/s.  The plot is log-
 (slope = bandwidth) meets each compute roof at its ridge point; every kernel is one labelled point;
 fused/unfused pairs (records sharing "pair") are joined by an arrow from unfused to fused.  Kernels that
 do no arithmetic (copies) have no place on the intensity axis: they are listed in a box with their
-bandwidth.  Needs matplotlib (python3 -m pip install matplotlib).
+bandwidth.  Needs matplotlib (python3 -m pip install matplotlib).  tools/scorecard_report.py draws the
+main job's roofline with draw().
 """
 import json
 import math
@@ -107,13 +108,8 @@ def roof_obstacles(ax, xs, ys):
     return out
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
-    with open(argv[1]) as f:
-        data = json.load(f)
-    prefix = argv[2]
+def draw(data, prefix):
+    """Draw the roofline of `data` (a document of `tessera roofline --json`) into PREFIX.png and PREFIX.svg."""
     ceil = data["ceilings"]
     bw = ceil["memory_gbps"]  # GB/s
     peaks = {"bf16": ceil["bf16_gflops"], "fp32": ceil["fp32_gflops"]}
@@ -219,7 +215,17 @@ def main(argv):
 
     fig.savefig(prefix + ".png", dpi=130)
     fig.savefig(prefix + ".svg")
-    print(f"wrote {prefix}.png and {prefix}.svg")
+    plt.close(fig)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    with open(argv[1]) as f:
+        data = json.load(f)
+    draw(data, argv[2])
+    print(f"wrote {argv[2]}.png and {argv[2]}.svg")
     return 0
 
 

@@ -1,8 +1,9 @@
 // tools/tour.cpp -- `tessera tour` (a walk through the layout algebra, its pictures and its
-// analysis; no GPU needed) and `tessera main` (the main job: the benchmark suite where a GPU is
-// present, run by `tessera-gpu`; the tour elsewhere).
+// analysis; no GPU needed) and `tessera main` (the main job: the benchmark scorecard where a GPU
+// is present, run by `tessera-gpu` (tools/main_job.cpp); the tour elsewhere).
 #include <cstdio>   // std::printf
 #include <cstring>  // std::strcmp
+#include <stdexcept>  // std::invalid_argument
 #include <string>   // std::string
 #include <vector>   // std::vector
 
@@ -154,7 +155,7 @@ int run_tour(int argc, char** argv) {
   std::printf("   (add --svg banks.svg for the picture of banks x wavefronts of one instruction)\n");
 
   std::printf("\nMore: `tessera layout --help` lists every operation with an example; `tessera --help` lists\n"
-              "the commands (with a GPU: `tessera bench all`).\n");
+              "the commands (with a GPU: `tessera main` for the benchmark scorecard).\n");
   return 0;
 }
 
@@ -162,17 +163,35 @@ int run_main(int argc, char** argv) {
   tessera::cli::ParsedArgs a;
   try {
     a = tessera::cli::parse_args(argc, argv, {{"--json", 1}, {"--repeats", 1}},
-                                 {"--quick", "--no-progress", "--help", "-h"});
+                                 {"--full", "--quick", "--no-progress", "--help", "-h"});
     if (!a.positional.empty())
       throw std::invalid_argument("unexpected argument '" + a.positional[0].substr(0, 40) + "'");
+    if (a.has("--repeats")) {
+      const long long n = a.integer("--repeats", 0);
+      if (n < 1 || n > 100000) throw std::invalid_argument("--repeats expects 1..100000, got '" + a.value("--repeats") + "'");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "main: %s\n", e.what());
     return 2;
   }
   if (a.has("--help") || a.has("-h")) {
-    std::printf("usage: tessera main [--json DIR] [--quick] [--repeats N] [--no-progress]\n\n"
-                "The main job: with a CUDA GPU present, every benchmark suite (as `tessera bench all`, run by\n"
-                "tessera-gpu, writing JSON under DIR, default bench/results/latest); without one, the layout tour.\n");
+    std::printf(
+        "usage: tessera main [--full] [--json DIR] [--quick] [--repeats N] [--no-progress]\n\n"
+        "The main job (scripts/run.sh runs it).  Without a CUDA GPU: the layout tour.  With one: a scorecard,\n"
+        "one line per kernel family -- copy, GEMM (bare, fused epilogues, decode shapes), row norms, fused\n"
+        "chains, pipeline -- with Tessera's figure, the reference (cudaMemcpy, cuBLAS, cuBLASLt) measured in\n"
+        "the same run, their ratio and the target.  Each suite runs a small set of cases; a progress line on\n"
+        "stderr says how long the rest should take.  Written under DIR (default bench/results/latest):\n"
+        "  scorecard.json  the scorecard, every record and the roofline measurements\n"
+        "  report.md       the report, with gemm_ratio.png, copy_bandwidth.png and roofline.png (matplotlib)\n"
+        "  log.txt         the suites' own tables\n\n"
+        "  --full          the full sweeps instead (as `tessera bench all` and `tessera roofline`, printed in\n"
+        "                  full, one JSON file per suite under DIR), then the same scorecard and report\n"
+        "  --quick         a smoke run: 5 timed runs per case (with --full: each suite's --quick)\n"
+        "  --repeats N     timed runs per case\n"
+        "  --no-progress   no progress line\n\n"
+        "`tessera scorecard FILE.json...` scores saved results again, without a GPU.\n"
+        "example: tessera main --json /tmp/run1\n");
     return 0;
   }
   if (tessera::cli::gpu_executable().empty()) {
@@ -189,4 +208,4 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 TESSERA_COMMAND("tour", "a walk through the layout algebra, its pictures and analysis (no GPU needed)", run_tour);
-TESSERA_COMMAND("main", "the main job: benchmark suite with a GPU, layout tour without", run_main);
+TESSERA_COMMAND("main", "the main job: benchmark scorecard with a GPU, layout tour without", run_main);

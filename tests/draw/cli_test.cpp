@@ -2,37 +2,20 @@
 // parses, show an example in --help, and reject bad input with a message naming the problem.
 #include <gtest/gtest.h>
 
-#include <array>    // std::array
-#include <sys/wait.h>  // WIFEXITED
-
-#include <cstdio>   // popen
+#include <cstdio>   // std::remove
 #include <fstream>  // std::ifstream
 #include <sstream>  // std::stringstream
 #include <string>   // std::string
 
+#include "tests/common/cli.hpp"  // run_command, has
 #include "tests/draw/xml_check.hpp"
 
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
+using tessera::test::CliRun;
+using tessera::test::has;
 
-CliRun run(const std::string& args) {
-  std::string cmd = std::string(TESSERA_CLI) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool has(const CliRun& r, const std::string& s) { return r.out.find(s) != std::string::npos; }
+CliRun run(const std::string& args) { return tessera::test::run_command(std::string(TESSERA_CLI) + " " + args); }
 
 const char* kLdm = "--elem-bytes 2 --inst ldmatrix.x4 --tv '((16,2),8):((1,128),16)' --tile '<16,16>' --json";
 
@@ -188,11 +171,13 @@ TEST(CliConventions, UnknownAndRepeatedOptionsAreRejected) {
       {"tv draw --mma m16n8k16 --operand A --operand B", "option '--operand' given twice"},
       {"--version extra", "--version takes no arguments"},
       {"frob", "tessera: unknown command 'frob'"},
-#if TESSERA_WITH_CUDA
-      {"bench frob", "bench: unknown suite 'frob'"},
-#else
-      {"bench frob", "needs `tessera-gpu`, which this build does not have"},
+      {"bench frob", "bench: unknown suite 'frob'; known: copy fused gemm pipeline all"},
+      {"bench frob --json x", "bench: unknown suite 'frob'; known: copy fused gemm pipeline all"},
+#if !TESSERA_WITH_CUDA
+      {"bench copy", "needs `tessera-gpu`, which this build does not have"},
 #endif
+      {"main --repeats 0", "main: --repeats expects 1..100000, got '0'"},
+      {"main --full extra", "main: unexpected argument 'extra'"},
   };
   for (const auto& c : cases) {
     CliRun r = run(c.args);
@@ -251,6 +236,24 @@ TEST(CliConventions, AnalysisOfAHugeLayoutIsABoundedError) {
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r, "too large to analyze: 4294967296 elements, limit 1048576")) << r.out;
   EXPECT_FALSE(has(r, "bad_alloc"));
+}
+
+TEST(CliConventions, MainJobWithoutAGpuIsTheTour) {
+  // CUDA_VISIBLE_DEVICES= hides every GPU, so this takes the path of a machine without one even where
+  // a GPU is present (where it would otherwise run the benchmarks).
+  CliRun r = tessera::test::run_command("CUDA_VISIBLE_DEVICES= " + std::string(TESSERA_CLI) + " main");
+  EXPECT_EQ(r.status, 0) << r.out.substr(0, 600);
+  EXPECT_TRUE(has(r, TESSERA_WITH_CUDA ? "No CUDA GPU present: running the layout tour"
+                                       : "built without its GPU part (tessera-gpu): running the layout tour"))
+      << r.out.substr(0, 400);
+  EXPECT_TRUE(has(r, "colexicographic")) << "the tour itself";
+  EXPECT_TRUE(has(r, "896 bank conflicts, at most 8-way"));
+  EXPECT_FALSE(has(r, "Tessera scorecard:")) << "no benchmark ran";
+  CliRun h = run("main --help");
+  EXPECT_EQ(h.status, 0);
+  for (const char* s : {"--full", "scorecard.json", "report.md", "gemm_ratio.png", "copy_bandwidth.png", "roofline.png",
+                        "log.txt", "tessera scorecard"})
+    EXPECT_TRUE(has(h, s)) << s << "\n" << h.out;
 }
 
 TEST(CliConventions, TourTeachesWithoutAGpu) {
