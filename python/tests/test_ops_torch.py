@@ -1,0 +1,348 @@
+"""tessera.ops and tessera.nn where PyTorch is installed, without a GPU: the operators' registration,
+fake kernels (meta tensors, FakeTensorMode), torch.compile tracing, opcheck on meta tensors, argument
+errors, the strides -> (order, ld) mapping, the backward formulas (against autograd in float64 on
+the CPU), activation recognition and the model patch's structure.  The kernels themselves are
+tested by test_ops_gpu.py."""
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import tessera  # noqa: E402
+from tessera import nn as tnn  # noqa: E402
+from tessera import ops  # noqa: E402
+
+META = "meta"
+INF = float("inf")
+
+
+def meta(*shape, dtype=torch.bfloat16, requires_grad=False):
+    return torch.empty(*shape, device=META, dtype=dtype, requires_grad=requires_grad)
+
+
+def op_args(x, w, bias=None, activation="none", residual=None, alpha=1.0, beta=0.0, c=None, out_dtype=None,
+            slope=0.01, lo=-INF, hi=INF):
+    return (x, w, bias, activation, slope, lo, hi, residual, alpha, beta, c, out_dtype)
+
+
+# ------------------------------------------------------------------------------------------ registry
+def test_operators_are_registered():
+    for name in ("linear", "rms_norm", "l2_norm"):
+        assert hasattr(torch.ops.tessera, name), name
+    schema = str(torch.ops.tessera.linear.default._schema)
+    assert "str activation" in schema and "ScalarType? out_dtype" in schema, schema
+
+
+def test_activation_menu_matches_the_kernels():
+    if ops._cuda is None:
+        pytest.skip("this build has no tessera._cuda (host-only): nothing to compare with")
+    assert tuple(ops._cuda.activations()) == ops.ACTIVATIONS
+
+
+# ------------------------------------------------------------------------------------------ fake kernels
+@pytest.mark.parametrize("x_shape", [(5, 64), (2, 3, 64), (64,), (0, 64)])
+@pytest.mark.parametrize("out_dtype", [None, torch.float32, torch.float16])
+def test_linear_fake_shapes_and_dtypes(x_shape, out_dtype):
+    x, w = meta(*x_shape), meta(48, 64)
+    y = ops.linear(x, w, out_dtype=out_dtype)
+    assert y.device.type == META
+    assert tuple(y.shape) == (*x_shape[:-1], 48)
+    assert y.dtype == (out_dtype or torch.bfloat16)
+    assert y.is_contiguous()
+
+
+def test_fake_kernels_under_fake_tensor_mode():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.empty(7, 3, 32, device="cuda", dtype=torch.float16)
+        w = torch.empty(16, 32, device="cuda", dtype=torch.float16)
+        b = torch.empty(16, device="cuda", dtype=torch.float32)
+        y = ops.linear(x, w, b, activation="silu", out_dtype=torch.bfloat16)
+        assert tuple(y.shape) == (7, 3, 16) and y.dtype == torch.bfloat16 and y.device.type == "cuda"
+        n = ops.rms_norm(x, torch.empty(32, device="cuda", dtype=torch.float16))
+        assert tuple(n.shape) == (7, 3, 32) and n.dtype == torch.float16
+        assert tuple(ops.l2_norm(x).shape) == (7, 3, 32)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_compile_fullgraph_traces_without_graph_breaks(dynamic):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+
+    def f(x, w, b, r, g):
+        h = ops.linear(x, w, b, activation="gelu_tanh", residual=r)
+        h = ops.rms_norm(h, g, eps=1e-5)
+        return ops.l2_norm(h) * 2
+
+    x, w, b, r, g = meta(4, 6, 64), meta(32, 64), meta(32), meta(4, 6, 32), meta(32)
+    counts = torch._dynamo.utils.counters
+    counts.clear()
+    cf = torch.compile(f, fullgraph=True, dynamic=dynamic, backend="aot_eager")
+    y = cf(x, w, b, r, g)
+    assert tuple(y.shape) == (4, 6, 32)
+    assert not counts["graph_break"], dict(counts["graph_break"])
+    from torch._dynamo.testing import CompileCounterWithBackend
+
+    torch._dynamo.reset()
+    cnt = CompileCounterWithBackend("aot_eager")
+    torch.compile(f, fullgraph=True, dynamic=dynamic, backend=cnt)(x, w, b, r, g)
+    # one graph holds all the work (dynamic=True may add an empty one)
+    graphs = [gm for gm in cnt.graphs if any(n.op == "call_function" for n in gm.graph.nodes)]
+    assert len(graphs) == 1, [gm.code for gm in cnt.graphs]
+    targets = {str(n.target) for n in graphs[0].graph.nodes if n.op == "call_function"}
+    assert {"tessera.linear.default", "tessera.rms_norm.default", "tessera.l2_norm.default"} <= targets, targets
+
+
+def test_opcheck_on_meta_tensors():
+    x = meta(6, 64, requires_grad=True)
+    w = meta(32, 64, requires_grad=True)
+    b = meta(32, requires_grad=True)
+    r = meta(6, 32, requires_grad=True)
+    cases = [
+        (torch.ops.tessera.linear.default, op_args(x, w, b, "gelu_tanh", residual=r)),
+        (torch.ops.tessera.linear.default, op_args(x, w, None, "none", out_dtype=torch.float32)),
+        (torch.ops.tessera.rms_norm.default, (x, meta(64, requires_grad=True), 1e-6)),
+        (torch.ops.tessera.l2_norm.default, (x, 1e-12)),
+    ]
+    for op, args in cases:
+        result = torch.library.opcheck(op, args)
+        assert all(v == "SUCCESS" for v in result.values()), (op, result)
+
+
+# ------------------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda: ops.linear(meta(4, 64), meta(32, 64, dtype=torch.float16)), ValueError, ["'weight'", "torch.float16", "x's dtype"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 60)), ValueError, ["'weight'", "(32, 60)", "K = x.shape[-1] = 64"]),
+    (lambda: ops.linear(meta(4, 64), meta(2, 32, 64)), ValueError, ["'weight'", "(N, K)"]),
+    (lambda: ops.linear(meta(4, 64, dtype=torch.float64), meta(32, 64, dtype=torch.float64)), ValueError, ["'x'", "torch.float64"]),
+    (lambda: ops.linear(meta(4, 0), meta(32, 0)), ValueError, ["K = x.shape[-1] = 0"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), activation="gelu"), ValueError, ["'activation'", "'gelu'", "gelu_tanh"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), meta(31)), ValueError, ["'bias'", "(31,)", "(32,)"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), meta(32, dtype=torch.float16)), ValueError, ["'bias'", "torch.float16"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), residual=meta(4, 31)), ValueError, ["'residual'", "(4, 32)"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), residual=meta(4, 32, dtype=torch.float32)), ValueError, ["'residual'", "dtype"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), beta=0.5), ValueError, ["'c'", "beta = 0.5"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), alpha=math.nan), ValueError, ["'alpha'", "nan"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), activation="clamp", clamp_min=2, clamp_max=1), ValueError, ["'clamp_min'", "'clamp_max'"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), activation="leaky_relu", negative_slope=INF), ValueError, ["'negative_slope'"]),
+    (lambda: ops.linear(meta(4, 64), meta(32, 64), out_dtype=torch.int8), ValueError, ["'out_dtype'", "torch.int8"]),
+    (lambda: ops.linear(meta(4, 64), "w"), TypeError, ["'weight'", "torch.Tensor", "str"]),
+    (lambda: ops.linear([1.0], meta(32, 64)), TypeError, ["'x'", "list"]),
+    (lambda: ops.linear(torch.zeros(4, 64, dtype=torch.bfloat16), torch.zeros(32, 64, dtype=torch.bfloat16)), ValueError, ["'x'", "cpu", "CUDA"]),
+    (lambda: ops.rms_norm(meta(4, 64), meta(63)), ValueError, ["rms_norm", "'weight'", "(63,)", "(64,)"]),
+    (lambda: ops.rms_norm(meta(4, 64), None), TypeError, ["rms_norm", "'weight'", "NoneType"]),
+    (lambda: ops.rms_norm(meta(4, 64), meta(64, dtype=torch.float32)), ValueError, ["'weight'", "dtype"]),
+    (lambda: ops.l2_norm(meta(4, 64), eps=-1.0), ValueError, ["l2_norm", "'eps'", "-1.0"]),
+    (lambda: ops.l2_norm(torch.zeros(4, 64)), ValueError, ["l2_norm", "cpu", "CUDA"]),
+])
+def test_bad_arguments_name_the_argument(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    text = str(info.value)
+    assert text.startswith("tessera.ops."), text
+    for w in words:
+        assert w in text, (w, text)
+
+
+# ------------------------------------------------------------------------------------------ strides
+def element_offset(t):
+    return (t.data_ptr() - t.untyped_storage().data_ptr()) // t.element_size()
+
+
+def strided_views():
+    base = torch.arange(4000, dtype=torch.float32)
+    yield "contiguous", base[:60].view(5, 12)
+    yield "row-padded", base[:100].view(5, 20)[:, 3:15]
+    yield "column-major", base[:60].view(12, 5).t()
+    yield "column-major padded", base[:160].view(16, 10)[2:14, 1:6].t()
+    yield "3-d collapsible", base[:240].view(4, 5, 12)[:, :, :].reshape(4, 5, 12)
+    yield "3-d padded rows", base[:400].view(4, 5, 20)[:, :, 4:16]
+    yield "3-d not collapsible", base[:480].view(4, 6, 20)[:, :5, 4:16]
+    yield "one row, strided", base[:60:5].view(1, 12)
+    yield "1-d", base[3:15]
+    yield "1-d strided", base[:36:3]
+    yield "broadcast rows", base[:12].expand(5, 12)
+    yield "single column", base[:50].view(5, 10)[:, 2:3]
+
+
+@pytest.mark.parametrize("name, t", list(strided_views()))
+def test_matrix_view_addresses_every_element(name, t):
+    cols = t.shape[-1]
+    held, order, ld = ops._matrix(t, cols)
+    rows = held.numel() // cols
+    assert ld >= 1
+    expected = t.reshape(rows, cols)
+    storage = torch.tensor([], dtype=held.dtype).set_(held.untyped_storage())
+    start = element_offset(held)
+    for i in range(rows):
+        for j in range(cols):
+            off = start + (i * ld + j if order == ops._ROW else j * ld + i)
+            assert storage[off] == expected[i, j], (name, i, j)
+    if order == ops._ROW:
+        assert rows == 1 or ld >= cols
+    else:
+        assert cols == 1 or ld >= rows
+    copied = held.untyped_storage().data_ptr() != t.untyped_storage().data_ptr()
+    assert copied == (name in ("3-d not collapsible", "broadcast rows")), name
+
+
+# ------------------------------------------------------------------------------------------ backward formulas
+def reference_act(name, z, slope=0.01, lo=-INF, hi=INF):
+    return tnn._reference(name, z, negative_slope=slope, clamp_min=lo, clamp_max=hi)
+
+
+@pytest.mark.parametrize("name, kw", [("relu", {}), ("gelu_tanh", {}), ("gelu_erf", {}), ("silu", {}),
+                                      ("leaky_relu", {"slope": 0.2}), ("clamp", {"lo": -1.5, "hi": 2.0})])
+def test_activation_derivative_matches_autograd(name, kw):
+    z = torch.linspace(-6, 6, 2001, dtype=torch.float64)
+    z = z[(z - 0).abs() > 1e-9]  # kinks aside
+    if name == "clamp":
+        z = z[((z - kw["lo"]).abs() > 1e-9) & ((z - kw["hi"]).abs() > 1e-9)]
+    zz = z.clone().requires_grad_()
+    (g,) = torch.autograd.grad(reference_act(name, zz, **kw).sum(), zz)
+    d = ops.activation_derivative(name, z, kw.get("slope", 0.01), kw.get("lo", -INF), kw.get("hi", INF))
+    torch.testing.assert_close(d, g, rtol=1e-12, atol=1e-12)
+
+
+class Ctx:
+    def __init__(self, saved, eps, needs):
+        self.saved_tensors = saved
+        self.eps = eps
+        self.needs_input_grad = needs
+
+
+def test_rms_norm_backward_matches_autograd():
+    torch.manual_seed(0)
+    x = torch.randn(6, 5, 33, dtype=torch.float64)
+    w = torch.randn(33, dtype=torch.float64)
+    g = torch.randn(6, 5, 33, dtype=torch.float64)
+    eps = 1e-3
+    xr, wr = x.clone().requires_grad_(), w.clone().requires_grad_()
+    y = xr * torch.rsqrt(xr.square().mean(-1, keepdim=True) + eps) * wr
+    gx, gw = torch.autograd.grad(y, (xr, wr), g)
+    dx, dw, _ = ops._rms_norm_backward(Ctx((x, w), eps, (True, True, False)), g)
+    # the backward computes in fp32
+    torch.testing.assert_close(dx.double(), gx, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(dw.double(), gw, rtol=1e-5, atol=1e-5)
+
+
+def test_l2_norm_backward_matches_autograd():
+    torch.manual_seed(1)
+    x = torch.randn(7, 40, dtype=torch.float64)
+    g = torch.randn(7, 40, dtype=torch.float64)
+    eps = 1e-4
+    xr = x.clone().requires_grad_()
+    y = xr * torch.rsqrt(xr.square().sum(-1, keepdim=True) + eps)
+    (gx,) = torch.autograd.grad(y, xr, g)
+    dx, _ = ops._l2_norm_backward(Ctx((x,), eps, (True, False)), g)
+    torch.testing.assert_close(dx.double(), gx, rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------ nn
+def test_linear_module_matches_nn_linear_and_shares_parameters():
+    torch.manual_seed(0)
+    ref = torch.nn.Linear(16, 8)
+    m = tnn.Linear.from_linear(ref, activation="relu")
+    assert m.weight is ref.weight and m.bias is ref.bias
+    assert set(m.state_dict()) == set(ref.state_dict())
+    assert "activation='relu'" in repr(m)
+    fresh = tnn.Linear(16, 8, bias=False, activation="clamp", clamp_min=-1, clamp_max=1, device=META)
+    assert fresh.bias is None and fresh.weight.device.type == META and fresh.activation == "clamp"
+    y = fresh(meta(3, 16, dtype=torch.float32))
+    assert tuple(y.shape) == (3, 8)
+    with pytest.raises(ValueError, match="'activation'"):
+        tnn.Linear(4, 4, activation="tanh")
+    with pytest.raises(TypeError, match="'linear'"):
+        tnn.Linear.from_linear(torch.nn.Conv1d(1, 1, 1))
+
+
+@pytest.mark.parametrize("module, expected", [
+    (torch.nn.ReLU(), ("relu", {})),
+    (torch.nn.GELU(), ("gelu_erf", {})),
+    (torch.nn.GELU(approximate="tanh"), ("gelu_tanh", {})),
+    (torch.nn.SiLU(), ("silu", {})),
+    (torch.nn.LeakyReLU(0.25), ("leaky_relu", {"negative_slope": 0.25})),
+    (torch.nn.ReLU6(), ("clamp", {"clamp_min": 0.0, "clamp_max": 6.0})),
+    (torch.nn.Hardtanh(-2.0, 3.0), ("clamp", {"clamp_min": -2.0, "clamp_max": 3.0})),
+    (torch.nn.Tanh(), None),
+    (torch.nn.Sigmoid(), None),
+    (torch.nn.Identity(), None),
+    (torch.nn.Dropout(0.5), None),
+    (torch.nn.Softmax(-1), None),
+    (torch.nn.PReLU(), None),
+])
+def test_identify_activation(module, expected):
+    assert tnn.identify_activation(module) == expected
+
+
+class TinyMLP(torch.nn.Module):
+    def __init__(self, act):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 16)
+        self.act = act
+        self.out = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.out(self.act(self.fc(x)))
+
+
+class TwoUses(TinyMLP):
+    def forward(self, x):
+        h = self.fc(x)
+        return self.out(self.act(h)) + h[..., :8]  # fc's output also feeds the sum: not fusable
+
+
+class Branchy(TinyMLP):
+    def forward(self, x):
+        if x.sum() > 0:  # data-dependent control flow: untraceable
+            return self.out(self.act(self.fc(x)))
+        return x
+
+
+def test_patch_structure_on_small_modules():
+    m = TinyMLP(torch.nn.GELU(approximate="tanh"))
+    report = tnn.patch(m)
+    assert report.replaced == ["fc", "out"] and report.fused == {"fc": "gelu_tanh"}
+    assert isinstance(m.fc, tnn.Linear) and m.fc.activation == "gelu_tanh" and isinstance(m.act, torch.nn.Identity)
+    m = TwoUses(torch.nn.SiLU())
+    report = tnn.patch(m)
+    assert report.fused == {} and isinstance(m.act, torch.nn.SiLU)
+    m = Branchy(torch.nn.ReLU())
+    report = tnn.patch(m)
+    assert report.fused == {} and "" in report.untraced and isinstance(m.act, torch.nn.ReLU)
+    m = TinyMLP(torch.nn.Tanh())
+    assert tnn.patch(m).fused == {}
+    m = TinyMLP(torch.nn.ReLU())
+    report = tnn.patch(m, include=lambda name, mod: name == "out")
+    assert report.replaced == ["out"] and report.fused == {} and type(m.fc) is torch.nn.Linear
+    m = TinyMLP(torch.nn.ReLU())
+    assert tnn.patch(m, fuse_activations=False).fused == {} and isinstance(m.act, torch.nn.ReLU)
+
+
+def small_models():
+    transformers = pytest.importorskip("transformers")
+    gpt2 = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        n_layer=2, n_embd=64, n_head=4, vocab_size=128, n_positions=64, bos_token_id=0, eos_token_id=0))
+    llama = transformers.LlamaForCausalLM(transformers.LlamaConfig(
+        num_hidden_layers=2, hidden_size=64, intermediate_size=160, num_attention_heads=4, num_key_value_heads=2,
+        vocab_size=128, bos_token_id=0, eos_token_id=0, pad_token_id=0))
+    return gpt2, llama
+
+
+def test_patch_transformers_models_structure():
+    gpt2, llama = small_models()
+    keys = {k: v.shape for k, v in gpt2.state_dict().items()}
+    report = tnn.patch(gpt2)
+    assert {k: v.shape for k, v in gpt2.state_dict().items()} == keys  # checkpoints keep loading
+    assert report.fused == {f"transformer.h.{i}.mlp.c_fc": "gelu_tanh" for i in range(2)}
+    assert all(f"transformer.h.{i}.{n}" in report.replaced for i in range(2)
+               for n in ("attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj"))
+    assert gpt2.lm_head.weight is gpt2.transformer.wte.weight  # tied weights stay tied
+    assert isinstance(gpt2.transformer.h[0].mlp.c_fc, tnn.TransposedLinear)
+    report = tnn.patch(llama)
+    assert report.fused == {f"model.layers.{i}.mlp.gate_proj": "silu" for i in range(2)}
+    mlp = llama.model.layers[0].mlp
+    assert isinstance(mlp.act_fn, torch.nn.Identity) and mlp.up_proj.activation == "none"
+    assert not report.untraced
