@@ -213,12 +213,14 @@ def bench_gemms(shapes, iters, compile_fns, flush):
 def build_models(layers):
     import transformers
 
-    llama = transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        num_hidden_layers=layers, hidden_size=4096, intermediate_size=14336, num_attention_heads=32,
-        num_key_value_heads=8, vocab_size=32000, max_position_embeddings=4096, bos_token_id=0, eos_token_id=0,
-        pad_token_id=0))
-    gpt2 = transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        n_layer=layers, n_embd=1600, n_head=25, vocab_size=50257, n_positions=2048, bos_token_id=0, eos_token_id=0))
+    with torch.device("cuda"):  # random initialisation on the GPU: seconds, not minutes
+        llama = transformers.LlamaForCausalLM(transformers.LlamaConfig(
+            num_hidden_layers=layers, hidden_size=4096, intermediate_size=14336, num_attention_heads=32,
+            num_key_value_heads=8, vocab_size=32000, max_position_embeddings=4096, bos_token_id=0, eos_token_id=0,
+            pad_token_id=0))
+        gpt2 = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+            n_layer=layers, n_embd=1600, n_head=25, vocab_size=50257, n_positions=2048, bos_token_id=0,
+            eos_token_id=0))
     return {"llama (4096/14336)": llama, "gpt2 (1600/6400)": gpt2}
 
 
@@ -231,7 +233,7 @@ def bench_models(layers, seq, iters, flush):
     records = []
     torch.manual_seed(0)
     for name, model in build_models(layers).items():
-        base = model.to("cuda", torch.bfloat16).eval()
+        base = model.to(torch.bfloat16).eval()
         patched = copy.deepcopy(base)
         report = tessera.nn.patch(patched)
         for label, T in (("prefill", seq), ("one token", 1)):

@@ -154,8 +154,12 @@ void row_norm_typed(int kind, uintptr_t x, int64_t ld_x, uintptr_t w, uintptr_t 
   opt.ld_y = ld_y;
   opt.stream = stream;
   PyWorkspace ws{alloc, {}};
-  if (rows > 0 && cols > 0 && !alloc.is_none()) {
-    const fused::NormPlan plan = fused::plan_row_norm<T>(xp, rows, cols, opt);
+  // Rows longer than one_pass holds (less up to 7 elements of misalignment) take two_pass and its
+  // workspace; plan_row_norm checks x as if in place (y = x), so its options say ld_y = ld_x.
+  if (rows > 0 && cols > fused::max_one_pass_cols<T>() - 8 && !alloc.is_none()) {
+    fused::NormOptions plan_opt = opt;
+    plan_opt.ld_y = opt.ld_x;
+    const fused::NormPlan plan = fused::plan_row_norm<T>(xp, rows, cols, plan_opt);
     if (plan.workspace_bytes > 0) {
       opt.workspace = ws.take(plan.workspace_bytes);
       opt.workspace_bytes = plan.workspace_bytes;
@@ -197,11 +201,19 @@ std::vector<std::string> activation_names() {
 NB_MODULE(_cuda, m) {
   using namespace tessera::python;
   m.doc() = "Tessera's GPU entry points for the PyTorch ops (tessera.ops): raw pointers, codes, streams";
-  m.def("gemm", &gemm_entry,
-        "gemm(m, n, k, a, in_type, a_order, lda, b, b_order, ldb, d, d_type, d_order, ldd, alpha, beta, c, "
-        "c_order, ldc, bias, bias_mode, bias_type, bias_size, activation, leaky_relu_slope, clamp_lo, clamp_hi, "
-        "residual, r_order, ldr, device, stream, alloc): tessera::gemm on `stream` (asynchronous)");
-  m.def("row_norm", &row_norm_entry,
-        "row_norm(kind, dtype, x, ld_x, w, y, ld_y, rows, cols, eps, device, stream, alloc): kind 0 l2_norm, 1 rms_norm");
+  m.def("gemm", &gemm_entry, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"), nb::arg("in_type"),
+        nb::arg("a_order"), nb::arg("lda"), nb::arg("b"), nb::arg("b_order"), nb::arg("ldb"), nb::arg("d"),
+        nb::arg("d_type"), nb::arg("d_order"), nb::arg("ldd"), nb::arg("alpha"), nb::arg("beta"), nb::arg("c"),
+        nb::arg("c_order"), nb::arg("ldc"), nb::arg("bias"), nb::arg("bias_mode"), nb::arg("bias_type"),
+        nb::arg("bias_size"), nb::arg("activation"), nb::arg("leaky_relu_slope"), nb::arg("clamp_lo"),
+        nb::arg("clamp_hi"), nb::arg("residual"), nb::arg("r_order"), nb::arg("ldr"), nb::arg("device"),
+        nb::arg("stream"), nb::arg("alloc").none(),
+        "tessera::gemm on `stream` (asynchronous): D = act(alpha A @ B + beta C + bias) [+ residual]; pointers "
+        "are ints (0 = absent), alloc(bytes) -> object with data_ptr() supplies split-K scratch (None: no split)");
+  m.def("row_norm", &row_norm_entry, nb::arg("kind"), nb::arg("dtype"), nb::arg("x"), nb::arg("ld_x"), nb::arg("w"),
+        nb::arg("y"), nb::arg("ld_y"), nb::arg("rows"), nb::arg("cols"), nb::arg("eps"), nb::arg("device"),
+        nb::arg("stream"), nb::arg("alloc").none(),
+        "kind 0: l2_norm, 1: rms_norm of `rows` rows on `stream`; alloc(bytes) supplies two_pass scratch (None: "
+        "the kernels take it with cudaMallocAsync)");
   m.def("activations", &activation_names, "the GEMM epilogue's activations, in the order of their codes");
 }

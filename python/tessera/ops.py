@@ -79,29 +79,31 @@ def _need_tensors(op, names, tensors):
 
 def _check_linear(x, weight, bias, activation, negative_slope, clamp_min, clamp_max, residual, alpha, beta, c,
                   out_dtype):
-    """Validates the arguments of linear; returns (out_shape, out_dtype, bias_mode)."""
+    """Validates the arguments of linear; returns (out_shape, out_dtype, bias_mode).  (On every eager
+    call: each tensor attribute is read once.)"""
     _need_tensor("linear", "x", x)
     _need_tensor("linear", "weight", weight)
-    if x.dtype not in _DTYPE_CODE:
-        _fail("linear", f"argument 'x' has dtype {x.dtype}; expected torch.bfloat16, torch.float16 or torch.float32")
-    if weight.dtype != x.dtype:
-        _fail("linear", f"argument 'weight' has dtype {weight.dtype}; expected x's dtype {x.dtype} "
-                        "(the GEMM takes operands of one type)")
-    if x.dim() < 1:
+    xd, xs, wd, wsh = x.dtype, x.shape, weight.dtype, weight.shape
+    if xd not in _DTYPE_CODE:
+        _fail("linear", f"argument 'x' has dtype {xd}; expected torch.bfloat16, torch.float16 or torch.float32")
+    if wd != xd:
+        _fail("linear", f"argument 'weight' has dtype {wd}; expected x's dtype {xd} (the GEMM takes operands of one type)")
+    if len(xs) < 1:
         _fail("linear", "argument 'x' is a 0-d tensor; expected shape (..., K)")
-    if weight.dim() != 2:
-        _fail("linear", f"argument 'weight' has shape {tuple(weight.shape)}; expected (N, K) (F.linear's convention)")
-    K = x.shape[-1]
-    N = weight.shape[0]
-    if weight.shape[1] != K:
-        _fail("linear", f"argument 'weight' has shape {tuple(weight.shape)}; expected (N, K) with K = x.shape[-1] = {K}")
+    if len(wsh) != 2:
+        _fail("linear", f"argument 'weight' has shape {tuple(wsh)}; expected (N, K) (F.linear's convention)")
+    K = xs[-1]
+    N = wsh[0]
+    if wsh[1] != K:
+        _fail("linear", f"argument 'weight' has shape {tuple(wsh)}; expected (N, K) with K = x.shape[-1] = {K}")
     if K == 0:
         _fail("linear", "argument 'x' has K = x.shape[-1] = 0; expected K >= 1")
     if out_dtype is None:
-        out_dtype = x.dtype
+        out_dtype = xd
     elif out_dtype not in _DTYPE_CODE:
         _fail("linear", f"argument 'out_dtype' is {out_dtype}; expected None, torch.bfloat16, torch.float16 or torch.float32")
-    out_shape = (*x.shape[:-1], N)
+    lead = tuple(xs[:-1])
+    out_shape = (*lead, N)
     if activation not in _ACT_CODE:
         _fail("linear", f"argument 'activation' is {activation!r}; expected one of {', '.join(ACTIVATIONS)}")
     if activation == "leaky_relu" and not _math.isfinite(negative_slope):
@@ -109,36 +111,35 @@ def _check_linear(x, weight, bias, activation, negative_slope, clamp_min, clamp_
     if activation == "clamp" and not (clamp_min <= clamp_max):
         _fail("linear", f"arguments 'clamp_min' ({clamp_min}) and 'clamp_max' ({clamp_max}) must satisfy "
                         "clamp_min <= clamp_max (no NaN)")
-    if not _math.isfinite(alpha):
-        _fail("linear", f"argument 'alpha' is {alpha}; expected a finite value")
-    if not _math.isfinite(beta):
-        _fail("linear", f"argument 'beta' is {beta}; expected a finite value")
-    for name, t in (("residual", residual), ("c", c)):
-        if t is None:
-            continue
-        _need_tensor("linear", name, t)
-        if tuple(t.shape) != out_shape:
-            _fail("linear", f"argument '{name}' has shape {tuple(t.shape)}; expected the output's shape {out_shape}")
-        if t.dtype != out_dtype:
-            _fail("linear", f"argument '{name}' has dtype {t.dtype}; expected the output's dtype {out_dtype}")
+    if not (_math.isfinite(alpha) and _math.isfinite(beta)):
+        name, value = ("alpha", alpha) if not _math.isfinite(alpha) else ("beta", beta)
+        _fail("linear", f"argument '{name}' is {value}; expected a finite value")
+    if residual is not None or c is not None:
+        for name, t in (("residual", residual), ("c", c)):
+            if t is None:
+                continue
+            _need_tensor("linear", name, t)
+            if tuple(t.shape) != out_shape:
+                _fail("linear", f"argument '{name}' has shape {tuple(t.shape)}; expected the output's shape {out_shape}")
+            if t.dtype != out_dtype:
+                _fail("linear", f"argument '{name}' has dtype {t.dtype}; expected the output's dtype {out_dtype}")
     if beta != 0 and c is None:
         _fail("linear", f"argument 'c' is None with beta = {beta}; pass c (shape {out_shape}) or beta = 0")
-    mode = _BIAS_NONE
-    if bias is not None:
-        _need_tensor("linear", "bias", bias)
-        if bias.dtype != torch.float32 and bias.dtype != out_dtype:
-            _fail("linear", f"argument 'bias' has dtype {bias.dtype}; expected torch.float32 or the output's dtype {out_dtype}")
-        bshape = tuple(bias.shape)
-        if bshape == (N,):
-            mode = _BIAS_PER_COLUMN
-        elif bshape == (*x.shape[:-1], 1):
-            mode = _BIAS_PER_ROW
-        elif bias.dim() <= 1 and bias.numel() == 1:
-            mode = _BIAS_SCALAR
-        else:
-            _fail("linear", f"argument 'bias' has shape {bshape}; expected ({N},) (one value per output feature), "
-                            f"{(*x.shape[:-1], 1)} (one per row of x) or a single value")
-    return out_shape, out_dtype, mode
+    if bias is None:
+        return out_shape, out_dtype, _BIAS_NONE
+    _need_tensor("linear", "bias", bias)
+    bd = bias.dtype
+    if bd != torch.float32 and bd != out_dtype:
+        _fail("linear", f"argument 'bias' has dtype {bd}; expected torch.float32 or the output's dtype {out_dtype}")
+    bshape = tuple(bias.shape)
+    if bshape == (N,):
+        return out_shape, out_dtype, _BIAS_PER_COLUMN
+    if bshape == (*lead, 1):
+        return out_shape, out_dtype, _BIAS_PER_ROW
+    if len(bshape) <= 1 and bias.numel() == 1:
+        return out_shape, out_dtype, _BIAS_SCALAR
+    _fail("linear", f"argument 'bias' has shape {bshape}; expected ({N},) (one value per output feature), "
+                    f"{(*lead, 1)} (one per row of x) or a single value")
 
 
 def _check_norm(op, x, weight, eps):
@@ -229,22 +230,13 @@ def _alloc_for(device):
 # ---------------------------------------------------------------------------------------------------
 # linear
 # ---------------------------------------------------------------------------------------------------
-def _linear_impl(x, weight, bias, activation, negative_slope, clamp_min, clamp_max, residual, alpha, beta, c,
-                 out_dtype):
-    out_shape, out_dtype, bias_mode = _check_linear(x, weight, bias, activation, negative_slope, clamp_min,
-                                                    clamp_max, residual, alpha, beta, c, out_dtype)
-    device = x.device
-    if device.type != "cuda":
-        _fail("linear", f"argument 'x' is on {device}; expected a CUDA tensor")
-    _check_device("linear", ("weight", "bias", "residual", "c"), (weight, bias, residual, c), device)
-    if _cuda is None:
-        _no_kernels("linear")
-    out = torch.empty(out_shape, dtype=out_dtype, device=device)
+def _gemm_args(x, weight, bias, bias_mode, activation, negative_slope, clamp_min, clamp_max, residual, alpha, beta,
+               c, out):
+    """The arguments of tessera._cuda.gemm (before device, stream, alloc) computing `out` (contiguous,
+    (..., N)), and the tensors that hold their data (copies where strides did not allow a view)."""
     K = x.shape[-1]
     N = weight.shape[0]
-    M = out.numel() // N if N else 0
-    if M == 0 or N == 0:
-        return out
+    M = out.numel() // N
     # A = x as M x K; B = weight^T (K x N): weight (N, K) row-major is B column-major, and the reverse.
     x, a_order, lda = _matrix(x, K)
     ws = weight.stride()
@@ -270,22 +262,40 @@ def _linear_impl(x, weight, bias, activation, negative_slope, clamp_min, clamp_m
     if beta != 0:
         c, c_order, ldc = _matrix(c, N)
         c_ptr = c.data_ptr()
-    act = _ACT_CODE[activation]
+    args = (M, N, K,
+            x.data_ptr(), _DTYPE_CODE[x.dtype], a_order, lda,
+            weight.data_ptr(), b_order, ldb,
+            out.data_ptr(), _DTYPE_CODE[out.dtype], _ROW, N,
+            alpha, beta, c_ptr, c_order, ldc,
+            bias_ptr, bias_mode, bias_type, bias_size,
+            _ACT_CODE[activation], negative_slope, clamp_min, clamp_max,
+            r_ptr, r_order, ldr)
+    return args, (x, weight, bias, residual, c)
+
+
+def _linear_impl(x, weight, bias, activation, negative_slope, clamp_min, clamp_max, residual, alpha, beta, c,
+                 out_dtype):
+    out_shape, out_dtype, bias_mode = _check_linear(x, weight, bias, activation, negative_slope, clamp_min,
+                                                    clamp_max, residual, alpha, beta, c, out_dtype)
+    device = x.device
+    if device.type != "cuda":
+        _fail("linear", f"argument 'x' is on {device}; expected a CUDA tensor")
+    _check_device("linear", ("weight", "bias", "residual", "c"), (weight, bias, residual, c), device)
+    if _cuda is None:
+        _no_kernels("linear")
+    out = torch.empty(out_shape, dtype=out_dtype, device=device)
+    if out.numel() == 0:
+        return out
+    args, keep = _gemm_args(x, weight, bias, bias_mode, activation, negative_slope, clamp_min, clamp_max, residual,
+                            alpha, beta, c, out)
     index = device.index
     try:
-        _cuda.gemm(M, N, K,
-                   x.data_ptr(), _DTYPE_CODE[x.dtype], a_order, lda,
-                   weight.data_ptr(), b_order, ldb,
-                   out.data_ptr(), _DTYPE_CODE[out_dtype], _ROW, N,
-                   alpha, beta, c_ptr, c_order, ldc,
-                   bias_ptr, bias_mode, bias_type, bias_size,
-                   act, negative_slope, clamp_min, clamp_max,
-                   r_ptr, r_order, ldr,
-                   index, torch._C._cuda_getCurrentRawStream(index), _alloc_for(device))
+        _cuda.gemm(*args, index, torch._C._cuda_getCurrentRawStream(index), _alloc_for(device))
     except ValueError as e:
         # The host API names its own arguments: a = x as an M x K matrix, b = weight^T, d = the output.
-        raise ValueError(f"tessera.ops.linear: {e} (there a = x as {M} x {K}, b = weight^T, d = the output, "
-                         "c = c, residual = residual)") from None
+        raise ValueError(f"tessera.ops.linear: {e} (there a = x as {args[0]} x {args[2]}, b = weight^T, "
+                         "d = the output)") from None
+    del keep
     return out
 
 
@@ -425,7 +435,7 @@ def linear(x, weight, bias=None, *, activation="none", residual=None, alpha=1.0,
 # ---------------------------------------------------------------------------------------------------
 # row norms
 # ---------------------------------------------------------------------------------------------------
-def _row_matrix(op, t, cols):
+def _row_matrix(t, cols):
     """(tensor, ld) of x (..., cols) as rows with unit inner stride, collapsing leading dims; a copy
     when the strides do not allow it."""
     t2, order, ld = _matrix(t, cols)
@@ -433,6 +443,21 @@ def _row_matrix(op, t, cols):
         t2 = t.contiguous()
         ld = cols
     return t2, ld
+
+
+def _norm_args(kind, x, weight, eps, y):
+    """The arguments of tessera._cuda.row_norm (before device, stream, alloc) writing y (contiguous, x's
+    shape), and the tensors that hold their data."""
+    cols = x.shape[-1]
+    rows = y.numel() // cols
+    x2, ld_x = _row_matrix(x, cols)
+    w_ptr = 0
+    if weight is not None:
+        if not weight.is_contiguous():
+            weight = weight.contiguous()
+        w_ptr = weight.data_ptr()
+    args = (kind, _DTYPE_CODE[x.dtype], x2.data_ptr(), ld_x, w_ptr, y.data_ptr(), cols, rows, cols, eps)
+    return args, (x2, weight)
 
 
 def _norm_impl(op, kind, x, weight, eps):
@@ -443,23 +468,16 @@ def _norm_impl(op, kind, x, weight, eps):
     _check_device(op, ("weight",), (weight,), device)
     if _cuda is None:
         _no_kernels(op)
-    cols = x.shape[-1]
     y = torch.empty(x.shape, dtype=x.dtype, device=device)
-    rows = y.numel() // cols if cols else 0
-    if rows == 0:
+    if y.numel() == 0:
         return y
-    x2, ld_x = _row_matrix(op, x, cols)
-    w_ptr = 0
-    if weight is not None:
-        if not weight.is_contiguous():
-            weight = weight.contiguous()
-        w_ptr = weight.data_ptr()
+    args, keep = _norm_args(kind, x, weight, eps, y)
     index = device.index
     try:
-        _cuda.row_norm(kind, _DTYPE_CODE[x.dtype], x2.data_ptr(), ld_x, w_ptr, y.data_ptr(), cols, rows, cols, eps,
-                       index, torch._C._cuda_getCurrentRawStream(index), _alloc_for(device))
+        _cuda.row_norm(*args, index, torch._C._cuda_getCurrentRawStream(index), _alloc_for(device))
     except ValueError as e:
         raise ValueError(f"tessera.ops.{op}: {e}") from None
+    del keep
     return y
 
 

@@ -39,6 +39,22 @@ def test_activation_menu_matches_the_kernels():
     assert tuple(ops._cuda.activations()) == ops.ACTIVATIONS
 
 
+def test_cuda_module_rejects_bad_codes_before_touching_the_gpu():
+    if ops._cuda is None:
+        pytest.skip("this build has no tessera._cuda (host-only)")
+    inf = float("inf")
+    good = [4, 4, 4, 256, 0, 0, 4, 512, 1, 4, 1024, 0, 0, 4, 1.0, 0.0, 0, 0, 0, 0, 0, 2, 0, 0, 0.01, -inf, inf, 0, 0, 0,
+            0, 0, None]
+    for index, value, words in ((4, 7, "dtype code 7"), (5, 2, "order code 2"), (20, 9, "bias_mode"),
+                                (23, 11, "activation")):
+        bad = list(good)
+        bad[index] = value
+        with pytest.raises(ValueError, match=words):
+            ops._cuda.gemm(*bad)
+    with pytest.raises(ValueError, match="kind"):
+        ops._cuda.row_norm(5, 0, 256, 4, 0, 512, 4, 1, 4, 1e-6, 0, 0, None)
+
+
 # ------------------------------------------------------------------------------------------ fake kernels
 @pytest.mark.parametrize("x_shape", [(5, 64), (2, 3, 64), (64,), (0, 64)])
 @pytest.mark.parametrize("out_dtype", [None, torch.float32, torch.float16])
@@ -346,3 +362,147 @@ def test_patch_transformers_models_structure():
     mlp = llama.model.layers[0].mlp
     assert isinstance(mlp.act_fn, torch.nn.Identity) and mlp.up_proj.activation == "none"
     assert not report.untraced
+
+
+# ------------------------------------------------------------------------------------------ marshalling
+# What tessera.ops hands to tessera._cuda, checked without a GPU: the argument tuples built for CPU
+# tensors are evaluated by a float64 model of the host API's documented semantics
+# (include/tessera/host/gemm.hpp, fused.hpp), reading every matrix through its pointer, dtype code,
+# order and leading dimension, and compared with the op's definition on the original tensors.
+CODE_DTYPE = {0: torch.bfloat16, 1: torch.float16, 2: torch.float32}
+
+
+class Memory:
+    """Resolves raw pointers to elements of the given tensors' storages."""
+
+    def __init__(self, tensors):
+        self.storages = [t.untyped_storage() for t in tensors if isinstance(t, torch.Tensor)]
+
+    def matrix(self, ptr, code, order, ld, rows, cols):
+        dtype = CODE_DTYPE[code]
+        for st in self.storages:
+            base = st.data_ptr()
+            if base <= ptr < base + st.nbytes():
+                size = torch.empty((), dtype=dtype).element_size()
+                assert (ptr - base) % size == 0, "pointer not aligned to its element"
+                flat = torch.empty(0, dtype=dtype).set_(st)
+                strides = (ld, 1) if order == ops._ROW else (1, ld)
+                last = (rows - 1) * strides[0] + (cols - 1) * strides[1] + (ptr - base) // size
+                assert last < flat.numel(), "matrix reaches past its storage"
+                return torch.as_strided(flat, (rows, cols), strides, (ptr - base) // size)
+        raise AssertionError(f"pointer {ptr:#x} is in none of the tensors")
+
+
+def model_gemm(args, mem):
+    (m, n, k, a, in_t, a_o, lda, b, b_o, ldb, d, d_t, d_o, ldd, alpha, beta, c, c_o, ldc, bias, bias_mode, bias_t,
+     bias_size, act, slope, lo, hi, r, r_o, ldr) = args
+    A = mem.matrix(a, in_t, a_o, lda, m, k).double()
+    B = mem.matrix(b, in_t, b_o, ldb, k, n).double()
+    z = alpha * (A @ B)
+    if beta != 0:
+        z = z + beta * mem.matrix(c, d_t, c_o, ldc, m, n).double()
+    if bias_mode:
+        assert bias_size == {1: n, 2: m, 3: 1}[bias_mode]
+        v = mem.matrix(bias, bias_t, ops._ROW, bias_size, 1, bias_size).double()[0]
+        z = z + (v[None, :] if bias_mode == 1 else v[:, None] if bias_mode == 2 else v[0])
+    y = tnn._reference(ops.ACTIVATIONS[act], z, negative_slope=slope, clamp_min=lo, clamp_max=hi)
+    if r:
+        y = y + mem.matrix(r, d_t, r_o, ldr, m, n).double()
+    D = mem.matrix(d, d_t, d_o, ldd, m, n)
+    return y, D
+
+
+def cpu(*shape, dtype=torch.bfloat16, seed=0):
+    g = torch.Generator().manual_seed(seed + sum(shape))
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+def layouts(t, how):
+    """t's values in another layout: 'c' contiguous, 'pad' padded rows, 't' transposed storage (2-d),
+    'gap' 3-d with gaps between batches, 'skip' every other column."""
+    if how == "c":
+        return t
+    if how == "pad":
+        big = torch.zeros(*t.shape[:-1], t.shape[-1] + 5, dtype=t.dtype)
+        big[..., 2:2 + t.shape[-1]] = t
+        return big[..., 2:2 + t.shape[-1]]
+    if how == "t":
+        return t.t().contiguous().t()
+    if how == "gap":
+        big = torch.zeros(t.shape[0], t.shape[1] + 2, t.shape[2], dtype=t.dtype)
+        big[:, :t.shape[1]] = t
+        return big[:, :t.shape[1]]
+    if how == "skip":
+        big = torch.zeros(*t.shape[:-1], 2 * t.shape[-1], dtype=t.dtype)
+        big[..., ::2] = t
+        return big[..., ::2]
+    raise ValueError(how)
+
+
+LINEAR_CASES = [
+    # x shape, x layout, weight layout, bias, activation kwargs, residual layout, (alpha, beta, c layout), out dtype
+    ((5, 12), "c", "c", None, {}, None, (1.0, 0.0, None), None),
+    ((5, 12), "pad", "t", "col", {"activation": "gelu_tanh"}, "pad", (1.0, 0.0, None), None),
+    ((5, 12), "t", "pad", "col32", {"activation": "relu"}, "t", (0.5, 2.0, "t"), torch.float32),
+    ((2, 3, 12), "c", "skip", "row", {"activation": "leaky_relu", "negative_slope": 0.3}, "c", (1.0, -1.0, "pad"), None),
+    ((2, 3, 12), "gap", "c", "scalar0", {"activation": "clamp", "clamp_min": -0.5, "clamp_max": 0.25}, None,
+     (1.0, 0.0, None), torch.float16),
+    ((2, 3, 12), "pad", "t", "scalar1", {"activation": "silu"}, "pad", (2.0, 0.0, None), None),
+    ((1, 12), "skip", "c", "col", {"activation": "gelu_erf"}, None, (1.0, 0.0, None), None),
+    ((12,), "c", "t", "col", {}, None, (1.0, 0.0, None), None),
+    ((7, 1), "c", "c", None, {}, None, (1.0, 0.0, None), None),
+]
+
+
+@pytest.mark.parametrize("case", LINEAR_CASES, ids=[str(i) for i in range(len(LINEAR_CASES))])
+def test_linear_marshalling_against_the_host_api_model(case):
+    x_shape, x_how, w_how, bias_kind, act, r_how, (alpha, beta, c_how), out_dtype = case
+    K, N = x_shape[-1], 9
+    dt = torch.bfloat16
+    x0 = cpu(*x_shape, dtype=dt, seed=1)
+    w0 = cpu(N, K, dtype=dt, seed=2)
+    x, w = layouts(x0, x_how), layouts(w0, w_how)
+    od = out_dtype or dt
+    lead = x_shape[:-1]
+    bias = {None: None, "col": cpu(N, dtype=od, seed=3), "col32": cpu(N, dtype=torch.float32, seed=3),
+            "row": cpu(*lead, 1, dtype=od, seed=4), "scalar0": cpu(1, dtype=od, seed=5).reshape(()),
+            "scalar1": cpu(1, dtype=od, seed=5)}[bias_kind]
+    residual = None if r_how is None else layouts(cpu(*lead, N, dtype=od, seed=6), r_how)
+    c = None if c_how is None else layouts(cpu(*lead, N, dtype=od, seed=7), c_how)
+    kw = dict(act)
+    activation = kw.pop("activation", "none")
+    slope, lo, hi = kw.get("negative_slope", 0.01), kw.get("clamp_min", -INF), kw.get("clamp_max", INF)
+    out_shape, odt, mode = ops._check_linear(x, w, bias, activation, slope, lo, hi, residual, alpha, beta, c, out_dtype)
+    out = torch.empty(out_shape, dtype=odt)
+    args, keep = ops._gemm_args(x, w, bias, mode, activation, slope, lo, hi, residual, alpha, beta, c, out)
+    y, D = model_gemm(args, Memory([*keep, out, x, w, bias, residual, c]))
+    # D addresses out's elements in out's (row-major) order
+    assert D.data_ptr() == out.data_ptr() and D.stride() == (N, 1) and tuple(D.shape) == (out.numel() // N, N)
+    # the op's definition on the original values
+    z = alpha * (x0.double().reshape(-1, K) @ w0.double().t())
+    if c is not None:
+        z = z + beta * c.double().reshape(-1, N)
+    if bias is not None:
+        z = z + (bias.double().reshape(-1, 1) if bias_kind == "row" else bias.double())
+    want = tnn._reference(activation, z, negative_slope=slope, clamp_min=lo, clamp_max=hi)
+    if residual is not None:
+        want = want + residual.double().reshape(-1, N)
+    torch.testing.assert_close(y, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape, how", [((4, 16), "c"), ((4, 16), "pad"), ((2, 3, 16), "gap"), ((16,), "skip"),
+                                        ((3, 16), "t")])
+def test_norm_marshalling(shape, how):
+    x0 = cpu(*shape, dtype=torch.float32, seed=8)
+    x = layouts(x0, how)
+    w = layouts(cpu(16, dtype=torch.float32, seed=9), "skip")
+    y = torch.empty(shape)
+    for kind, weight in ((0, None), (1, w)):
+        args, keep = ops._norm_args(kind, x, weight, 1e-5, y)
+        k, code, xp, ld_x, wp, yp, ld_y, rows, cols, eps = args
+        mem = Memory([*keep, y, x, w])
+        X = mem.matrix(xp, code, ops._ROW, ld_x, rows, cols)
+        assert torch.equal(X, x0.reshape(rows, cols)) and k == kind and eps == 1e-5
+        assert mem.matrix(yp, code, ops._ROW, ld_y, rows, cols).data_ptr() == y.data_ptr() and ld_y == cols
+        if kind == 1:
+            assert torch.equal(mem.matrix(wp, code, ops._ROW, cols, 1, cols)[0], w)
