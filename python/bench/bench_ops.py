@@ -150,58 +150,65 @@ def rel_err(y, ref):
     return ((y.double() - ref).abs().max() / ref.abs().max()).item()
 
 
-def bench_gemms(shapes, iters, compile_fns, flush):
+def bench_shape(M, N, K, iters, compile_fns, flush):
+    """Records of both epilogues at one shape (the tensors are freed on return)."""
+    records = []
+    g = torch.Generator(device="cuda").manual_seed(M + N + K)
+    x = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
+    w = (torch.randn(N, K, device="cuda", generator=g) / math.sqrt(K)).to(torch.bfloat16)
+    b = torch.randn(N, device="cuda", generator=g).to(torch.bfloat16)
+    r = torch.randn(M, N, device="cuda", generator=g).to(torch.bfloat16)
+    z64 = x.double() @ w.double().t() + b.double()
+    ref_gelu = F.gelu(z64, approximate="tanh")
+    ref_silu = F.silu(z64) + r.double()
+    del z64
+
+    def eager_gelu(x, w, b):
+        return F.gelu(F.linear(x, w, b), approximate="tanh")
+
+    def eager_silu(x, w, b, r):
+        return F.silu(F.linear(x, w, b)) + r
+
+    variants = {
+        "gelu_tanh": (ref_gelu, {
+            "tessera.ops.linear": lambda: ops.linear(x, w, b, activation="gelu_tanh"),
+            "torch._addmm_activation": lambda: torch._addmm_activation(b, x, w.t(), use_gelu=True),
+            "eager F.gelu(F.linear)": lambda: eager_gelu(x, w, b),
+        }, eager_gelu, (x, w, b)),
+        "silu+residual": (ref_silu, {
+            "tessera.ops.linear": lambda: ops.linear(x, w, b, activation="silu", residual=r),
+            "eager F.silu(F.linear)+r": lambda: eager_silu(x, w, b, r),
+        }, eager_silu, (x, w, b, r)),
+    }
+    for epi, (ref, fns, eager_fn, args) in variants.items():
+        fns = dict(fns)
+        if compile_fns:
+            t0 = time.perf_counter()
+            cf = torch.compile(eager_fn, mode="max-autotune-no-cudagraphs", dynamic=False)
+            cf(*args)
+            torch.cuda.synchronize()
+            print(f"  (compiled {epi} for {M}x{N}x{K} in {time.perf_counter() - t0:.0f} s)", flush=True)
+            fns["torch.compile max-autotune"] = lambda cf=cf, args=args: cf(*args)
+        errs = {name: rel_err(fn(), ref) for name, fn in fns.items()}
+        for name, e in errs.items():
+            if not e < 2e-2:
+                raise SystemExit(f"verification failed: {name} {epi} {M}x{N}x{K}: max rel err {e:.3g}")
+        times = {name: gpu_time_us(fn, flush, iters) for name, fn in fns.items()}
+        flops = 2.0 * M * N * K
+        t_tessera = times["tessera.ops.linear"]
+        for name, t in times.items():
+            records.append({"m": M, "n": N, "k": K, "epilogue": epi, "impl": name, "us": t,
+                            "tflops": flops / t / 1e6, "speedup_of_tessera": t / t_tessera,
+                            "max_rel_err": errs[name]})
+    return records
+
+
+def bench_gemms(shapes, iters, compile_fns, flush, save):
     records = []
     for (M, N, K) in shapes:
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        x = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
-        w = (torch.randn(N, K, device="cuda", generator=g) / math.sqrt(K)).to(torch.bfloat16)
-        b = torch.randn(N, device="cuda", generator=g).to(torch.bfloat16)
-        r = torch.randn(M, N, device="cuda", generator=g).to(torch.bfloat16)
-        z64 = x.double() @ w.double().t() + b.double()
-        ref_gelu = F.gelu(z64, approximate="tanh")
-        ref_silu = F.silu(z64) + r.double()
-        del z64
-
-        def eager_gelu(x, w, b):
-            return F.gelu(F.linear(x, w, b), approximate="tanh")
-
-        def eager_silu(x, w, b, r):
-            return F.silu(F.linear(x, w, b)) + r
-
-        variants = {
-            "gelu_tanh": (ref_gelu, {
-                "tessera.ops.linear": lambda: ops.linear(x, w, b, activation="gelu_tanh"),
-                "torch._addmm_activation": lambda: torch._addmm_activation(b, x, w.t(), use_gelu=True),
-                "eager F.gelu(F.linear)": lambda: eager_gelu(x, w, b),
-            }, eager_gelu, (x, w, b)),
-            "silu+residual": (ref_silu, {
-                "tessera.ops.linear": lambda: ops.linear(x, w, b, activation="silu", residual=r),
-                "eager F.silu(F.linear)+r": lambda: eager_silu(x, w, b, r),
-            }, eager_silu, (x, w, b, r)),
-        }
-        for epi, (ref, fns, eager_fn, args) in variants.items():
-            fns = dict(fns)
-            if compile_fns:
-                t0 = time.perf_counter()
-                cf = torch.compile(eager_fn, mode="max-autotune-no-cudagraphs", dynamic=False)
-                cf(*args)
-                torch.cuda.synchronize()
-                print(f"  (compiled {epi} for {M}x{N}x{K} in {time.perf_counter() - t0:.0f} s)", flush=True)
-                fns["torch.compile max-autotune"] = lambda cf=cf: cf(*args)
-            errs = {name: rel_err(fn(), ref) for name, fn in fns.items()}
-            for name, e in errs.items():
-                if not e < 2e-2:
-                    raise SystemExit(f"verification failed: {name} {epi} {M}x{N}x{K}: max rel err {e:.3g}")
-            times = {name: gpu_time_us(fn, flush, iters) for name, fn in fns.items()}
-            flops = 2.0 * M * N * K
-            t_tessera = times["tessera.ops.linear"]
-            for name, t in times.items():
-                records.append({"m": M, "n": N, "k": K, "epilogue": epi, "impl": name, "us": t,
-                                "tflops": flops / t / 1e6, "speedup_of_tessera": t / t_tessera,
-                                "max_rel_err": errs[name]})
-        del x, w, b, r, ref_gelu, ref_silu
+        records += bench_shape(M, N, K, iters, compile_fns, flush)
         torch.cuda.empty_cache()
+        save(records)
     rows = [(f"{r['m']}x{r['n']}x{r['k']}", r["epilogue"], r["impl"], f"{r['us']:.1f}", f"{r['tflops']:.0f}",
              f"{r['speedup_of_tessera']:.2f}", f"{r['max_rel_err']:.1e}") for r in records]
     table("bf16 GEMM + fused epilogue (L2 flushed, median of CUDA-event times)",
@@ -224,30 +231,36 @@ def build_models(layers):
     return {"llama (4096/14336)": llama, "gpt2 (1600/6400)": gpt2}
 
 
+def bench_model(name, model, layers, seq, iters, flush):
+    records = []
+    base = model.to(torch.bfloat16).eval()
+    patched = copy.deepcopy(base)
+    report = tessera.nn.patch(patched)
+    for label, T in (("prefill", seq), ("one token", 1)):
+        ids = torch.randint(0, 1000, (1, T), device="cuda")
+        with torch.inference_mode():
+            want = base(ids).logits.float()
+            got = patched(ids).logits.float()
+            err = ((got - want).abs().max() / want.abs().max()).item()
+            t_base = gpu_time_us(lambda: base(ids), flush, iters)
+            t_patched = gpu_time_us(lambda: patched(ids), flush, iters)
+        records.append({"model": name, "layers": layers, "tokens": T, "case": label, "us_unpatched": t_base,
+                        "us_patched": t_patched, "speedup": t_base / t_patched, "logits_rel_diff": err,
+                        "replaced": len(report.replaced), "fused": len(report.fused)})
+    return records
+
+
 def bench_models(layers, seq, iters, flush):
     try:
-        import transformers  # noqa: F401
+        import transformers  # noqa: F401  (build_models uses it)
     except ImportError:
         print("\n(transformers is not installed: no model benchmark)")
         return []
     records = []
     torch.manual_seed(0)
-    for name, model in build_models(layers).items():
-        base = model.to(torch.bfloat16).eval()
-        patched = copy.deepcopy(base)
-        report = tessera.nn.patch(patched)
-        for label, T in (("prefill", seq), ("one token", 1)):
-            ids = torch.randint(0, 1000, (1, T), device="cuda")
-            with torch.inference_mode():
-                want = base(ids).logits.float()
-                got = patched(ids).logits.float()
-                err = ((got - want).abs().max() / want.abs().max()).item()
-                t_base = gpu_time_us(lambda: base(ids), flush, iters)
-                t_patched = gpu_time_us(lambda: patched(ids), flush, iters)
-            records.append({"model": name, "layers": layers, "tokens": T, "case": label, "us_unpatched": t_base,
-                            "us_patched": t_patched, "speedup": t_base / t_patched, "logits_rel_diff": err,
-                            "replaced": len(report.replaced), "fused": len(report.fused)})
-        del base, patched, model
+    models = build_models(layers)
+    for name in list(models):
+        records += bench_model(name, models.pop(name), layers, seq, iters, flush)
         torch.cuda.empty_cache()
     rows = [(r["model"], r["case"], r["tokens"], f"{r['us_unpatched']:.0f}", f"{r['us_patched']:.0f}",
              f"{r['speedup']:.2f}", f"{r['logits_rel_diff']:.1e}", f"{r['replaced']}/{r['fused']}") for r in records]
@@ -271,15 +284,22 @@ def main():
                          f"tessera._cuda: {ops._CUDA_ERROR or 'present'})")
     shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",") if s]
     t_start = time.perf_counter()
-    result = {"env": env_info(), "args": vars(args)}
+    result = {"env": env_info(), "args": vars(args), "overhead": [], "gemm": [], "models": [], "complete": False}
     print(json.dumps(result["env"], indent=1))
+
+    def save(key=None, value=None):  # after every stage, so that a run cut short keeps what it measured
+        if key is not None:
+            result[key] = value
+        result["seconds"] = time.perf_counter() - t_start
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+
     flush = Flusher()
-    result["overhead"] = [bench_overhead(args.overhead_nk, torch.bfloat16), bench_overhead(256, torch.bfloat16)]
-    result["gemm"] = bench_gemms(shapes, args.iters, not args.no_compile, flush)
-    result["models"] = bench_models(args.layers, args.seq, max(5, args.iters // 3), flush) if args.layers > 0 else []
-    result["seconds"] = time.perf_counter() - t_start
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+    save("overhead", [bench_overhead(args.overhead_nk, torch.bfloat16), bench_overhead(256, torch.bfloat16)])
+    save("gemm", bench_gemms(shapes, args.iters, not args.no_compile, flush, lambda recs: save("gemm", recs)))
+    if args.layers > 0:
+        save("models", bench_models(args.layers, args.seq, max(5, args.iters // 3), flush))
+    save("complete", True)
     print(f"\nwrote {args.out} ({result['seconds']:.0f} s)")
 
 

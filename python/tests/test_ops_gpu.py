@@ -18,7 +18,6 @@ import pytest
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("no CUDA GPU present", allow_module_level=True)
-import tessera  # noqa: E402
 from tessera import nn as tnn  # noqa: E402
 from tessera import ops  # noqa: E402
 

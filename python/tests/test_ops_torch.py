@@ -8,7 +8,6 @@ import math
 import pytest
 
 torch = pytest.importorskip("torch")
-import tessera  # noqa: E402
 from tessera import nn as tnn  # noqa: E402
 from tessera import ops  # noqa: E402
 
