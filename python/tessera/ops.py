@@ -370,12 +370,14 @@ def _linear_backward(ctx, grad):
     grad_x = grad_w = grad_b = grad_r = grad_c = None
     if need[0] or need[1]:
         g = gz.to(x.dtype)
+        empty = g.numel() == 0  # no rows or N = 0: sums over nothing
         if need[0]:  # alpha * gz @ W: weight (N, K) is the (K x N)^T operand, i.e. weight' = W^T
-            grad_x = linear(g, weight.t(), alpha=alpha)
+            grad_x = torch.zeros_like(x) if empty else linear(g, weight.t(), alpha=alpha)
         if need[1]:  # alpha * gz^T @ x over all rows of x
-            g2 = g.reshape(-1, N)
-            x2 = x.reshape(-1, K)
-            grad_w = linear(g2.t(), x2.t(), alpha=alpha, out_dtype=weight.dtype)
+            if empty:
+                grad_w = torch.zeros_like(weight)
+            else:
+                grad_w = linear(g.reshape(-1, N).t(), x.reshape(-1, K).t(), alpha=alpha, out_dtype=weight.dtype)
     if need[2]:
         grad_b = gz.sum_to_size(ctx.bias_shape).to(ctx.bias_dtype)
     if need[7]:

@@ -505,3 +505,13 @@ def test_norm_marshalling(shape, how):
         assert mem.matrix(yp, code, ops._ROW, ld_y, rows, cols).data_ptr() == y.data_ptr() and ld_y == cols
         if kind == 1:
             assert torch.equal(mem.matrix(wp, code, ops._ROW, cols, 1, cols)[0], w)
+
+
+def test_linear_backward_of_empty_batches_on_meta():
+    for x_shape, n in (((0, 16), 8), ((3, 16), 0)):
+        x = meta(*x_shape, requires_grad=True)
+        w = meta(n, 16, requires_grad=True)
+        b = meta(n, requires_grad=True)
+        y = ops.linear(x, w, b, activation="silu")
+        gx, gw, gb = torch.autograd.grad(y, (x, w, b), torch.empty_like(y))
+        assert gx.shape == x.shape and gw.shape == w.shape and gb.shape == b.shape
