@@ -8,8 +8,12 @@
 #      (skip it with TESSERA_TEST_NO_CUDA=0).
 # Without a toolkit, only the second one (in ${TESSERA_BUILD_DIR:-build}).
 # Then the Python package: a fresh virtual environment (${TESSERA_BUILD_DIR:-build}/python-venv),
-# `pip install .` into it (the extension is host C++ only), matplotlib (for the main job's report)
-# and the tests of python/tests (skip it with TESSERA_TEST_PYTHON=0).
+# `pip install .` into it, matplotlib (for the main job's report) and the tests of python/tests (skip
+# it with TESSERA_TEST_PYTHON=0).  Where
+# the first configuration compiled the kernels, the package's GPU module (tessera._cuda) links that
+# build's libtessera_kernels.a instead of compiling the kernels again.  PyTorch is not installed by
+# default (from PyPI it is the CUDA build, about 3 GB): the tests of tessera.ops / tessera.nn then
+# report skipped; TESSERA_TEST_TORCH=1 installs torch and transformers into the environment first.
 # TESSERA_CUDA_ARCHITECTURES (e.g. 80 for Ampere, "90a;80" for both) picks the GPU targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +51,15 @@ if [ "${TESSERA_TEST_PYTHON:-1}" != 0 ]; then
   rm -rf "$VENV"
   start=$(date +%s)
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check . pytest
+  PIP_ARGS=(--config-settings=cmake.define.TESSERA_WITH_CUDA=OFF)
+  if [ -n "$HOST_BUILD" ] && [ -f "$BUILD/libtessera_kernels.a" ]; then
+    PIP_ARGS+=("--config-settings=cmake.define.TESSERA_KERNELS_LIBRARY=$(cd "$BUILD" && pwd)/libtessera_kernels.a")
+  fi
+  if [ "${TESSERA_TEST_TORCH:-0}" != 0 ]; then
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check torch transformers
+    echo "torch install time: $(( $(date +%s) - start )) s"
+  fi
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PIP_ARGS[@]}" . pytest
   # matplotlib draws the main job's report plots (python/tests/test_report.py); without it that test is skipped
   "$VENV/bin/pip" install --quiet --disable-pip-version-check matplotlib ||
     echo "test: matplotlib could not be installed; the report-plot test will be skipped" >&2

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>  // cudaLaunchKernel
 
 #include <algorithm>  // std::min
+#include <cstdint>    // SIZE_MAX, uintptr_t
 #include <exception>  // std::exception
 
 #include "gemm_internal.hpp"
@@ -22,15 +23,16 @@ namespace tessera {
 
 using namespace gemm_detail;
 
-GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
-  Problem p;
-  Choice c;
-  GemmStatus st = plan_impl(g, g.workspace ? g.workspace_bytes : 0, &p, &c);
-  if (!st) return st;
-  if (c.splits > 1 && (!g.workspace || g.workspace_bytes < c.workspace))
+namespace {
+
+// Step 4 for a planned problem: `workspace` (`workspace_bytes` bytes, null when there is none) backs
+// split-K; `zeroed`: its counters are known to be zero.
+GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t workspace_bytes, bool zeroed,
+                  cudaStream_t stream) {
+  if (c.splits > 1 && (!workspace || workspace_bytes < c.workspace))
     return fail(GemmError::insufficient_workspace,
                 fmt("split_k %d with tile %s needs a workspace of %zu bytes (gemm_workspace_size); got %zu", c.splits,
-                    gemm_tile_name(to_gemm_tile(c.tile)), c.workspace, g.workspace ? g.workspace_bytes : size_t(0)));
+                    gemm_tile_name(to_gemm_tile(c.tile)), c.workspace, workspace ? workspace_bytes : size_t(0)));
 
   gemm_sm80::Params kp;
   kp.m = static_cast<int>(p.m);
@@ -51,11 +53,11 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
   kp.splits = c.splits;
   kp.ep = p.ep;
   if (c.splits > 1) {
-    kp.counters = static_cast<int*>(g.workspace);
+    kp.counters = static_cast<int*>(workspace);
     const int64_t counters = c.tiles * c.kernel.counters_per_tile;
-    kp.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(g.workspace) + counters_bytes(counters));
-    if (!g.workspace_zeroed) {
-      const cudaError_t e = cudaMemsetAsync(g.workspace, 0, static_cast<size_t>(counters) * sizeof(int), stream);
+    kp.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + counters_bytes(counters));
+    if (!zeroed) {
+      const cudaError_t e = cudaMemsetAsync(workspace, 0, static_cast<size_t>(counters) * sizeof(int), stream);
       if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaMemsetAsync of the split-K counters failed: %s", cudaGetErrorString(e)));
     }
   }
@@ -126,6 +128,35 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
                                            cudaGetErrorString(e)));
   }
   return {};
+}
+
+}  // namespace
+
+GemmStatus gemm(const GemmArgs& g, cudaStream_t stream) {
+  Problem p;
+  Choice c;
+  const GemmStatus st = plan_impl(g, g.workspace ? g.workspace_bytes : 0, &p, &c);
+  if (!st) return st;
+  return launch(p, c, g.workspace, g.workspace_bytes, g.workspace_zeroed, stream);
+}
+
+GemmStatus gemm(const GemmArgs& g, cudaStream_t stream, GemmWorkspaceAlloc alloc, void* ctx) {
+  if (!alloc || g.workspace) return gemm(g, stream);
+  Problem p;
+  Choice c;
+  GemmStatus st = plan_impl(g, SIZE_MAX, &p, &c);
+  if (!st) return st;
+  void* ws = nullptr;
+  if (c.splits > 1) {
+    ws = alloc(c.workspace, ctx);
+    if (ws && reinterpret_cast<uintptr_t>(ws) % 16 != 0)
+      return invalid(fmt("the workspace allocator returned %p, which is not 16-byte aligned", ws));
+    if (!ws) {  // no memory: the best plan without split-K (a forced split_k > 1 fails in launch())
+      st = plan_impl(g, 0, &p, &c);
+      if (!st) return st;
+    }
+  }
+  return launch(p, c, ws, ws ? c.workspace : 0, false, stream);
 }
 
 // ---- typed overloads ----

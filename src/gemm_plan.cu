@@ -101,6 +101,21 @@ GemmStatus occupancy(int dev, const DeviceFacts& f, const KernelInfo& k, int* bl
   return {};
 }
 
+// Whether this build holds code of kernel `fn` for device `dev` (cudaFuncGetAttributes succeeds);
+// cached per device and kernel, so a plan makes no such query after the first.
+std::map<std::pair<int, const void*>, bool> g_has_code;
+bool has_code(int dev, const void* fn) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto key = std::make_pair(dev, fn);
+  auto it = g_has_code.find(key);
+  if (it != g_has_code.end()) return it->second;
+  cudaFuncAttributes attr{};
+  const bool ok = cudaFuncGetAttributes(&attr, fn) == cudaSuccess;
+  if (!ok) (void)cudaGetLastError();
+  g_has_code[key] = ok;
+  return ok;
+}
+
 // Blocks of a persistent kernel that can be resident at once: SMs x occupancy, or for a clustered kernel
 // whole clusters only (cudaOccupancyMaxActiveClusters: a GPC with an odd number of free SMs leaves one
 // idle).  Cached per device and kernel.
@@ -289,19 +304,14 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (g.tile != GemmTile::automatic && to_tile_id(g.tile) != t) continue;
     const KernelInfo k = kernel_for(p, t);
     if (!k.fn) continue;
-    if (gemm_sm80::is_sm90(t)) {
-      // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
-      cudaFuncAttributes attr{};
-      if (f.cc != 90 || cudaFuncGetAttributes(&attr, k.fn) != cudaSuccess) {
-        (void)cudaGetLastError();
-        continue;
-      }
-    }
     // The decode tile only for m <= 16 (unless forced); larger tiles not for m <= 16 when it exists.
+    // (Before the device queries below: a decode-shaped call, whose host time matters most, makes none.)
     if (g.tile == GemmTile::automatic) {
       if (t == TileId::t16x128 && p.m > 16) continue;
       if (t != TileId::t16x128 && p.m <= 16 && kernel_for(p, TileId::t16x128).fn) continue;
     }
+    // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
+    if (gemm_sm80::is_sm90(t) && (f.cc != 90 || !has_code(dev, k.fn))) continue;
     int occ = 0;
     st = occupancy(dev, f, k, &occ);
     if (!st) return st;

@@ -11,6 +11,11 @@ memory analysers.  Host code only: no GPU and no PyTorch needed.
 
 Every operation of ``tessera layout`` is a function here and a method of :class:`Layout`.
 Errors of the algebra raise ``ValueError`` with the C++ library's message.
+
+With PyTorch installed, ``tessera.ops`` (linear on the GEMM with its fused epilogue, rms_norm,
+l2_norm as ``torch.library`` operators) and ``tessera.nn`` (``Linear``, ``patch(model)``) run
+Tessera's kernels on CUDA tensors; both are imported on first use, so ``import tessera`` never
+imports torch.
 """
 import functools as _functools
 
@@ -85,3 +90,12 @@ del _name
 
 __all__ = ["Layout", "Swizzle", "SwizzledLayout", "Tiler", "TVLayout", "tv_copy", "analyze",
            "LAYOUT_OPS", *LAYOUT_OPS]
+
+
+def __getattr__(name):
+    # tessera.ops and tessera.nn import torch: load them on first use only.
+    if name in ("ops", "nn"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

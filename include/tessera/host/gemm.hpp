@@ -160,6 +160,17 @@ size_t gemm_workspace_size(const GemmArgs& args);
 // Runs the GEMM on `stream` (asynchronous).
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
+// The same, for callers with a stream-ordered allocator of their own (a framework's caching allocator,
+// e.g. the PyTorch ops of python/): when args.workspace is null and the plan (made as if the workspace
+// were unlimited) splits K, gemm() calls `alloc(bytes, ctx)` once, before the launch, for device memory
+// of at least `bytes` bytes, 16-byte aligned, usable in stream order on `stream`.  Only the work this
+// call enqueues on `stream` uses it, so the caller may release it (stream-ordered) once gemm() returns;
+// its counters are zero-filled on `stream`.  A null return runs the best plan without split-K.  One
+// plan per call, where gemm_workspace_size() followed by gemm() plans twice.  With args.workspace set
+// (or alloc null) this is gemm(args, stream).
+using GemmWorkspaceAlloc = void* (*)(size_t bytes, void* ctx);
+GemmStatus gemm(const GemmArgs& args, cudaStream_t stream, GemmWorkspaceAlloc alloc, void* ctx);
+
 // ---- typed convenience overloads: row-major, packed, D = A @ B ----
 GemmStatus gemm(int64_t m, int64_t n, int64_t k, const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* d,
                 cudaStream_t stream = nullptr);
