@@ -186,7 +186,7 @@ def test_linear_strided_inputs(x_how, w_how):
         ws = w
     assert torch.equal(xs.reshape(-1, K), x) and torch.equal(ws, w)
     r = strided(rand(M, N, g=g), "row_padded", g)
-    y = ops.linear(xs, ws, None, activation="relu", residual=r)
+    y = ops.linear(xs, ws, None, activation="relu", residual=r.reshape(*xs.shape[:-1], N))  # the output's shape
     ref, mag = reference(x, w, None, "relu", residual=r)
     assert_close(y.reshape(M, N), ref, mag, f"strided x={x_how} w={w_how}")
     assert y.shape == (*xs.shape[:-1], N)
@@ -285,7 +285,9 @@ def test_opcheck_on_gpu():
     cases = [
         (torch.ops.tessera.linear.default, (x, w, b, "gelu_tanh", 0.01, -INF, INF, r, 1.0, 0.0, None, None)),
         (torch.ops.tessera.linear.default, (x, w, None, "silu", 0.01, -INF, INF, None, 0.5, 2.0, c, None)),
-        (torch.ops.tessera.linear.default, (x, w, b, "none", 0.01, -INF, INF, None, 1.0, 0.0, None, torch.float32)),
+        # an fp32 output takes an fp32 bias (or one of the output's type)
+        (torch.ops.tessera.linear.default, (x, w, b.detach().float().requires_grad_(), "none", 0.01, -INF, INF, None, 1.0, 0.0,
+                                            None, torch.float32)),
         (torch.ops.tessera.rms_norm.default, (x, rand(64, g=g).requires_grad_(), 1e-6)),
         (torch.ops.tessera.l2_norm.default, (x, 1e-12)),
     ]
