@@ -68,8 +68,9 @@ std::string run_header_json(const std::string& suite, const std::string& command
   std::time_t t = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   // "-dirty" when the working tree differs from that commit (a run of uncommitted code says so).
-  std::string commit = run_cmd("git describe --always --dirty --abbrev=7 2>/dev/null");
-  if (commit.empty() && std::getenv("TESSERA_GIT_COMMIT")) commit = std::getenv("TESSERA_GIT_COMMIT");
+  // TESSERA_GIT_COMMIT names the measured code where the checkout's history is not the code's (a copied tree).
+  std::string commit = std::getenv("TESSERA_GIT_COMMIT") ? std::getenv("TESSERA_GIT_COMMIT") : "";
+  if (commit.empty()) commit = run_cmd("git describe --always --dirty --abbrev=7 2>/dev/null");
   if (date_out) *date_out = date;
   if (commit_out) *commit_out = commit;
   char gpu[512];
