@@ -52,6 +52,14 @@ TESSERA_DEVICE_INLINE void named_barrier_arrive(uint32_t id, uint32_t threads) {
 
 // The lane index read from %laneid where it is used (volatile: not kept live in a register across a
 // loop, which under register pressure would cost a spill and a local load per iteration).
+// threadIdx.x the same way (%tid.x): values derived from it are recomputed after the read instead of being
+// kept live across a main loop.
+TESSERA_DEVICE_INLINE uint32_t tid_x_now() {
+  uint32_t t;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
+  return t;
+}
+
 TESSERA_DEVICE_INLINE uint32_t lane_id_now() {
   uint32_t l;
   asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(l));
