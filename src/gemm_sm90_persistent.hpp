@@ -21,8 +21,10 @@ KernelInfo persistent_info() {
   info.box_b[0] = K::kBoxB.inner;
   info.box_b[1] = K::kBoxB.outer;
   info.tma_store = K::kTmaStore;
-  info.box_d[0] = K::kBoxD.inner;
-  info.box_d[1] = K::kBoxD.outer;
+  if (K::kTmaStore) {  // the box of D's staging tile (Epilogue::kStageTile)
+    info.box_d[0] = K::kBoxD.inner;
+    info.box_d[1] = K::kBoxD.outer;
+  }
   return info;
 }
 

@@ -291,7 +291,30 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
       expect_box(gemm_sm80::kernel_sm90_persistent(t, f16, Combo::k_mn), 64, static_cast<unsigned>(kk.block_m), 64, 64,
                  "persistent KN");
       expect_box(gemm_sm80::kernel_sm90_persistent(t, f16, Combo::mn_mn), 64, 64, 64, 64, "persistent MN");
+      // D leaves through TMA stores in the cooperative schedule only, in 64 x 64 boxes of its staging tile.
+      for (Combo c : {Combo::kk, Combo::k_mn, Combo::mn_mn}) {
+        const gemm_sm80::KernelInfo k = gemm_sm80::kernel_sm90_persistent(t, f16, c);
+        EXPECT_EQ(k.tma_store, t == TileId::coop128x256);
+        EXPECT_EQ(k.box_d[0], k.tma_store ? 64u : 0u);
+        EXPECT_EQ(k.box_d[1], k.tma_store ? 64u : 0u);
+      }
     }
+  }
+}
+
+// The staging tile of D (FragmentEpilogue::kStageTile) is the hardware's 128-byte swizzle on 64 rows of 64
+// 16-bit elements, so the box the host builds map_d with and the stmatrix addresses agree.
+TEST(GemmLayouts, Sm90StagingTileOfD) {
+  const atom::SmemTileSm90 t = atom::sw128_tile(64, 2);
+  EXPECT_TRUE(t.matches_hw_sw128());
+  EXPECT_EQ(t.bytes(), 8192);
+  EXPECT_EQ(t.tma_box().inner, 64u);
+  EXPECT_EQ(t.tma_box().outer, 64u);
+  // Row r's 16-byte unit u lies at unit u ^ (r % 8) of that row: eight rows of one unit column fill all 32 banks.
+  for (Int r = 0; r < 8; ++r) {
+    bool banks[8] = {};
+    for (Int rr = 0; rr < 8; ++rr) banks[(t.tile.swizzle(t.tile.layout(make_tuple(rr, 8 * r))) % 64) / 8] = true;
+    for (bool b : banks) EXPECT_TRUE(b) << "unit column " << r;
   }
 }
 
