@@ -65,9 +65,10 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   const dim3 grid(static_cast<unsigned>(c.ctas), 1, c.kernel.persistent ? 1u : static_cast<unsigned>(c.splits));
   const dim3 block(static_cast<unsigned>(c.kernel.threads));
   CUtensorMap map_a{}, map_b{}, map_d{};
+  // Every Hopper kernel takes (Params, map_a, map_b) and a persistent one map_d as well; a launch reads as many
+  // arguments as the kernel has, so one array serves both.
   void* kargs_sm80[] = {&kp};
-  void* kargs_sm90[] = {&kp, &map_a, &map_b};
-  void* kargs_sm90_store[] = {&kp, &map_a, &map_b, &map_d};
+  void* kargs_sm90[] = {&kp, &map_a, &map_b, &map_d};
   void** kargs = kargs_sm80;
   if (gemm_sm80::is_sm90(c.tile)) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
@@ -102,7 +103,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }
-    kargs = c.kernel.persistent ? kargs_sm90_store : kargs_sm90;
+    kargs = kargs_sm90;
   }
   cudaError_t e;
   if (c.kernel.cluster_m > 1) {

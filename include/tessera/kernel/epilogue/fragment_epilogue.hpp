@@ -18,9 +18,9 @@
 // allow 2-element accesses (pairs of adjacent columns: 4 bytes for 16-bit types, 8 for fp32, with no
 // bounds tests), and an element form for edge tiles and other orders (every access tested against M, N).
 //
-// D leaves either straight from registers (`store`), or, for a 16-bit row-major D, chunk by chunk through a
-// 128-byte-swizzled shared-memory tile written with stmatrix (`stage_sw128`) that the kernel hands to a
-// TMA store (kernel/gemm_sm90/persistent_kernel.hpp): then the edges are the TMA unit's bounds.
+// D leaves either straight from registers (`store`), or, for a 16-bit D (row- or column-major), 64 columns at
+// a time through a 128-byte-swizzled shared-memory tile written with stmatrix (`stage_sw128`) that the kernel
+// hands to a TMA store (kernel/gemm_sm90/persistent_kernel.hpp): then the edges are the TMA unit's bounds.
 #pragma once
 
 #include <cuda_bf16.h>  // __nv_bfloat16, __nv_bfloat162

@@ -313,7 +313,7 @@ struct GemmSm90Persistent {
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
-        epilogue_tma(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), map_d);
+        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), map_d);
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
@@ -328,10 +328,10 @@ struct GemmSm90Persistent {
   // spills in the cooperative kernel).
   __device__ __forceinline__ static int thread_now() { return static_cast<int>(arch::tid_x_now() % 128u); }
 
-  // The epilogue of this warpgroup's 64 x 256 tile at (m0, n0), one register chunk (Epilogue::kChunk
+  // The cooperative epilogue of this warpgroup's 64 x 256 tile at (m0, n0), one register chunk (Epilogue::kChunk
   // registers, 2 x 64 columns) at a time: the passes, then D from registers or, with p.d_tma, through two
   // staging tiles and TMA stores.  One call site for both: the passes are compiled once.
-  __device__ __forceinline__ static void epilogue_tma(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
+  __device__ __forceinline__ static void epilogue_cooperative(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
                                                       SharedStorage& sh, int c, int thread, const CUtensorMap* map_d) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
     const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
