@@ -218,6 +218,9 @@ def _workspace_alloc(device):
 
 
 _ALLOCS = {}
+# The raw cudaStream_t of a device's current stream, looked up once (a CPU-only PyTorch lacks it; the
+# ops reach it only with CUDA tensors).
+_current_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
 def _alloc_for(device):
@@ -290,7 +293,7 @@ def _linear_impl(x, weight, bias, activation, negative_slope, clamp_min, clamp_m
                             alpha, beta, c, out)
     index = device.index
     try:
-        _cuda.gemm(*args, index, torch._C._cuda_getCurrentRawStream(index), _alloc_for(device))
+        _cuda.gemm(*args, index, _current_raw_stream(index), _alloc_for(device))
     except ValueError as e:
         # The host API names its own arguments: a = x as an M x K matrix, b = weight^T, d = the output.
         raise ValueError(f"tessera.ops.linear: {e} (there a = x as {args[0]} x {args[2]}, b = weight^T, "
@@ -476,7 +479,7 @@ def _norm_impl(op, kind, x, weight, eps):
     args, keep = _norm_args(kind, x, weight, eps, y)
     index = device.index
     try:
-        _cuda.row_norm(*args, index, torch._C._cuda_getCurrentRawStream(index), _alloc_for(device))
+        _cuda.row_norm(*args, index, _current_raw_stream(index), _alloc_for(device))
     except ValueError as e:
         raise ValueError(f"tessera.ops.{op}: {e}") from None
     del keep
