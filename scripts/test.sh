@@ -58,12 +58,13 @@ if [ "${TESSERA_TEST_PYTHON:-1}" != 0 ]; then
   if [ "${TESSERA_TEST_TORCH:-0}" != 0 ]; then
     "$VENV/bin/pip" install --quiet --disable-pip-version-check torch transformers
     echo "torch install time: $(( $(date +%s) - start )) s"
+    start=$(date +%s)
   fi
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PIP_ARGS[@]}" . pytest
+  echo "python package build time: $(( $(date +%s) - start )) s"
   # matplotlib draws the main job's report plots (python/tests/test_report.py); without it that test is skipped
   "$VENV/bin/pip" install --quiet --disable-pip-version-check matplotlib ||
     echo "test: matplotlib could not be installed; the report-plot test will be skipped" >&2
-  echo "python package build time: $(( $(date +%s) - start )) s"
   # TESSERA_CLI: the Python errors are compared with the messages of the `tessera` command.
   TESSERA_CLI="$(cd "$BUILD" && pwd)/tools/tessera" "$VENV/bin/python" -m pytest -q -p no:cacheprovider -rs python/tests
 fi

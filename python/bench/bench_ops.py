@@ -55,6 +55,8 @@ def env_info():
             info[key] = out.splitlines()[-1] if key == "nvcc" and out else out
         except (OSError, subprocess.TimeoutExpired):
             info[key] = None
+    # As `tessera bench`: TESSERA_GIT_COMMIT names the measured code where the checkout's history is not it.
+    info["commit"] = os.environ.get("TESSERA_GIT_COMMIT") or info["commit"]
     return info
 
 
