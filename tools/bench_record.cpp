@@ -90,7 +90,10 @@ ResultsFile read_results(const std::string& path) {
   f.date = doc.text("date");
   f.command = doc.text("command");
   f.commit = doc.text("git_commit");
-  if (const json::Value* g = doc.find("gpu"); g && g->is_object()) f.gpu_json = text.substr(g->begin, g->end - g->begin);
+  if (const json::Value* g = doc.find("gpu"); g && g->is_object()) {
+    f.gpu_json = text.substr(g->begin, g->end - g->begin);
+    f.gpu_name = g->text("name");
+  }
   if (f.suite == "roofline") {  // its records are roofline points, not bench records
     f.roofline_json = text;
     return f;

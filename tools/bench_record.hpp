@@ -47,6 +47,7 @@ std::string record_json(const Record& r, const std::string& date, const std::str
 struct ResultsFile {
   std::string path, suite, date, command, commit;
   std::string gpu_json;          // the document's "gpu" object as written ("" when absent)
+  std::string gpu_name;          // its "name" ("" when absent)
   std::vector<Record> records;   // its bench records (a roofline document has none)
   std::string roofline_json;     // a roofline document as written: the whole file or its "roofline" member
 };
