@@ -27,21 +27,20 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-namespace {
-
-std::string number(double v) {
+std::string json_number(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 
-// "M=4096,N=4096,K=4096" -> "4096x4096x4096"; any other size unchanged.
 std::string shape_of(const std::string& size) {
   long long m = 0, n = 0, k = 0;
   if (std::sscanf(size.c_str(), "M=%lld,N=%lld,K=%lld", &m, &n, &k) == 3)
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   return size;
 }
+
+namespace {
 
 // The target a note states ("...; target >= 0.95", "...; target > 1"), or "".
 std::string target_in_note(const std::string& note) {
@@ -65,9 +64,9 @@ std::string record_json(const Record& r, const std::string& date, const std::str
                   "\", \"date\": \"" + json_escape(r.date.empty() ? date : r.date) + "\", \"commit\": \"" +
                   json_escape(r.commit.empty() ? commit : r.commit) + "\", \"kernel\": \"" + json_escape(r.kernel) +
                   "\", \"variant\": \"" + json_escape(r.variant) + "\", \"size\": \"" + json_escape(r.size) +
-                  "\", \"figure\": " + number(r.figure) + ", \"unit\": \"" + json_escape(r.unit) +
+                  "\", \"figure\": " + json_number(r.figure) + ", \"unit\": \"" + json_escape(r.unit) +
                   "\", \"reference\": \"" + json_escape(r.reference) + "\", \"reference_figure\": " +
-                  number(r.reference_figure) + ", \"ratio\": " + number(r.ratio) + ", \"note\": \"" + json_escape(r.note) + "\"";
+                  json_number(r.reference_figure) + ", \"ratio\": " + json_number(r.ratio) + ", \"note\": \"" + json_escape(r.note) + "\"";
   if (!r.target.empty()) o += ", \"target\": \"" + json_escape(r.target) + "\"";
   return o + "}";
 }
@@ -91,7 +90,10 @@ ResultsFile read_results(const std::string& path) {
   f.date = doc.text("date");
   f.command = doc.text("command");
   f.commit = doc.text("git_commit");
-  if (const json::Value* g = doc.find("gpu"); g && g->is_object()) f.gpu_json = text.substr(g->begin, g->end - g->begin);
+  if (const json::Value* g = doc.find("gpu"); g && g->is_object()) {
+    f.gpu_json = text.substr(g->begin, g->end - g->begin);
+    f.gpu_name = g->text("name");
+  }
   if (f.suite == "roofline") {  // its records are roofline points, not bench records
     f.roofline_json = text;
     return f;

@@ -33,6 +33,12 @@ struct Record {
 // `s` with '"' and '\' escaped and control characters as spaces (newlines as \n): a JSON string body.
 std::string json_escape(const std::string& s);
 
+// A number as the records write it ("%.6g").
+std::string json_number(double v);
+
+// "M=4096,N=4096,K=4096" -> "4096x4096x4096" (a record's "shape"); any other size unchanged.
+std::string shape_of(const std::string& size);
+
 // The record as one JSON object (the line format above); `date` / `commit` stand in for the
 // record's own when those are empty.
 std::string record_json(const Record& r, const std::string& date, const std::string& commit);
@@ -41,6 +47,7 @@ std::string record_json(const Record& r, const std::string& date, const std::str
 struct ResultsFile {
   std::string path, suite, date, command, commit;
   std::string gpu_json;          // the document's "gpu" object as written ("" when absent)
+  std::string gpu_name;          // its "name" ("" when absent)
   std::vector<Record> records;   // its bench records (a roofline document has none)
   std::string roofline_json;     // a roofline document as written: the whole file or its "roofline" member
 };

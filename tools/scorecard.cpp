@@ -71,11 +71,6 @@ std::string head(const std::string& s, char stop) {
   return h;
 }
 
-std::string shape_text(const Record& r) {
-  long long m = 0, n = 0, k = 0;
-  return gemm_shape(r.size, m, n, k) ? std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) : r.size;
-}
-
 std::string ratio_text(double r) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f", r);
@@ -169,7 +164,7 @@ Line geomean_of(const std::string& family, const std::string& reference, const s
   l.ratio = std::exp(lq / n);
   const Record* worst = *std::min_element(rs.begin(), rs.end(), [](auto* a, auto* b) { return a->ratio < b->ratio; });
   l.measured = rs.size() == 1 ? "1 shape" : "geomean of " + std::to_string(rs.size());
-  l.detail = "worst " + ratio_text(worst->ratio) + " at " + shape_text(*worst);
+  l.detail = "worst " + ratio_text(worst->ratio) + " at " + bench::shape_of(worst->size);
   l.verdict = t.met(l.ratio) && worst->ratio >= t.each ? Verdict::met : Verdict::missed;
   return l;
 }
@@ -186,7 +181,7 @@ Line worst_of(const std::string& family, const std::string& reference, const std
   const Record* worst = *std::min_element(rs.begin(), rs.end(), [](auto* a, auto* b) { return a->ratio < b->ratio; });
   take_figures(l, *worst);
   l.measured = rs.size() == 1 ? "1 case" : "worst of " + std::to_string(rs.size());
-  l.detail = worst->kernel + " " + head(worst->variant, '[') + " at " + shape_text(*worst);
+  l.detail = worst->kernel + " " + head(worst->variant, '[') + " at " + bench::shape_of(worst->size);
   bool all_met = true, stated = t.stated();
   std::string own;  // the records' own targets, when they agree
   for (const Record* r : rs) {
@@ -339,11 +334,7 @@ std::string document_json(const std::string& header, const std::vector<Line>& li
                           const std::vector<Record>& records, const std::string& roofline_json, const std::string& date,
                           const std::string& commit) {
   using bench::json_escape;
-  auto num = [](double v) {
-    char b[40];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return std::string(b);
-  };
+  const auto num = bench::json_number;
   std::string o = "{\n  " + header + ",\n  \"scorecard\": [\n";
   for (size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];

@@ -12,7 +12,6 @@
 #include "bench_record.hpp"  // read_results, json_escape
 #include "command.hpp"       // TESSERA_COMMAND
 #include "draw_args.hpp"     // parse_args
-#include "json_read.hpp"     // json::parse (the GPU's name)
 #include "scorecard.hpp"     // score, format_table, document_json, write_report
 
 namespace {
@@ -65,10 +64,7 @@ int run_scorecard(int argc, char** argv) {
     if (!f.roofline_json.empty()) roofline = f.roofline_json;
     if (gpu_json.empty() && !f.gpu_json.empty()) {
       gpu_json = f.gpu_json;
-      try {
-        gpu_name = tessera::json::parse(gpu_json).text("name");
-      } catch (const std::exception&) {
-      }
+      gpu_name = f.gpu_name;
     }
     if (!f.date.empty()) {
       first_date = first_date.empty() ? f.date : std::min(first_date, f.date);
