@@ -56,8 +56,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     kp.counters = static_cast<int*>(workspace);
     const int64_t counters = c.tiles * c.kernel.counters_per_tile;
     kp.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + counters_bytes(counters));
-    if (!zeroed) {
-      const cudaError_t e = cudaMemsetAsync(workspace, 0, static_cast<size_t>(counters) * sizeof(int), stream);
+    if (!zeroed || counters > kFixedCounters) {  // beyond the fixed region, earlier partial sums may lie
+      // The whole counter region, not only this plan's counters: later calls on this workspace may trust it.
+      const cudaError_t e = cudaMemsetAsync(workspace, 0, counters_bytes(counters), stream);
       if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaMemsetAsync of the split-K counters failed: %s", cudaGetErrorString(e)));
     }
   }
@@ -148,8 +149,9 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream, GemmWorkspaceAlloc alloc
   GemmStatus st = plan_impl(g, SIZE_MAX, &p, &c);
   if (!st) return st;
   void* ws = nullptr;
+  bool zeroed = false;
   if (c.splits > 1) {
-    ws = alloc(c.workspace, ctx);
+    ws = alloc(c.workspace, ctx, &zeroed);
     if (ws && reinterpret_cast<uintptr_t>(ws) % 16 != 0)
       return invalid(fmt("the workspace allocator returned %p, which is not 16-byte aligned", ws));
     if (!ws) {  // no memory: the best plan without split-K (a forced split_k > 1 fails in launch())
@@ -157,7 +159,7 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream, GemmWorkspaceAlloc alloc
       if (!st) return st;
     }
   }
-  return launch(p, c, ws, ws ? c.workspace : 0, false, stream);
+  return launch(p, c, ws, ws ? c.workspace : 0, ws && zeroed, stream);
 }
 
 // ---- typed overloads ----

@@ -73,8 +73,15 @@ struct Choice {
   size_t workspace = 0;
 };
 
-// Workspace layout: [tiles counters (int), padded to 256 bytes][tiles * splits partial tiles (fp32)].
-inline size_t counters_bytes(int64_t tiles) { return static_cast<size_t>((tiles * 4 + 255) / 256 * 256); }
+// Workspace layout: [counters (int), at least kFixedCounters of them, padded to 256 bytes][tiles * splits
+// partial tiles (fp32)].  Every plan with up to kFixedCounters counters (every automatic split: it splits
+// only below a wave of blocks) keeps them in the same first 16 KB, and its partial sums after them, so the
+// kernels, which leave their counters zero, keep a shared workspace's counter region zero whatever
+// problems use it in turn (workspace_zeroed).  A plan with more counters zero-fills them itself.
+constexpr int64_t kFixedCounters = 4096;
+inline size_t counters_bytes(int64_t counters) {
+  return counters <= kFixedCounters ? static_cast<size_t>(kFixedCounters * 4) : static_cast<size_t>((counters * 4 + 255) / 256 * 256);
+}
 
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
 GemmStatus plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice);

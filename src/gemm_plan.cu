@@ -13,6 +13,7 @@
 #include <cstdio>     // std::snprintf
 #include <map>        // std::map
 #include <mutex>      // std::mutex
+#include <unordered_map>  // std::unordered_map
 #include <utility>    // std::pair, std::swap
 
 #include "gemm_internal.hpp"
@@ -395,13 +396,80 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->workspace_bytes = c.workspace;
 }
 
+// ---------------------------------------------------------------------------------------------------
+// plans made before: the choice depends on the device and on these fields of the normalised problem and
+// the arguments only (not on the data pointers beyond their alignment), so a call that repeats a problem
+// (a model's layers, decode steps) skips the search.  Bounded: cleared when full.
+// ---------------------------------------------------------------------------------------------------
+struct PlanKey {
+  int dev;
+  int math, in, d_type, tile, split_k;
+  bool a_kmajor, b_kmajor, a_vec, b_vec;
+  int64_t m, n, k;
+  size_t ws_limit;
+  bool operator==(const PlanKey&) const = default;
+};
+struct PlanKeyHash {
+  size_t operator()(const PlanKey& x) const {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    mix(static_cast<uint64_t>(x.dev));
+    mix(static_cast<uint64_t>(x.math) | static_cast<uint64_t>(x.in) << 8 | static_cast<uint64_t>(x.d_type) << 16 |
+        static_cast<uint64_t>(x.tile) << 24 | static_cast<uint64_t>(x.a_kmajor) << 32 | static_cast<uint64_t>(x.b_kmajor) << 33 |
+        static_cast<uint64_t>(x.a_vec) << 34 | static_cast<uint64_t>(x.b_vec) << 35);
+    mix(static_cast<uint64_t>(x.split_k));
+    mix(static_cast<uint64_t>(x.m));
+    mix(static_cast<uint64_t>(x.n));
+    mix(static_cast<uint64_t>(x.k));
+    mix(static_cast<uint64_t>(x.ws_limit));
+    return static_cast<size_t>(h);
+  }
+};
+constexpr size_t kPlanCacheEntries = 4096;
+std::unordered_map<PlanKey, Choice, PlanKeyHash> g_plans;  // guarded by g_mutex
+
+GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, Choice* out) {
+  int dev = 0;
+  const cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaGetDevice failed: %s", cudaGetErrorString(e)));
+  const int eb = dtype_bytes(p.in);
+  const PlanKey key{dev,
+                    static_cast<int>(p.math),
+                    static_cast<int>(p.in),
+                    static_cast<int>(p.ep.d_type),
+                    static_cast<int>(g.tile),
+                    g.split_k,
+                    p.a.k_major,
+                    p.b.k_major,
+                    vec16(p.a.data, p.a.ld, eb),
+                    vec16(p.b.data, p.b.ld, eb),
+                    p.m,
+                    p.n,
+                    p.k,
+                    ws_limit};
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_plans.find(key);
+    if (it != g_plans.end()) {
+      *out = it->second;
+      return {};
+    }
+  }
+  const GemmStatus st = choose(g, p, ws_limit, out);
+  if (!st) return st;  // errors are not kept: they are reported again, in full, on the next call
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_plans.size() >= kPlanCacheEntries) g_plans.clear();
+  g_plans.emplace(key, *out);
+  return {};
+}
+
 }  // namespace
 
 GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice) {
   GemmStatus st = gemm_validate(g);
   if (!st) return st;
   *prob = normalise(g);
-  return choose(g, *prob, ws_limit, choice);
+  return choose_cached(g, *prob, ws_limit, choice);
 }
 
 std::string GemmPlan::str() const {

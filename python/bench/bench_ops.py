@@ -7,7 +7,8 @@ model.  Prints tables and writes JSON (--out).
 1. Host overhead at M = 1 (N = K = --overhead-nk): CPU time per call of a burst of calls that never
    fills the launch queue, median of bursts: F.linear, tessera.ops.linear (the eager fast path),
    torch.ops.tessera.linear (the dispatcher path, what autograd and compiled graphs use), and the raw
-   tessera._cuda.gemm entry with its arguments prepared (the C++ floor: plan + launch).
+   tessera._cuda.gemm entry with its arguments prepared (the C++ floor: plan + launch), with the op's
+   split-K workspace and without any (no split).
 2. GEMM + bias + GELU(tanh), bf16, for each M x N x K: tessera.ops.linear(activation="gelu_tanh");
    torch._addmm_activation(use_gelu=True) (cuBLASLt's GELU epilogue); eager
    F.gelu(F.linear(x, w, b), approximate="tanh"); torch.compile(mode="max-autotune-no-cudagraphs") of
@@ -93,12 +94,27 @@ def bench_overhead(nk, dtype):
     inf = float("inf")
     out = torch.empty(1, nk, device="cuda", dtype=dtype)
     stream = torch.cuda.current_stream().cuda_stream
-    alloc = ops._alloc_for(x.device)
+    alloc = ops._gemm_alloc_for(x.device)
     code = ops._DTYPE_CODE[dtype]
 
     def raw():  # tessera._cuda.gemm with everything prepared: nanobind call + plan + launch
         ops._cuda.gemm(1, nk, nk, x.data_ptr(), code, 0, nk, w.data_ptr(), 1, nk, out.data_ptr(), code, 0, nk,
                        1.0, 0.0, 0, 0, 0, b.data_ptr(), 1, code, nk, 0, 0.01, -inf, inf, 0, 0, 0, 0, stream, alloc)
+
+    def raw_no_split():  # the same without scratch memory: the plan cannot split K
+        ops._cuda.gemm(1, nk, nk, x.data_ptr(), code, 0, nk, w.data_ptr(), 1, nk, out.data_ptr(), code, 0, nk,
+                       1.0, 0.0, 0, 0, 0, b.data_ptr(), 1, code, nk, 0, 0.01, -inf, inf, 0, 0, 0, 0, stream, None)
+
+    class NoLaunch:  # tessera._cuda whose gemm does nothing: the Python side of tessera.ops.linear alone
+        gemm = staticmethod(lambda *args: None)
+
+    def python_side():
+        kernels = ops._cuda
+        ops._cuda = NoLaunch
+        try:
+            ops.linear(x, w, b)
+        finally:
+            ops._cuda = kernels
 
     cases = {
         "F.linear": lambda: F.linear(x, w, b),
@@ -106,20 +122,23 @@ def bench_overhead(nk, dtype):
         "torch.ops.tessera.linear (dispatcher)": lambda: torch.ops.tessera.linear.default(
             x, w, b, "none", 0.01, -inf, inf, None, 1.0, 0.0, None, None),
         "tessera._cuda.gemm (prepared args)": raw,
+        "tessera._cuda.gemm (prepared, no workspace)": raw_no_split,
+        "tessera.ops.linear, nothing launched (Python side)": python_side,
         "torch.empty(1, N) (allocation alone)": lambda: torch.empty(1, nk, device="cuda", dtype=dtype),
     }
     torch.testing.assert_close(ops.linear(x, w, b).float(), F.linear(x, w, b).float(), rtol=2e-2, atol=2e-2)
     # interleave the cases (a, b, c, a, b, c, ...) so that drift hits all alike
     res = {k: [] for k in cases}
-    for _ in range(5):
+    for _ in range(9):
         for k, fn in cases.items():
             res[k].append(host_time_us(fn, bursts=10))
+    spread = {k: (min(v), max(v)) for k, v in res.items()}
     res = {k: statistics.median(v) for k, v in res.items()}
     base = res["F.linear"]
-    rows = [(k, f"{v:.2f}", f"{v - base:+.2f}") for k, v in res.items()]
+    rows = [(k, f"{v:.2f}", f"{v - base:+.2f}", f"{spread[k][0]:.2f}-{spread[k][1]:.2f}") for k, v in res.items()]
     table(f"host time per call, M=1, N=K={nk}, {dtype} (us; target: tessera.ops.linear within 3 us of F.linear)",
-          ["call", "us/call", "vs F.linear"], rows)
-    return {"n": nk, "k": nk, "dtype": str(dtype), "us_per_call": res,
+          ["call", "us/call (median of 9 rounds)", "vs F.linear", "rounds min-max"], rows)
+    return {"n": nk, "k": nk, "dtype": str(dtype), "us_per_call": res, "rounds_min_max": spread,
             "tessera_minus_torch_us": res["tessera.ops.linear"] - base}
 
 

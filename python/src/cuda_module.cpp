@@ -10,10 +10,13 @@
 // arguments in its own terms; the host API checks everything again before anything is launched.
 //
 // Memory: no entry point allocates.  Where a plan needs scratch memory (split-K partial sums, the
-// two-pass row norm), the entry point calls `alloc(bytes)`, a Python callable returning an object
-// with data_ptr() (a torch uint8 tensor from the caching allocator, allocated on the current stream),
-// and keeps that object alive until the work is enqueued.  Stream-ordered reuse by the caller's
-// allocator is then safe, and CUDA graph capture sees only stream work.
+// two-pass row norm), the entry point calls `alloc(bytes)`, a Python callable returning a pair
+// (object with data_ptr(), zeroed): a torch uint8 tensor from the caching allocator, allocated on the
+// current stream, and whether its split-K counters are known to be zero (python/tessera/ops.py keeps one
+// zero-filled workspace per stream for the GEMM, which every completed split-K call leaves zeroed, so a
+// decode-shaped call enqueues no fill).  The entry point keeps the object alive until the work is
+// enqueued.  Stream-ordered reuse by the caller's allocator is then safe, and CUDA graph capture sees
+// only stream work.
 //
 // Errors: a rejected argument raises ValueError with the host API's message; a valid request this
 // build or device cannot run, or a CUDA failure, raises RuntimeError.
@@ -82,17 +85,21 @@ class DeviceGuard {
   bool switched_ = false;
 };
 
-// Scratch memory from a Python callable: alloc(bytes) -> object with data_ptr().  The object lives
-// as long as this holder, i.e. until the work using it has been enqueued.
+// Scratch memory from a Python callable: alloc(bytes) -> (object with data_ptr(), zeroed).  The object
+// lives as long as this holder, i.e. until the work using it has been enqueued.
 struct PyWorkspace {
   nb::handle alloc;
   nb::object keep;
-  void* take(size_t bytes) {
-    keep = nb::borrow<nb::object>(alloc)(bytes);
+  void* take(size_t bytes, bool* zeroed) {
+    nb::object got = nb::borrow<nb::object>(alloc)(bytes);
+    if (!nb::isinstance<nb::tuple>(got) || nb::len(got) != 2)
+      throw std::invalid_argument("alloc: expected alloc(bytes) to return (tensor, zeroed)");
+    keep = got[0];
+    if (zeroed) *zeroed = nb::cast<bool>(got[1]);
     return reinterpret_cast<void*>(nb::cast<uintptr_t>(keep.attr("data_ptr")()));
   }
 };
-void* py_workspace(size_t bytes, void* ctx) { return static_cast<PyWorkspace*>(ctx)->take(bytes); }
+void* py_workspace(size_t bytes, void* ctx, bool* zeroed) { return static_cast<PyWorkspace*>(ctx)->take(bytes, zeroed); }
 
 void raise_status(const GemmStatus& st) {
   if (st.code == GemmError::invalid_argument) throw std::invalid_argument(st.message);
@@ -161,7 +168,7 @@ void row_norm_typed(int kind, uintptr_t x, int64_t ld_x, uintptr_t w, uintptr_t 
     plan_opt.ld_y = opt.ld_x;
     const fused::NormPlan plan = fused::plan_row_norm<T>(xp, rows, cols, plan_opt);
     if (plan.workspace_bytes > 0) {
-      opt.workspace = ws.take(plan.workspace_bytes);
+      opt.workspace = ws.take(plan.workspace_bytes, nullptr);
       opt.workspace_bytes = plan.workspace_bytes;
     }
   }
@@ -209,11 +216,13 @@ NB_MODULE(_cuda, m) {
         nb::arg("clamp_hi"), nb::arg("residual"), nb::arg("r_order"), nb::arg("ldr"), nb::arg("device"),
         nb::arg("stream"), nb::arg("alloc").none(),
         "tessera::gemm on `stream` (asynchronous): D = act(alpha A @ B + beta C + bias) [+ residual]; pointers "
-        "are ints (0 = absent), alloc(bytes) -> object with data_ptr() supplies split-K scratch (None: no split)");
+        "are ints (0 = absent), alloc(bytes) -> (object with data_ptr(), counters zeroed) supplies split-K scratch "
+        "(None: no split)");
   m.def("row_norm", &row_norm_entry, nb::arg("kind"), nb::arg("dtype"), nb::arg("x"), nb::arg("ld_x"), nb::arg("w"),
         nb::arg("y"), nb::arg("ld_y"), nb::arg("rows"), nb::arg("cols"), nb::arg("eps"), nb::arg("device"),
         nb::arg("stream"), nb::arg("alloc").none(),
-        "kind 0: l2_norm, 1: rms_norm of `rows` rows on `stream`; alloc(bytes) supplies two_pass scratch (None: "
+        "kind 0: l2_norm, 1: rms_norm of `rows` rows on `stream`; alloc(bytes) -> (object with data_ptr(), _) "
+        "supplies two_pass scratch (None: "
         "the kernels take it with cudaMallocAsync)");
   m.def("activations", &activation_names, "the GEMM epilogue's activations, in the order of their codes");
 }

@@ -212,12 +212,44 @@ def _check_device(op, names, tensors, device):
 
 
 def _workspace_alloc(device):
+    """Scratch memory on `device` for one call, on the current stream: alloc(nbytes) -> (tensor, False)."""
     def alloc(nbytes):
-        return torch.empty(nbytes, dtype=torch.uint8, device=device)
+        return torch.empty(nbytes, dtype=torch.uint8, device=device), False
     return alloc
 
 
+# The GEMM's split-K workspace is kept, one per (device, stream): zero-filled once on its stream, and
+# every completed split-K call leaves its counters zero again (the kernels reset them), so a decode-shaped
+# call neither allocates nor enqueues a fill.  Calls on one stream are ordered, so they may share it.
+# Not while a CUDA graph is being captured (the graph gets memory of its own pool, zero-filled inside the
+# graph, so a replay on any stream is independent of eager calls), and not above _KEEP_MAX bytes.
+_KEEP_MIN = 1 << 20
+_KEEP_MAX = 32 << 20
+_is_capturing = torch.cuda.is_current_stream_capturing
+
+
+class _GemmWorkspaces:
+    """alloc(nbytes) -> (tensor, counters zeroed) for tessera._cuda.gemm on one device (see above)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.index = device.index
+        self.kept = {}  # raw stream -> uint8 tensor
+
+    def __call__(self, nbytes):
+        if nbytes <= _KEEP_MAX and not _is_capturing():
+            stream = _current_raw_stream(self.index)
+            t = self.kept.get(stream)
+            if t is None or t.numel() < nbytes:
+                # On the current stream, before the GEMM that uses it; the smaller one it replaces is
+                # released to the caching allocator in stream order.
+                t = self.kept[stream] = torch.zeros(max(nbytes, _KEEP_MIN), dtype=torch.uint8, device=self.device)
+            return t, True
+        return torch.empty(nbytes, dtype=torch.uint8, device=self.device), False
+
+
 _ALLOCS = {}
+_GEMM_ALLOCS = {}
 # The raw cudaStream_t of a device's current stream, looked up once (a CPU-only PyTorch lacks it; the
 # ops reach it only with CUDA tensors).
 _current_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -227,6 +259,13 @@ def _alloc_for(device):
     a = _ALLOCS.get(device)
     if a is None:
         a = _ALLOCS[device] = _workspace_alloc(device)
+    return a
+
+
+def _gemm_alloc_for(device):
+    a = _GEMM_ALLOCS.get(device)
+    if a is None:
+        a = _GEMM_ALLOCS[device] = _GemmWorkspaces(device)
     return a
 
 
@@ -283,7 +322,9 @@ def _linear_impl(x, weight, bias, activation, negative_slope, clamp_min, clamp_m
     device = x.device
     if device.type != "cuda":
         _fail("linear", f"argument 'x' is on {device}; expected a CUDA tensor")
-    _check_device("linear", ("weight", "bias", "residual", "c"), (weight, bias, residual, c), device)
+    if (weight.device != device or (bias is not None and bias.device != device)
+            or (residual is not None and residual.device != device) or (c is not None and c.device != device)):
+        _check_device("linear", ("weight", "bias", "residual", "c"), (weight, bias, residual, c), device)
     if _cuda is None:
         _no_kernels("linear")
     out = torch.empty(out_shape, dtype=out_dtype, device=device)
@@ -293,7 +334,7 @@ def _linear_impl(x, weight, bias, activation, negative_slope, clamp_min, clamp_m
                             alpha, beta, c, out)
     index = device.index
     try:
-        _cuda.gemm(*args, index, _current_raw_stream(index), _alloc_for(device))
+        _cuda.gemm(*args, index, _current_raw_stream(index), _gemm_alloc_for(device))
     except ValueError as e:
         # The host API names its own arguments: a = x as an M x K matrix, b = weight^T, d = the output.
         raise ValueError(f"tessera.ops.linear: {e} (there a = x as {args[0]} x {args[2]}, b = weight^T, "

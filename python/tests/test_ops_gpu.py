@@ -223,6 +223,32 @@ def test_linear_decode_shapes(M, N, K):
     assert_close(y, ref, mag, f"decode M={M} N={N} K={K}")
 
 
+def test_linear_decode_reuses_one_zeroed_workspace_per_stream():
+    # Split-K calls take the stream's kept workspace (zero-filled once; the kernels leave its counters
+    # zero): repeated and interleaved shapes give the first call's bits, on the default and a side stream.
+    g = gen(15)
+    cases = [(rand(1, 4096, g=g), rand(4096, 4096, g=g, scale=0.02)),
+             (rand(4, 8192, g=g), rand(1024, 8192, g=g, scale=0.02)),
+             (rand(2, 14336, g=g), rand(512, 14336, g=g, scale=0.02))]
+    first = [ops.linear(x, w) for x, w in cases]
+    for (x, w), y in zip(cases, first):
+        ref, mag = reference(x, w)
+        assert_close(y, ref, mag, f"decode {tuple(x.shape)} x {tuple(w.shape)}")
+    kept = ops._gemm_alloc_for(first[0].device).kept
+    assert torch.cuda.current_stream().cuda_stream in kept, "the decode shapes split K: a workspace is kept"
+    for _ in range(3):
+        for (x, w), y in zip(cases, first):
+            assert torch.equal(ops.linear(x, w), y)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        side = [ops.linear(x, w) for _ in range(2) for x, w in cases]
+    s.synchronize()
+    assert s.cuda_stream in kept
+    for i, y in enumerate(side):
+        assert torch.equal(y, first[i % len(cases)])
+
+
 def test_linear_on_a_side_stream():
     g = gen(9)
     x, w = rand(256, 512, g=g), rand(512, 512, g=g, scale=0.05)

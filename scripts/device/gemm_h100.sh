@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build tests sanitize bench bench_tiles sass ncu
+# Steps: build all tests sanitize bench bench_rowmajor bench_tiles sass ncu ncu_vs python
 #   bench        tessera bench gemm on the issue's shapes (planner's choice), JSON to $OUT/gemm.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
+#   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
+#                how many) side by side: time, clock, tensor-pipe activity, L2 hit rate, DRAM bytes, launch shape
+#   python       pip install of the package over this build's kernels, the Python tests, and
+#                python/bench/bench_ops.py (BENCH_OPS_ARGS, default --no-compile) to $OUT/bench_ops.json
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gemm-out}
@@ -67,6 +71,29 @@ for s in $STEPS; do
         "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress ${NCU_ARGS:-} > "$OUT/ncu.log" 2>&1
       echo "ncu rc=$?"
       grep -vE '^ *-+ *$|^ *$' "$OUT/ncu.log" | grep -A120 -m1 -E 'gemm_sm90' | grep -vE '^ +(OPT|INF) ' | head -100 ;;
+    ncu_vs)
+      M=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,lts__t_bytes.sum,launch__grid_size,launch__block_size,launch__cluster_dim_x,launch__cluster_dim_y,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,smsp__inst_executed.sum
+      timeout 300 ncu --clock-control none -k "regex:${NCU_REGEX:-nvjet|xmma|cutlass|gemm_sm90}" -c ${NCU_COUNT:-6} --metrics $M --csv --page raw \
+        "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress ${NCU_ARGS:-} > "$OUT/ncu_vs.csv" 2> "$OUT/ncu_vs.err"
+      echo "ncu_vs rc=$?"
+      python3 - "$OUT/ncu_vs.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+if len(rows) < 2: print(open(sys.argv[1]).read()[-2000:]); sys.exit()
+head = rows[0]
+for r in rows[2:]:
+    d = dict(zip(head, r))
+    print(d.get("Kernel Name", "?")[:150])
+    print("   " + "  ".join(f"{k.split('__')[-1]}={v}" for k, v in d.items() if "__" in k))
+PY
+      ;;
+    python)
+      python3 -m pip install --no-build-isolation --no-deps -C cmake.define.TESSERA_WITH_CUDA=OFF \
+        -C cmake.define.TESSERA_KERNELS_LIBRARY="$B/libtessera_kernels.a" . > "$OUT/pip.log" 2>&1; echo "pip install rc=$?"
+      TESSERA_CLI="$B/tools/tessera" timeout 400 python3 -m pytest -q python/tests > "$OUT/pytest.log" 2>&1
+      echo "pytest rc=$? $(tail -1 "$OUT/pytest.log")"; grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -20
+      PYTHONUNBUFFERED=1 timeout 400 python3 python/bench/bench_ops.py ${BENCH_OPS_ARGS:---no-compile} --out "$OUT/bench_ops.json" > "$OUT/bench_ops.log" 2>&1
+      echo "bench_ops rc=$?"; sed -n '/^host time/,/^$/p;/^transformers/,/^$/p;/^bf16 GEMM/,/^$/p' "$OUT/bench_ops.log" ;;
     *) echo "unknown step $s" ;;
   esac
 done

@@ -49,6 +49,8 @@ struct GemmCase {
   int split_k = 0;
   bool workspace = false;  // pass a workspace of gemm_workspace_size bytes
   bool reuse_workspace = false;  // run twice; the second run trusts the counters the first left at zero
+  void* shared_workspace = nullptr;  // with workspace: this one (shared_workspace_bytes), trusted to be zeroed
+  size_t shared_workspace_bytes = 0;
   uint32_t seed = 1;
 
   std::string str() const {
@@ -230,7 +232,13 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   g.tile = cs.tile;
   g.split_k = cs.split_k;
   size_t ws_bytes = 0;
-  if (cs.workspace) {
+  if (cs.workspace && cs.shared_workspace) {
+    // A workspace that other problems used before: their completed calls left its counters zero.
+    ws_bytes = cs.shared_workspace_bytes;
+    g.workspace = cs.shared_workspace;
+    g.workspace_bytes = ws_bytes;
+    g.workspace_zeroed = true;
+  } else if (cs.workspace) {
     ws_bytes = gemm_workspace_size(g);
     if (ws_bytes) {
       g.workspace = db.alloc(ws_bytes);

@@ -336,6 +336,47 @@ TEST(GemmDevice, SplitK) {
   }
 }
 
+TEST(GemmDevice, SplitKSharedWorkspace) {
+  TESSERA_REQUIRE_SM(80);
+  // One workspace, zero-filled once, used in turn by problems of different tile counts, tiles and splits with
+  // workspace_zeroed = true: each call's partial sums must not land where another call's counters lie.
+  void* ws = nullptr;
+  const size_t ws_bytes = size_t(32) << 20;
+  ASSERT_EQ(cudaMalloc(&ws, ws_bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(ws, 0, ws_bytes), cudaSuccess);
+  struct Step {
+    Shape s;
+    GemmTile tile;
+    int split;
+  };
+  std::vector<Step> steps = {{{1, 4096, 4096}, GemmTile::automatic, 0}, {{4, 1024, 8192}, GemmTile::automatic, 0},
+                             {{1, 4096, 4096}, GemmTile::automatic, 0}, {{100, 900, 1200}, GemmTile::t64x64, 3},
+                             {{16, 2048, 1024}, GemmTile::automatic, 0}, {{2, 512, 14336}, GemmTile::automatic, 0},
+                             {{100, 900, 1200}, GemmTile::t64x64, 3}, {{1, 4096, 4096}, GemmTile::automatic, 0}};
+  if (tessera::test::gpu_sm() == 90) {  // the persistent kernel's split-K (two counters per tile)
+    steps.push_back({{300, 1100, 2048}, GemmTile::cooperative128x256, 3});
+    steps.push_back({{4, 1024, 8192}, GemmTile::automatic, 0});
+    steps.push_back({{300, 1100, 2048}, GemmTile::cooperative128x256, 2});
+  }
+  for (const Step& st : steps) {
+    GemmCase cs;
+    cs.m = st.s.m; cs.n = st.s.n; cs.k = st.s.k;
+    cs.ob = C;
+    cs.tile = st.tile;
+    cs.split_k = st.split;
+    cs.workspace = true;
+    cs.shared_workspace = ws;
+    cs.shared_workspace_bytes = ws_bytes;
+    cs.bias = BiasMode::per_column;
+    cs.act = Activation::silu;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_GT(plan.split_k, 1) << "every step should split K: " << cs.str() << "\n  plan: " << plan.str();
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(cudaFree(ws), cudaSuccess);
+}
+
 TEST(GemmDevice, Tf32AndExactFp32) {
   TESSERA_REQUIRE_SM(80);
   for (GemmMath math : {GemmMath::tf32, GemmMath::fp32_exact})

@@ -25,10 +25,12 @@
 // Split-K and the workspace: for small m*n with a large k the planner may split K over several blocks
 // per output tile.  That needs a device workspace of gemm_workspace_size(args) bytes; pass it in
 // args.workspace.  Without a (large enough) workspace the automatic plan does not split.  The workspace
-// starts with one int per output tile used as an arrival counter; gemm() zero-fills that part
-// (cudaMemsetAsync, a few hundred bytes) before each split launch unless args.workspace_zeroed says the
-// counters are already zero, which holds after cudaMemset(0) and after every completed split-K gemm()
-// on that workspace (the kernel leaves them zero).  Partial sums are added in a fixed order, so results
+// starts with a region of arrival counters (one or two ints per output tile, 16 KB at least); gemm()
+// zero-fills it (cudaMemsetAsync) before each split launch unless args.workspace_zeroed says the counters
+// are already zero, which holds after cudaMemset(0) of the first 16 KB and after every completed split-K
+// gemm() on that workspace, whatever problem it computed (the kernels leave their counters zero, and the
+// partial sums of every plan lie beyond the first 16 KB; a plan with more than 4096 counters, only ever
+// a forced split, fills its own).  Partial sums are added in a fixed order, so results
 // are deterministic for a given plan.  No memory is allocated by gemm().
 //
 // Errors: gemm() validates everything before it launches and returns a GemmStatus whose message names
@@ -162,13 +164,16 @@ GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
 // The same, for callers with a stream-ordered allocator of their own (a framework's caching allocator,
 // e.g. the PyTorch ops of python/): when args.workspace is null and the plan (made as if the workspace
-// were unlimited) splits K, gemm() calls `alloc(bytes, ctx)` once, before the launch, for device memory
-// of at least `bytes` bytes, 16-byte aligned, usable in stream order on `stream`.  Only the work this
-// call enqueues on `stream` uses it, so the caller may release it (stream-ordered) once gemm() returns;
-// its counters are zero-filled on `stream`.  A null return runs the best plan without split-K.  One
-// plan per call, where gemm_workspace_size() followed by gemm() plans twice.  With args.workspace set
-// (or alloc null) this is gemm(args, stream).
-using GemmWorkspaceAlloc = void* (*)(size_t bytes, void* ctx);
+// were unlimited) splits K, gemm() calls `alloc(bytes, ctx, &zeroed)` once, before the launch, for device
+// memory of at least `bytes` bytes, 16-byte aligned, usable in stream order on `stream`.  Only the work
+// this call enqueues on `stream` uses it, so the caller may release it (stream-ordered) once gemm()
+// returns.  `zeroed` comes in false; the allocator sets it to true when the memory's counters are known to
+// be zero (memory zero-filled on `stream` and since then used only by completed split-K calls, which leave
+// the counters zero: a per-stream workspace kept by the caller), and gemm() then skips the zero fill it
+// otherwise enqueues.  A null return runs the best plan without split-K.  One plan per call, where
+// gemm_workspace_size() followed by gemm() plans twice.  With args.workspace set (or alloc null) this is
+// gemm(args, stream).
+using GemmWorkspaceAlloc = void* (*)(size_t bytes, void* ctx, bool* zeroed);
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream, GemmWorkspaceAlloc alloc, void* ctx);
 
 // ---- typed convenience overloads: row-major, packed, D = A @ B ----
