@@ -295,6 +295,33 @@ def bench_models(layers, seq, iters, flush):
     return records
 
 
+def target_records(result):
+    """The figures of the issue's targets as bench/results records (suite, case, shape, dtype, reference,
+    date, commit, ratio = Tessera's speed over the reference's): the M = 1 host time against F.linear
+    (ratio of host times per call; the target itself is a difference, kept as `difference_us`), and each
+    fused GEMM against each PyTorch implementation."""
+    env = result["env"]
+    common = {"suite": "python_ops", "date": env["date"], "commit": env["commit"], "gpu": env["gpu"]}
+    recs = []
+    for o in result["overhead"]:
+        t, ref = o["us_per_call"]["tessera.ops.linear"], o["us_per_call"]["F.linear"]
+        recs.append({**common, "case": "host_overhead_m1", "shape": f"1x{o['n']}x{o['k']}", "dtype": "bf16",
+                     "reference": "F.linear", "ratio": ref / t, "us_tessera": t, "us_reference": ref,
+                     "difference_us": t - ref, "target": "difference_us <= 3"})
+    for key in ("gemm", "gemm_compiled"):
+        by = {}
+        for r in result[key]:
+            by.setdefault((r["m"], r["n"], r["k"], r["epilogue"]), []).append(r)
+        for (m, n, k, ep), rs in by.items():
+            mine = [r for r in rs if r["impl"] == "tessera.ops.linear"]
+            for r in rs:
+                if r["impl"] != "tessera.ops.linear" and mine:
+                    recs.append({**common, "case": f"linear_{ep.replace('+', '_')}", "shape": f"{m}x{n}x{k}",
+                                 "dtype": "bf16", "reference": r["impl"], "ratio": r["us"] / mine[0]["us"],
+                                 "us_tessera": mine[0]["us"], "us_reference": r["us"]})
+    return recs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="bench_ops.json", help="JSON output file")
@@ -318,6 +345,7 @@ def main():
         if key is not None:
             result[key] = value
         result["seconds"] = time.perf_counter() - t_start
+        result["records"] = target_records(result)
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
 
