@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build all tests sanitize bench bench_rowmajor bench_tiles sass ncu ncu_vs python
+# Steps: build all tests sanitize bench bench_rowmajor bench_tiles sass ncu ncu_vs ncu_stalls python
 #   bench        tessera bench gemm on the shapes (planner's choice), JSON to $OUT/gemm.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
 #                how many) side by side: time, clock, tensor-pipe activity, L2 hit rate, DRAM bytes, launch shape
+#   ncu_stalls   warp-stall sampling of one Tessera launch (NCU_SKIP: 0 bare, 1 bias+GELU, 2 bias+SiLU+residual)
+#                summarised by scripts/device/ncu_stalls.py; the source page to $OUT/src.csv.gz
 #   python       pip install of the package over this build's kernels, the Python tests, and
 #                python/bench/bench_ops.py (BENCH_OPS_ARGS, default --no-compile) to $OUT/bench_ops.json
 set -uo pipefail
@@ -87,6 +89,14 @@ for r in rows[2:]:
     print("   " + "  ".join(f"{k.split('__')[-1]}={v}" for k, v in d.items() if "__" in k))
 PY
       ;;
+    ncu_stalls)
+      timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-persistent} --launch-skip ${NCU_SKIP:-0} -c 1 \
+        --section WarpStateStats --section SourceCounters -o "$OUT/stalls" \
+        "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress ${NCU_ARGS:-} > "$OUT/ncu_stalls.log" 2>&1
+      echo "ncu_stalls rc=$?"
+      ncu --import "$OUT/stalls.ncu-rep" --page source --csv --print-source sass > "$OUT/src.csv" 2>&1 && gzip -f "$OUT/src.csv"
+      rm -f "$OUT/stalls.ncu-rep"
+      python3 scripts/device/ncu_stalls.py "$OUT/src.csv.gz" ;;
     python)
       python3 -m pip install --no-build-isolation --no-deps -C cmake.define.TESSERA_WITH_CUDA=OFF \
         -C cmake.define.TESSERA_KERNELS_LIBRARY="$B/libtessera_kernels.a" . > "$OUT/pip.log" 2>&1; echo "pip install rc=$?"
