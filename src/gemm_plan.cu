@@ -11,9 +11,9 @@
 #include <cinttypes>  // PRId64
 #include <cmath>      // std::ceil
 #include <cstdio>     // std::snprintf
+#include <compare>    // operator<=>
 #include <map>        // std::map
 #include <mutex>      // std::mutex
-#include <unordered_map>  // std::unordered_map
 #include <utility>    // std::pair, std::swap
 
 #include "gemm_internal.hpp"
@@ -407,26 +407,10 @@ struct PlanKey {
   bool a_kmajor, b_kmajor, a_vec, b_vec;
   int64_t m, n, k;
   size_t ws_limit;
-  bool operator==(const PlanKey&) const = default;
-};
-struct PlanKeyHash {
-  size_t operator()(const PlanKey& x) const {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    mix(static_cast<uint64_t>(x.dev));
-    mix(static_cast<uint64_t>(x.math) | static_cast<uint64_t>(x.in) << 8 | static_cast<uint64_t>(x.d_type) << 16 |
-        static_cast<uint64_t>(x.tile) << 24 | static_cast<uint64_t>(x.a_kmajor) << 32 | static_cast<uint64_t>(x.b_kmajor) << 33 |
-        static_cast<uint64_t>(x.a_vec) << 34 | static_cast<uint64_t>(x.b_vec) << 35);
-    mix(static_cast<uint64_t>(x.split_k));
-    mix(static_cast<uint64_t>(x.m));
-    mix(static_cast<uint64_t>(x.n));
-    mix(static_cast<uint64_t>(x.k));
-    mix(static_cast<uint64_t>(x.ws_limit));
-    return static_cast<size_t>(h);
-  }
+  auto operator<=>(const PlanKey&) const = default;
 };
 constexpr size_t kPlanCacheEntries = 4096;
-std::unordered_map<PlanKey, Choice, PlanKeyHash> g_plans;  // guarded by g_mutex
+std::map<PlanKey, Choice> g_plans;  // guarded by g_mutex
 
 GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, Choice* out) {
   int dev = 0;

@@ -7,7 +7,7 @@
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
 #                how many) side by side: time, clock, tensor-pipe activity, L2 hit rate, DRAM bytes, launch shape
 #   ncu_stalls   warp-stall sampling of one Tessera launch (NCU_SKIP: 0 bare, 1 bias+GELU, 2 bias+SiLU+residual)
-#                summarised by scripts/device/ncu_stalls.py; the source page to $OUT/src.csv.gz
+#                summarised by scripts/device/ncu_summary.py; the source page to $OUT/src.csv.gz
 #   python       pip install of the package over this build's kernels, the Python tests, and
 #                python/bench/bench_ops.py (BENCH_OPS_ARGS, default --no-compile) to $OUT/bench_ops.json
 set -uo pipefail
@@ -78,17 +78,7 @@ for s in $STEPS; do
       timeout 300 ncu --clock-control none -k "regex:${NCU_REGEX:-nvjet|xmma|cutlass|gemm_sm90}" -c ${NCU_COUNT:-6} --metrics $M --csv --page raw \
         "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress ${NCU_ARGS:-} > "$OUT/ncu_vs.csv" 2> "$OUT/ncu_vs.err"
       echo "ncu_vs rc=$?"
-      python3 - "$OUT/ncu_vs.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
-if len(rows) < 2: print(open(sys.argv[1]).read()[-2000:]); sys.exit()
-head = rows[0]
-for r in rows[2:]:
-    d = dict(zip(head, r))
-    print(d.get("Kernel Name", "?")[:150])
-    print("   " + "  ".join(f"{k.split('__')[-1]}={v}" for k, v in d.items() if "__" in k))
-PY
-      ;;
+      python3 scripts/device/ncu_summary.py raw "$OUT/ncu_vs.csv" --metrics $M ;;
     ncu_stalls)
       timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-persistent} --launch-skip ${NCU_SKIP:-0} -c 1 \
         --section WarpStateStats --section SourceCounters -o "$OUT/stalls" \
@@ -96,7 +86,7 @@ PY
       echo "ncu_stalls rc=$?"
       ncu --import "$OUT/stalls.ncu-rep" --page source --csv --print-source sass > "$OUT/src.csv" 2>&1 && gzip -f "$OUT/src.csv"
       rm -f "$OUT/stalls.ncu-rep"
-      python3 scripts/device/ncu_stalls.py "$OUT/src.csv.gz" ;;
+      python3 scripts/device/ncu_summary.py source "$OUT/src.csv.gz" ;;
     python)
       python3 -m pip install --no-build-isolation --no-deps -C cmake.define.TESSERA_WITH_CUDA=OFF \
         -C cmake.define.TESSERA_KERNELS_LIBRARY="$B/libtessera_kernels.a" . > "$OUT/pip.log" 2>&1; echo "pip install rc=$?"

@@ -274,6 +274,18 @@ TEST(GemmDevice, PingPongPersistent) {
   }
 }
 
+// A split-K case with a workspace: column-major B, bias per column, SiLU, a fresh seed.
+GemmCase split_case(const Shape& s) {
+  GemmCase cs;
+  cs.m = s.m; cs.n = s.n; cs.k = s.k;
+  cs.ob = C;
+  cs.workspace = true;
+  cs.bias = BiasMode::per_column;
+  cs.act = Activation::silu;
+  cs.seed = ++g_seed;
+  return cs;
+}
+
 TEST(GemmDevice, SplitK) {
   TESSERA_REQUIRE_SM(80);
   // Forced splits on every tile, including uneven K ranges.
@@ -310,15 +322,9 @@ TEST(GemmDevice, SplitK) {
   // The planner's own split for decode shapes (needs the workspace), and a reused workspace.
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (const Shape& s : {Shape{8, 1024, 2048}, Shape{1, 512, 4096}, Shape{16, 2048, 1024}}) {
-      GemmCase cs;
-      cs.m = s.m; cs.n = s.n; cs.k = s.k;
+      GemmCase cs = split_case(s);
       cs.in = cs.out = t;
-      cs.ob = C;
-      cs.workspace = true;
       cs.reuse_workspace = true;
-      cs.bias = BiasMode::per_column;
-      cs.act = Activation::silu;
-      cs.seed = ++g_seed;
       const tessera::GemmPlan plan = run_gemm_case(cs);
       EXPECT_GT(plan.split_k, 1) << "the planner should split K for " << cs.str() << "\n  plan: " << plan.str();
       if (::testing::Test::HasFailure()) return;
@@ -359,17 +365,11 @@ TEST(GemmDevice, SplitKSharedWorkspace) {
     steps.push_back({{300, 1100, 2048}, GemmTile::cooperative128x256, 2});
   }
   for (const Step& st : steps) {
-    GemmCase cs;
-    cs.m = st.s.m; cs.n = st.s.n; cs.k = st.s.k;
-    cs.ob = C;
+    GemmCase cs = split_case(st.s);
     cs.tile = st.tile;
     cs.split_k = st.split;
-    cs.workspace = true;
     cs.shared_workspace = ws;
     cs.shared_workspace_bytes = ws_bytes;
-    cs.bias = BiasMode::per_column;
-    cs.act = Activation::silu;
-    cs.seed = ++g_seed;
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_GT(plan.split_k, 1) << "every step should split K: " << cs.str() << "\n  plan: " << plan.str();
     if (::testing::Test::HasFailure()) break;
