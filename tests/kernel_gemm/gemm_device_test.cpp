@@ -274,6 +274,33 @@ TEST(GemmDevice, PingPongPersistent) {
   }
 }
 
+// The cooperative kernel's specialised epilogues (whole tiles, D of the operands' type and row-major, beta = 0):
+// the bare store, and a bias per column of D's type with each of the four activations, with and without a
+// residual, alpha 1 and not 1; the problem also has edge tiles (the general epilogue) and two units per block.
+TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
+  TESSERA_REQUIRE_SM(90);
+  for (Dtype t : {Dtype::bf16, Dtype::f16})
+    for (bool bias : {false, true})
+      for (Activation a : {Activation::none, Activation::relu, Activation::gelu_tanh, Activation::silu})
+        for (bool residual : {false, true})
+          for (float alpha : {1.f, -0.5f}) {
+            GemmCase cs;
+            cs.m = 128 * 5 + 64; cs.n = 256 * 3 + 8; cs.k = 64 * 5 + 16;
+            cs.ob = MatrixOrder::col_major;
+            cs.in = cs.out = t;
+            cs.alpha = alpha;
+            cs.bias = bias ? BiasMode::per_column : BiasMode::none;
+            cs.bias_type = t;
+            cs.act = a;
+            cs.residual = residual;
+            cs.tile = GemmTile::cooperative128x256;
+            cs.seed = ++g_seed;
+            const tessera::GemmPlan plan = run_gemm_case(cs);
+            EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+            if (::testing::Test::HasFailure()) return;
+          }
+}
+
 // A split-K case with a workspace: column-major B, bias per column, SiLU, a fresh seed.
 GemmCase split_case(const Shape& s) {
   GemmCase cs;

@@ -187,6 +187,28 @@ struct FragmentEpilogue {
     });
   }
 
+  // acc += scale * X(m0 + row, n0 + col) for a whole tile of a row-major 16-bit matrix X whose base and ld
+  // allow 16-byte accesses: one 16-byte load per quad group, transposed among the quad's lanes.
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_matrix_quad(Acc& acc, const void* x, int64_t ld, float scale, int m0, int n0,
+                                                         int thread) {
+    static_assert(sizeof(T) == 2 && kQuadRows, "fragment epilogue: 16-byte quad accesses need a 16-bit type and the quad layout");
+    using P = frag_detail::Pair<T>;
+    const T* q = static_cast<const T*>(x) + static_cast<int64_t>(m0) * ld + n0;
+    for_each_quad_group<kFirst>(thread, [&](auto i0, int r, int c) {
+      const uint4 v = *reinterpret_cast<const uint4*>(q + static_cast<int64_t>(r) * ld + c);
+      uint32_t w[4] = {v.x, v.y, v.z, v.w};
+      frag_detail::quad_transpose(w, thread % 4);
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+        float a, b;
+        P::unpack(w[jj], a, b);
+        acc[i0 + 4 * jj] = fmaf(scale, a, acc[i0 + 4 * jj]);
+        acc[i0 + 4 * jj + 1] = fmaf(scale, b, acc[i0 + 4 * jj + 1]);
+      }
+    });
+  }
+
   // acc += scale * X(m0 + row, n0 + col) for a matrix X of type T.  `vec`: 16-byte accesses are legal.
   template <class T, int kFirst>
   __device__ __forceinline__ static void add_matrix(Acc& acc, const void* x, int64_t ld, bool row_major, bool vec,
@@ -195,19 +217,7 @@ struct FragmentEpilogue {
     const T* base = static_cast<const T*>(x);
     if constexpr (sizeof(T) == 2 && kQuadRows) {
       if (full && row_major && vec) {
-        const T* q = base + static_cast<int64_t>(m0) * ld + n0;
-        for_each_quad_group<kFirst>(thread, [&](auto i0, int r, int c) {
-          const uint4 v = *reinterpret_cast<const uint4*>(q + static_cast<int64_t>(r) * ld + c);
-          uint32_t w[4] = {v.x, v.y, v.z, v.w};
-          frag_detail::quad_transpose(w, thread % 4);
-#pragma unroll
-          for (int jj = 0; jj < 4; ++jj) {
-            float a, b;
-            P::unpack(w[jj], a, b);
-            acc[i0 + 4 * jj] = fmaf(scale, a, acc[i0 + 4 * jj]);
-            acc[i0 + 4 * jj + 1] = fmaf(scale, b, acc[i0 + 4 * jj + 1]);
-          }
-        });
+        add_matrix_quad<T, kFirst>(acc, x, ld, scale, m0, n0, thread);
         return;
       }
     }
@@ -239,6 +249,19 @@ struct FragmentEpilogue {
     }
   }
 
+  // acc += bias[n0 + col] for a bias along N of type T covering the whole tile, its pairs aligned.
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_bias_columns(Acc& acc, const void* bias, int n0, int thread) {
+    using P = frag_detail::Pair<T>;
+    const T* b = static_cast<const T*>(bias) + n0;
+    for_each_pair<kFirst>(thread, [&](auto i, int, int c) {  // registers i, i + 1: columns c, c + 1
+      float x, y;
+      P::load(b + c, x, y);
+      acc[i] += x;
+      acc[i + 1] += y;
+    });
+  }
+
   template <class T, int kFirst>
   __device__ __forceinline__ static void add_bias(Acc& acc, const Params& p, int m0, int n0, int thread) {
     const T* b = static_cast<const T*>(p.bias);
@@ -248,12 +271,7 @@ struct FragmentEpilogue {
       for_each<kFirst>(thread, [&](auto i, int, int) { acc[i] += v; });
     } else if (p.bias_along == kBiasAlongN) {
       if (n0 + kTileN <= p.n && reinterpret_cast<uintptr_t>(b) % (2 * sizeof(T)) == 0) {
-        for_each_pair<kFirst>(thread, [&](auto i, int, int c) {  // registers i, i + 1: columns c, c + 1
-          float x, y;
-          P::load(b + n0 + c, x, y);
-          acc[i] += x;
-          acc[i + 1] += y;
-        });
+        add_bias_columns<T, kFirst>(acc, p.bias, n0, thread);
       } else {
         for_each<kFirst>(thread, [&](auto i, int, int c) {
           const int gn = n0 + c;

@@ -8,6 +8,7 @@
 //                cluster tile row kClusterM * tm + r.
 //   warpgroup 0  producer (setmaxnreg 40): one thread issues, per K tile, the TMA loads of a stage after
 //                waiting for the stage to be empty: its own A box and its part of B, multicast to the cluster.
+//                Cooperative, TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
 //   warpgroups 1, 2  consumers (setmaxnreg 232): 64 x 256 fp32 accumulators each (128 per thread, one
 //                wgmma m64n256k16 per 16-wide K step).  Cooperative: both on one 128 x 256 unit (rows
 //                0-63, 64-127).  Ping-pong: each on a whole 64 x 256 unit, local unit i to consumer i % 2.
@@ -23,10 +24,13 @@
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
 //                Cooperative, 16-bit D (p.d_tma): 64 columns at a time into one of two 8 KB swizzled
-//                tiles per consumer (stmatrix), each handed to a TMA store; the warpgroup goes on to the
-//                next chunk and then to the next unit's main loop while the stores drain.  A tile is
-//                refilled only after its previous store has read it (cp.async.bulk.wait_group.read, one
-//                thread, before the warpgroup's barrier).  Otherwise D is stored from registers.
+//                staging tiles per consumer (stmatrix), each handed through a pair of named barriers
+//                (staged / free) to the consumer's store warp, which issues the TMA store, waits until it
+//                has read the tile (cp.async.bulk.wait_group.read) and frees it; the consumer goes on to
+//                the next chunk and then to the next unit's main loop meanwhile.  Whole tiles with the
+//                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual) run a
+//                specialised straight-line body (epilogue_fast); the rest the general one.  Otherwise D is
+//                stored from registers.
 //                Split-K units first exchange their partial sums through the workspace (fp32, in
 //                fragment order, 16-byte coalesced); the unit that completes the count adds them in
 //                split order 0, 1, ... (deterministic) and stores D.
@@ -57,6 +61,28 @@
 namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
+// Timeline probe (off unless built with -DTESSERA_GEMM_TRACE; scripts/device/trace_gemm.cu reads it): SM clock
+// stamps per block, warpgroup and unit (the first 8 units).  Consumers: 0 unit start, 1 first stage full,
+// 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 5 epilogue done.
+// Producer (warpgroup 0): 0 unit start, 1 cycles waiting on empty stages, 2 last load issued; (unit 7, 7)
+// the block's start.
+#if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
+inline constexpr int kTraceBlocks = 160, kTraceUnits = 8, kTraceEvents = 8;
+static __device__ unsigned long long g_gemm_trace[kTraceBlocks * 3 * kTraceUnits * kTraceEvents];
+__device__ __forceinline__ unsigned long long trace_clock() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ void trace_put(int wg, int unit, int ev, unsigned long long v) {
+  if (unit < kTraceUnits && blockIdx.x < kTraceBlocks) g_gemm_trace[((blockIdx.x * 3 + wg) * kTraceUnits + unit) * kTraceEvents + ev] = v;
+}
+#define TTRACE(wg, unit, ev, v) trace_put(wg, unit, ev, v)
+#define TCLK() trace_clock()
+#else
+#define TTRACE(wg, unit, ev, v) ((void)0)
+#define TCLK() 0ull
+#endif
 
 // kCooperative = false: ping-pong, 64 x 256 tiles, each consumer warpgroup a whole tile (one m64n256k16 atom).
 // kCooperative = true:  128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one
@@ -131,6 +157,7 @@ struct GemmSm90Persistent {
     uint64_t empty[kStages];
     uint64_t order[2];
     int last[2];  // split-K: this warpgroup's unit completes its tile
+    int2 store_at[2][2];  // TMA-store hand-off: the coordinates of staging tile [consumer][buffer], or kStoreDone
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
   static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
@@ -139,8 +166,14 @@ struct GemmSm90Persistent {
                 "gemm_sm90 persistent: the stage buffers hold exactly the tiles the boxes fill");
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + 1024;  // + slack to align to 1024
 
-  // Named barriers (0 is __syncthreads').
-  enum class Barrier : int { consumer0 = 1, consumer1 = 2 };
+  // Named barriers (0 is __syncthreads').  The TMA-store hand-off (kTmaStore, p.d_tma) has two per staging
+  // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
+  // tile's store has read it), 128 + 32 threads each.
+  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7 };
+  static constexpr uint32_t kHandoffThreads = 128 + 32;
+  static constexpr int kStoreDone = -0x7fffffff;
+  __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
+  __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
 
 #if defined(__CUDACC__)
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
@@ -157,6 +190,7 @@ struct GemmSm90Persistent {
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
     if (threadIdx.x == 0) {
+      TTRACE(0, 7, 7, TCLK());
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
       if (kTmaStore && p.d_tma) arch::tma_prefetch_desc(map_d);
@@ -175,6 +209,10 @@ struct GemmSm90Persistent {
     if (wg == 0) {
       arch::setmaxnreg_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
+      // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
+      if constexpr (kTmaStore) {
+        if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2)) store_tiles(sh, static_cast<int>(threadIdx.x) / 32 - 1, map_d);
+      }
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
       consume(sh, sched, p, wg - 1, map_d);
@@ -194,11 +232,16 @@ struct GemmSm90Persistent {
     int s = 0;
     uint32_t phase = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
-    for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
+    int pl = 0;
+    for (int u = first_unit(); u < sched.units(); u += unit_stride(), ++pl) {
       const gemm_core::TileWork w = sched.work(u);
       const int m0 = (w.tm * kClusterM + rank) * kBM, n0 = w.tn * kBN;
+      TTRACE(0, pl, 0, TCLK());
+      unsigned long long wsum = 0;
       for (int kt = 0; kt < w.k_tiles; ++kt) {
+        const unsigned long long tw0 = TCLK();
         arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
+        wsum += TCLK() - tw0;
         arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
         const int k0 = (w.k_tile0 + kt) * kBK;
         Stage& st = sh.stage[s];
@@ -221,7 +264,35 @@ struct GemmSm90Persistent {
           phase ^= 1u;
         }
       }
+      TTRACE(0, pl, 1, wsum);
+      TTRACE(0, pl, 2, TCLK());
     }
+  }
+
+  // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
+  // Buffer b of consumer c cycles: free (this warp) -> the consumer writes it -> staged (consumer) -> this warp
+  // stores it and waits until the store has read it -> free.  The consumer ends the sequence with kStoreDone
+  // in the slot of its next buffer (after waiting for both buffers to be free, so every barrier phase completes).
+  __device__ __forceinline__ static void store_tiles(SharedStorage& sh, int c, const CUtensorMap* map_d) {
+    const bool leader = arch::lane_id_now() == 0;
+    arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
+    arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
+    for (int b = 0;; b ^= 1) {
+      arch::named_barrier_sync(staged_bar(c, b), kHandoffThreads);
+      const volatile int2& slot = sh.store_at[c][b];  // written by the consumer before its staged arrival
+      const int2 at = make_int2(slot.x, slot.y);
+      if (at.x == kStoreDone) break;
+      if (leader) {
+        arch::tma_store_2d(map_d, sh.d.tile[c][b], at.x, at.y);
+        arch::bulk_commit();
+        arch::bulk_wait_read<0>();
+      }
+      __syncwarp();
+      arch::named_barrier_arrive(free_bar(c, b), kHandoffThreads);
+    }
+    // The stores have reached global memory before the block ends.
+    if (leader) arch::bulk_wait<0>();
+    __syncwarp();
   }
 
   __device__ __forceinline__ static int first_unit() { return static_cast<int>(blockIdx.x) / kClusterM; }
@@ -264,13 +335,18 @@ struct GemmSm90Persistent {
       }
       gemm_core::TileWork w = sched.work(u);
       w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
+      const bool tr = thread == 0;
+      if (tr) TTRACE(1 + c, local, 0, TCLK());
+      unsigned long long fsum = 0;
       // Wait for the other warpgroup to have issued its main loop of unit local - 1.
       if (!kCooperative && local > 0)
         arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
       for (int kt = 0; kt < w.k_tiles; ++kt) {
+        const unsigned long long tf0 = TCLK();
         arch::mbarrier_wait_parity(&sh.full[s], phase);
+        if (kt == 0) { if (tr) TTRACE(1 + c, local, 1, TCLK()); } else fsum += TCLK() - tf0;
         const unsigned char* a = reinterpret_cast<const unsigned char*>(sh.stage[s].a);
         const unsigned char* b = reinterpret_cast<const unsigned char*>(sh.stage[s].b);
 #pragma unroll
@@ -302,7 +378,9 @@ struct GemmSm90Persistent {
       }
       // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
+      if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
       arch::wgmma_wait<0>();
+      if (tr) TTRACE(1 + c, local, 4, TCLK());
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
@@ -313,14 +391,22 @@ struct GemmSm90Persistent {
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
-        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), map_d);
+        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now());
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
       }
+      if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
-    // The last TMA stores have left shared memory and reached global memory before the block ends.
-    if (kTmaStore && p.d_tma && thread == 0) arch::bulk_wait<0>();
+    if constexpr (kTmaStore) {
+      if (p.d_tma) {  // both staging tiles free (their last stores have read them), then store warp c stops
+        arch::named_barrier_sync(free_bar(c, 0), kHandoffThreads);
+        arch::named_barrier_sync(free_bar(c, 1), kHandoffThreads);
+        if (thread == 0) sh.store_at[c][0] = make_int2(kStoreDone, 0);
+        arch::named_barrier_arrive(staged_bar(c, 0), kHandoffThreads);
+      }
+    }
+    (void)map_d;
   }
 
   // The thread's index in its warpgroup, read again from %tid.x: the epilogue's addresses are then computed
@@ -330,50 +416,116 @@ struct GemmSm90Persistent {
 
   // The cooperative epilogue of this warpgroup's 64 x 256 tile at (m0, n0), one register chunk (Epilogue::kChunk
   // registers, 2 x 64 columns) at a time: the passes, then D from registers or, with p.d_tma, through two
-  // staging tiles and TMA stores.  One call site for both: the passes are compiled once.
+  // staging tiles that store warp c hands to the TMA unit.  One call site for both: the passes are compiled once.
   __device__ __forceinline__ static void epilogue_cooperative(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                      SharedStorage& sh, int c, int thread, const CUtensorMap* map_d) {
+                                                      SharedStorage& sh, int c, int thread) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
     const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
-    epilogue_chunk<0>(acc, p, m0, n0, full, sh.d.tile[c], c, thread, map_d);
+    if constexpr (kTmaStore) {
+      switch (specialised(p, full)) {
+        case 0: return epilogue_fast<ActNone, false, false>(acc, p, m0, n0, sh, c, thread, ActNone{});
+        case 1: return epilogue_fast<ActNone, true, false>(acc, p, m0, n0, sh, c, thread, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, true, false>(acc, p, m0, n0, sh, c, thread, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, false>(acc, p, m0, n0, sh, c, thread, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, false>(acc, p, m0, n0, sh, c, thread, {});
+        case 5: return epilogue_fast<ActNone, true, true>(acc, p, m0, n0, sh, c, thread, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, true, true>(acc, p, m0, n0, sh, c, thread, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, true>(acc, p, m0, n0, sh, c, thread, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, true>(acc, p, m0, n0, sh, c, thread, {});
+        default: break;
+      }
+    }
+    epilogue_chunk<0>(acc, p, m0, n0, full, sh, c, thread);
+  }
+
+  // ---- specialised epilogues: the common menus as straight-line code ----
+  // The general epilogue tests each pass at run time and carries code for every type, order and activation;
+  // its taken path jumps through a large body, and the warps stall on instruction fetch (ncu: no_instruction
+  // was the first stall reason of the epilogue).  A unit whose tile is whole, with D of the operands' type,
+  // row-major, leaving through TMA, beta = 0, and either nothing else (case 0) or a per-column bias of D's type,
+  // one of four activations and an optional residual (cases 1-8), runs one of these bodies instead: the passes
+  // fixed at compile time, one loop iteration per half of the fragment (the second half's registers moved
+  // into the first), so that each body is about a thousand instructions.  -1: the general epilogue.
+  using ActNone = epilogue::ActNone;
+  template <class Op>
+  using ActEw = epilogue::ActEw<Op>;
+  static constexpr Dtype kElemType = kF16 ? Dtype::f16 : Dtype::bf16;
+  using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
+  __device__ __forceinline__ static int specialised(const Params& p, bool full) {
+    const epilogue::Params& e = p.ep;
+    if (!p.d_tma || !full || !e.d_row_major || e.d_type != kElemType || e.beta != 0.f) return -1;
+    if (e.bias_along == epilogue::kBiasNone)
+      return e.alpha == 1.f && e.act == Activation::none && e.residual == nullptr ? 0 : -1;
+    if (e.bias_along != epilogue::kBiasAlongN || e.bias_f32 || reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
+    if (e.residual != nullptr && !(e.r_row_major && e.r_vec)) return -1;
+    int act = 0;
+    switch (e.act) {
+      case Activation::none: act = 0; break;
+      case Activation::relu: act = 1; break;
+      case Activation::gelu_tanh: act = 2; break;
+      case Activation::silu: act = 3; break;
+      default: return -1;
+    }
+    return 1 + act + (e.residual != nullptr ? 4 : 0);
+  }
+  template <class Act, bool kBias, bool kResidual>
+  __device__ __forceinline__ static void epilogue_fast(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
+                                                       SharedStorage& sh, int c, int thread, Act act) {
+    constexpr int kHalf = Atom::kValuesC / 2;      // registers of one half: Epilogue::kChunk
+    constexpr int kHalfCols = Atom::kN / 2;        // its columns
+    static_assert(kHalf == Epilogue::kChunk && kHalf == 64, "gemm_sm90 persistent: two halves of two staging tiles each");
+#pragma unroll 1
+    for (int half = 0; half < 2; ++half) {
+      const int nh = n0 + half * kHalfCols;  // registers 0 .. kHalf - 1 hold columns [nh, nh + kHalfCols)
+      if constexpr (kBias) {  // case 0 has alpha = 1
+        if (p.ep.alpha != 1.f) {
+#pragma unroll
+          for (int i = 0; i < kHalf; ++i) acc[i] *= p.ep.alpha;
+        }
+      }
+      if constexpr (kBias) Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
+      Epilogue::template activate<0>(acc, act);
+      if constexpr (kResidual) Epilogue::template add_matrix_quad<ElemT, 0>(acc, p.ep.residual, p.ep.ldr, 1.f, m0, nh, thread);
+      store_tma_tile<0, 0>(acc, p, m0, nh, sh, c, thread);
+      store_tma_tile<32, 1>(acc, p, m0, nh + Epilogue::kStageCols, sh, c, thread);
+      if (half == 0) {
+#pragma unroll
+        for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
+      }
+    }
   }
   template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
-                                                        unsigned char (*tiles)[Epilogue::kStageTile.bytes()], int c,
-                                                        int thread, const CUtensorMap* map_d) {
+                                                        SharedStorage& sh, int c, int thread) {
     Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
-      static_assert(Epilogue::kChunk % 32 == 0, "gemm_sm90 persistent: a register chunk is whole staging tiles");
-      store_tma_tile<kFirst / 32, kFirst / 32 + Epilogue::kChunk / 32>(acc, p, m0, n0, tiles, c, thread, map_d);
+      static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
+      // staging tile j = kFirst / 32 (64 columns, 32 registers) into buffer j % 2
+      store_tma_tile<kFirst, 0>(acc, p, m0, n0 + kFirst * 2, sh, c, thread);
+      store_tma_tile<kFirst + 32, 1>(acc, p, m0, n0 + kFirst * 2 + Epilogue::kStageCols, sh, c, thread);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, tiles, c, thread, map_d);
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread);
   }
-  // Staging tiles j .. kEnd - 1 (64 columns each) of D: stmatrix into tile j % 2, then one thread's TMA store.
-  template <int j, int kEnd>
-  __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                        unsigned char (*tiles)[Epilogue::kStageTile.bytes()], int c,
-                                                        int thread, const CUtensorMap* map_d) {
-    constexpr int kFirst = j * 32;
-    unsigned char* tile = tiles[j & 1];
-    // The tile was last read by the store of tile j - 2 (of this unit or the previous one), complete since
-    // tile j - 1's barrier.
+  // The staging tile of D at columns [n, n + 64) from registers kFirst .. kFirst + 31: stmatrix into staging
+  // buffer b once store warp c has freed it, then handed to that warp (its coordinates in store_at, the staged
+  // barrier).  The tiles of a unit alternate between buffers 0 and 1, and a unit has an even number of them.
+  template <int kFirst, int b>
+  __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, int m0, int n,
+                                                        SharedStorage& sh, int c, int thread) {
+    static_assert(Atom::kValuesC / 32 % 2 == 0, "gemm_sm90 persistent: an even number of staging tiles per unit");
+    unsigned char* tile = sh.d.tile[c][b];
+    // Free: the store that last read it (tile j - 2, of this unit or the previous one) is past its reads.
+    arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
     if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
     else stage<kFirst, true>(acc, p, tile, thread);
-    arch::fence_proxy_async_shared_cta();         // the stmatrix writes are visible to the TMA unit
-    if (thread == 0) arch::bulk_wait_read<0>();  // tile j - 1's store has read the other buffer
-    arch::named_barrier_sync(static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1), 128);
-    if (thread == 0) {
-      const int n = n0 + j * Epilogue::kStageCols;
-      if (p.ep.d_row_major) arch::tma_store_2d(map_d, tile, n, m0);
-      else arch::tma_store_2d(map_d, tile, m0, n);
-      arch::bulk_commit();
-    }
-    if constexpr (j + 1 < kEnd) store_tma_tile<j + 1, kEnd>(acc, p, m0, n0, tiles, c, thread, map_d);
+    arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+    if (thread == 0) sh.store_at[c][b] = p.ep.d_row_major ? make_int2(n, m0) : make_int2(m0, n);
+    arch::named_barrier_arrive(staged_bar(c, b), kHandoffThreads);
   }
   template <int kFirst, bool kTrans>
   __device__ __forceinline__ static void stage(const float (&acc)[Atom::kValuesC], const Params& p, unsigned char* tile, int thread) {

@@ -1,0 +1,89 @@
+// scripts/device/trace_gemm.cu -- per-unit timeline of the persistent Hopper GEMM, from the probe that a build
+// with -DTESSERA_GEMM_TRACE puts in kernel/gemm_sm90/persistent_kernel.hpp (SM clock cycles).
+//   cmake -S . -B /tmp/tb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE
+//   cmake --build /tmp/tb --target tessera_kernels
+//   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu /tmp/tb/libtessera_kernels.a \
+//        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p]
+// Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
+// one on large shapes; `p` forces the ping-pong kernel) and prints, per unit, the mean cycles spent waiting for
+// the first stage, in the main loop (and waiting on later stages inside it), draining the last wgmma, in the
+// epilogue, and between units.
+#include <cstdio>
+#include <vector>
+#include <cstdlib>
+#include <algorithm>
+#include <cuda_bf16.h>
+#include "tessera/host/gemm.hpp"
+extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
+extern "C" int tessera_gemm_trace_clear();
+extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count);
+extern "C" int tessera_gemm_trace_clear_pp();
+static bool g_pp = false;
+using namespace tessera;
+static void report(const char* name, int m, int n, int k) {
+  std::vector<unsigned long long> t(160 * 3 * 8 * 8);
+  if (g_pp) tessera_gemm_trace_dump_pp(t.data(), t.size()); else tessera_gemm_trace_dump(t.data(), t.size());
+  auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * 8 + e]; };
+  double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0; int nu = 0, ng = 0, np = 0;
+  long long tot_max = 0; double tot = 0; int nb = 0;
+  for (int b = 0; b < 160; ++b) {
+    long long k0 = at(b, 0, 7, 7); if (!k0) continue;
+    long long last = 0;
+    for (int wg = 1; wg <= 2; ++wg)
+      for (int u = 0; u < 8; ++u) {
+        if (!at(b, wg, u, 0) || !at(b, wg, u, 5)) continue;
+        first += at(b, wg, u, 1) - at(b, wg, u, 0); loop += at(b, wg, u, 3) - at(b, wg, u, 1);
+        fwait += at(b, wg, u, 2); drain += at(b, wg, u, 4) - at(b, wg, u, 3); epi += at(b, wg, u, 5) - at(b, wg, u, 4); ++nu;
+        if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
+        last = std::max(last, at(b, wg, u, 5));
+      }
+    for (int u = 0; u < 8; ++u) if (at(b, 0, u, 0)) { pwait += at(b, 0, u, 1); ++np; }
+    tot += last - k0; tot_max = std::max(tot_max, last - k0); ++nb;
+    if (b < 2) {
+      printf("  block %d:", b);
+      for (int u = 0; u < 8; ++u) if (at(b, 1, u, 0)) printf(" [u%d start %lld first %lld loop %lld fwait %lld drain %lld epi %lld]", u,
+          at(b,1,u,0)-k0, at(b,1,u,1)-at(b,1,u,0), at(b,1,u,3)-at(b,1,u,1), at(b,1,u,2), at(b,1,u,4)-at(b,1,u,3), at(b,1,u,5)-at(b,1,u,4));
+      printf("\n");
+    }
+  }
+  printf("%s %dx%dx%d: blocks %d, units/wg %.2f; per unit (cycles, mean): first-wait %.0f, loop %.0f (full waits %.0f), drain %.0f, epilogue %.0f, gap to next %.0f; producer empty-wait/unit %.0f; kernel mean %.0f max %lld\n",
+         name, m, n, k, nb, nu / (2.0 * nb), first / nu, loop / nu, fwait / nu, drain / nu, epi / nu, ng ? gap / ng : 0.0, np ? pwait / np : 0.0, tot / nb, tot_max);
+}
+int main(int argc, char** argv) {
+  g_pp = argc > 4 && argv[4][0] == 'p';
+  int m = argc > 1 ? atoi(argv[1]) : 4096, n = argc > 2 ? atoi(argv[2]) : 4096, k = argc > 3 ? atoi(argv[3]) : 4096;
+  std::vector<__nv_bfloat16> ha((size_t)m * k), hb((size_t)n * k), hc((size_t)m * n), hbias(n);
+  srand(1);
+  for (auto& x : ha) x = __float2bfloat16((rand() % 2001 - 1000) / 1000.f);
+  for (auto& x : hb) x = __float2bfloat16((rand() % 2001 - 1000) / 1000.f);
+  for (auto& x : hc) x = __float2bfloat16((rand() % 2001 - 1000) / 1000.f);
+  for (auto& x : hbias) x = __float2bfloat16((rand() % 2001 - 1000) / 1000.f);
+  void *a, *b, *c, *d, *bias;
+  cudaMalloc(&a, ha.size() * 2); cudaMalloc(&b, hb.size() * 2); cudaMalloc(&c, hc.size() * 2); cudaMalloc(&d, hc.size() * 2); cudaMalloc(&bias, n * 2);
+  cudaMemcpy(a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice); cudaMemcpy(b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice);
+  cudaMemcpy(c, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice); cudaMemcpy(bias, hbias.data(), n * 2, cudaMemcpyHostToDevice);
+  for (int variant = 0; variant < 3; ++variant) {
+    GemmArgs g;
+    g.m = m; g.n = n; g.k = k;
+    g.a = {a, Dtype::bf16, MatrixOrder::row_major, 0};
+    g.b = {b, Dtype::bf16, MatrixOrder::col_major, 0};
+    g.d = {d, Dtype::bf16, MatrixOrder::row_major, 0};
+    if (variant >= 1) { g.bias_mode = BiasMode::per_column; g.bias = bias; g.bias_type = Dtype::bf16; g.bias_size = n; }
+    if (variant == 1) g.activation = Activation::gelu_tanh;
+    if (variant == 2) { g.activation = Activation::silu; g.residual = {c, Dtype::bf16, MatrixOrder::row_major, 0}; }
+    if (g_pp) g.tile = GemmTile::pingpong64x256;
+    GemmPlan plan; gemm_plan(g, &plan);
+    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+    for (int i = 0; i < 5; ++i) gemm(g);
+    cudaDeviceSynchronize();
+    float best = 1e9;
+    for (int rep = 0; rep < 5; ++rep) {
+      if (g_pp) tessera_gemm_trace_clear_pp(); else tessera_gemm_trace_clear();
+      cudaEventRecord(e0); GemmStatus s = gemm(g); cudaEventRecord(e1); cudaEventSynchronize(e1);
+      if (!s) { printf("error %s\n", s.message.c_str()); return 1; }
+      float ms; cudaEventElapsedTime(&ms, e0, e1); best = std::min(best, ms);
+      if (rep == 4) { printf("%s, %.1f us (best of 5 %.1f us, %.0f TFLOP/s)\n", plan.str().c_str(), ms * 1e3, best * 1e3, 2.0 * m * n * k / best / 1e9); report(variant == 0 ? "bare" : variant == 1 ? "bias+gelu" : "bias+silu+res", m, n, k); }
+    }
+  }
+  return 0;
+}
