@@ -93,7 +93,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // D through TMA stores where the kernel can and D allows (16-bit, 16-byte aligned base and rows or
       // columns): boxes of 64 x 64 elements along D's contiguous dimension; the map's bounds clip the edges.
       const epilogue::Params& e = kp.ep;
-      kp.d_tma = k.tma_store && e.d_type != Dtype::f32 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 &&
+      // Not with split-K: the kernel's store warps know which units store D only when every unit does.
+      kp.d_tma = k.tma_store && kp.splits == 1 && e.d_type != Dtype::f32 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 &&
                  (e.ldd * 2) % 16 == 0;
       if (kp.d_tma)
         map_d = e.d_row_major

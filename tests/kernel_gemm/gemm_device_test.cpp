@@ -266,7 +266,7 @@ TEST(GemmDevice, PingPongPersistent) {
     cs.tile = split > 1 ? GemmTile::cooperative128x256 : GemmTile::pingpong64x256; cs.split_k = split; cs.workspace = split > 1; cs.seed = ++g_seed;
     EXPECT_TRUE(tessera::test::gemm_repeatable(cs)) << cs.str();
   }
-  {  // bf16 D through the TMA store (cooperative), split K
+  {  // bf16 D from the cooperative kernel with split K (registers: the TMA store is for unsplit plans)
     GemmCase cs;
     cs.m = 700; cs.n = 520; cs.k = 3000; cs.ob = C; cs.out = Dtype::bf16;
     cs.tile = GemmTile::cooperative128x256; cs.split_k = 4; cs.workspace = true; cs.seed = ++g_seed;

@@ -157,7 +157,6 @@ struct GemmSm90Persistent {
     uint64_t empty[kStages];
     uint64_t order[2];
     int last[2];  // split-K: this warpgroup's unit completes its tile
-    int2 store_at[2][2];  // TMA-store hand-off: the coordinates of staging tile [consumer][buffer], or kStoreDone
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
   static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
@@ -171,7 +170,6 @@ struct GemmSm90Persistent {
   // tile's store has read it), 128 + 32 threads each.
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7 };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
-  static constexpr int kStoreDone = -0x7fffffff;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
 
@@ -211,7 +209,8 @@ struct GemmSm90Persistent {
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if constexpr (kTmaStore) {
-        if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2)) store_tiles(sh, static_cast<int>(threadIdx.x) / 32 - 1, map_d);
+        if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
+          store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d);
       }
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
@@ -270,25 +269,47 @@ struct GemmSm90Persistent {
   }
 
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
-  // Buffer b of consumer c cycles: free (this warp) -> the consumer writes it -> staged (consumer) -> this warp
-  // stores it and waits until the store has read it -> free.  The consumer ends the sequence with kStoreDone
-  // in the slot of its next buffer (after waiting for both buffers to be free, so every barrier phase completes).
-  __device__ __forceinline__ static void store_tiles(SharedStorage& sh, int c, const CUtensorMap* map_d) {
+  // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
+  // the block whose rows for consumer c start inside M, four staging tiles each (columns n0 + 64 j), in the
+  // consumer's order, alternating between buffers 0 and 1.  Buffer b cycles: free (this warp) -> the consumer
+  // writes it -> staged (consumer) -> this warp stores it and waits until the store has read it -> free.  The
+  // warp frees a buffer only for a later tile, so every barrier phase completes.
+  __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
+                                                     int c, const CUtensorMap* map_d) {
+    constexpr int kTiles = Atom::kN / Epilogue::kStageCols;  // per unit
+    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    auto stores = [&](int u, int& m0, int& n0) {
+      const gemm_core::TileWork w = sched.work(u);
+      const int tm = w.tm * kClusterM + rank;
+      m0 = tm * kBM + Atom::kM * c;
+      n0 = w.tn * kBN;
+      return tm < p.tiles_m && m0 < p.m;
+    };
+    int total = 0;
+    for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
+      int m0, n0;
+      total += stores(u, m0, n0) ? kTiles : 0;
+    }
     const bool leader = arch::lane_id_now() == 0;
-    arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
-    arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
-    for (int b = 0;; b ^= 1) {
-      arch::named_barrier_sync(staged_bar(c, b), kHandoffThreads);
-      const volatile int2& slot = sh.store_at[c][b];  // written by the consumer before its staged arrival
-      const int2 at = make_int2(slot.x, slot.y);
-      if (at.x == kStoreDone) break;
-      if (leader) {
-        arch::tma_store_2d(map_d, sh.d.tile[c][b], at.x, at.y);
-        arch::bulk_commit();
-        arch::bulk_wait_read<0>();
+    if (total > 0) arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
+    if (total > 1) arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
+    int t = 0;
+    for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
+      int m0, n0;
+      if (!stores(u, m0, n0)) continue;
+      for (int j = 0; j < kTiles; ++j, ++t) {
+        const int b = t & 1;
+        arch::named_barrier_sync(staged_bar(c, b), kHandoffThreads);
+        if (leader) {
+          const int n = n0 + j * Epilogue::kStageCols;
+          if (p.ep.d_row_major) arch::tma_store_2d(map_d, sh.d.tile[c][b], n, m0);
+          else arch::tma_store_2d(map_d, sh.d.tile[c][b], m0, n);
+          arch::bulk_commit();
+          if (t + 2 < total) arch::bulk_wait_read<0>();
+        }
+        __syncwarp();
+        if (t + 2 < total) arch::named_barrier_arrive(free_bar(c, b), kHandoffThreads);
       }
-      __syncwarp();
-      arch::named_barrier_arrive(free_bar(c, b), kHandoffThreads);
     }
     // The stores have reached global memory before the block ends.
     if (leader) arch::bulk_wait<0>();
@@ -398,14 +419,6 @@ struct GemmSm90Persistent {
       }
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
-    if constexpr (kTmaStore) {
-      if (p.d_tma) {  // both staging tiles free (their last stores have read them), then store warp c stops
-        arch::named_barrier_sync(free_bar(c, 0), kHandoffThreads);
-        arch::named_barrier_sync(free_bar(c, 1), kHandoffThreads);
-        if (thread == 0) sh.store_at[c][0] = make_int2(kStoreDone, 0);
-        arch::named_barrier_arrive(staged_bar(c, 0), kHandoffThreads);
-      }
-    }
     (void)map_d;
   }
 
@@ -512,8 +525,8 @@ struct GemmSm90Persistent {
       epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread);
   }
   // The staging tile of D at columns [n, n + 64) from registers kFirst .. kFirst + 31: stmatrix into staging
-  // buffer b once store warp c has freed it, then handed to that warp (its coordinates in store_at, the staged
-  // barrier).  The tiles of a unit alternate between buffers 0 and 1, and a unit has an even number of them.
+  // buffer b once store warp c has freed it, then handed to that warp (the staged barrier; the warp knows the
+  // tile's place, store_tiles).  The tiles of a unit alternate between buffers 0 and 1, an even number of them.
   template <int kFirst, int b>
   __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, int m0, int n,
                                                         SharedStorage& sh, int c, int thread) {
@@ -524,7 +537,7 @@ struct GemmSm90Persistent {
     if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
     else stage<kFirst, true>(acc, p, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-    if (thread == 0) sh.store_at[c][b] = p.ep.d_row_major ? make_int2(n, m0) : make_int2(m0, n);
+    (void)m0; (void)n;
     arch::named_barrier_arrive(staged_bar(c, b), kHandoffThreads);
   }
   template <int kFirst, bool kTrans>
