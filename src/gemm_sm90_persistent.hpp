@@ -6,6 +6,22 @@
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"        // KernelInfo, kernel_info_of, Combo
 #include "tessera/kernel/gemm_sm90/persistent_kernel.hpp"  // GemmSm90Persistent, gemm_sm90_persistent_kernel
 
+// The timeline probe (-DTESSERA_GEMM_TRACE; kernel/gemm_sm90/persistent_kernel.hpp) has one buffer per
+// instantiation unit: TESSERA_GEMM_TRACE_ACCESS(suffix) defines the unit's tessera_gemm_trace_dump<suffix> and
+// tessera_gemm_trace_clear<suffix>, which scripts/device/trace_gemm.cu calls.
+#if defined(TESSERA_GEMM_TRACE)
+#define TESSERA_GEMM_TRACE_ACCESS(suffix)                                                                          \
+  extern "C" int tessera_gemm_trace_dump##suffix(unsigned long long* host, size_t count) {                         \
+    return static_cast<int>(cudaMemcpyFromSymbol(host, tessera::gemm_sm90::g_gemm_trace, count * sizeof(unsigned long long))); \
+  }                                                                                                                \
+  extern "C" int tessera_gemm_trace_clear##suffix() {                                                              \
+    static unsigned long long zero[sizeof(tessera::gemm_sm90::g_gemm_trace) / sizeof(unsigned long long)] = {};    \
+    return static_cast<int>(cudaMemcpyToSymbol(tessera::gemm_sm90::g_gemm_trace, zero, sizeof(zero)));             \
+  }
+#else
+#define TESSERA_GEMM_TRACE_ACCESS(suffix)
+#endif
+
 namespace tessera::gemm_sm80 {
 
 template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>

@@ -8,13 +8,5 @@ KernelInfo kernel_sm90_persistent_bf16_pp(Combo c) { return persistent_pick<Elem
 
 }  // namespace tessera::gemm_sm80
 
-#if defined(TESSERA_GEMM_TRACE)
-// The timeline probe of this unit's kernels (kernel/gemm_sm90/persistent_kernel.hpp), for scripts/device/trace_gemm.cu.
-extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count) {
-  return static_cast<int>(cudaMemcpyFromSymbol(host, tessera::gemm_sm90::g_gemm_trace, count * sizeof(unsigned long long)));
-}
-extern "C" int tessera_gemm_trace_clear_pp() {
-  static unsigned long long zero[sizeof(tessera::gemm_sm90::g_gemm_trace) / sizeof(unsigned long long)] = {};
-  return static_cast<int>(cudaMemcpyToSymbol(tessera::gemm_sm90::g_gemm_trace, zero, sizeof(zero)));
-}
-#endif
+
+TESSERA_GEMM_TRACE_ACCESS(_pp)
