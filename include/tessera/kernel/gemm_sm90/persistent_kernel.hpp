@@ -214,7 +214,7 @@ struct GemmSm90Persistent {
       }
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
-      consume(sh, sched, p, wg - 1, map_d);
+      consume(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
     __syncwarp();  // the producer's lane 0 rejoins its warp: the cluster barrier is warp-aligned
@@ -278,12 +278,11 @@ struct GemmSm90Persistent {
                                                      int c, const CUtensorMap* map_d) {
     constexpr int kTiles = Atom::kN / Epilogue::kStageCols;  // per unit
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
-    auto stores = [&](int u, int& m0, int& n0) {
+    auto stores = [&](int u, int& m0, int& n0) {  // the consumer's test (epilogue_cooperative): rows inside M
       const gemm_core::TileWork w = sched.work(u);
-      const int tm = w.tm * kClusterM + rank;
-      m0 = tm * kBM + Atom::kM * c;
+      m0 = (w.tm * kClusterM + rank) * kBM + Atom::kM * c;
       n0 = w.tn * kBN;
-      return tm < p.tiles_m && m0 < p.m;
+      return m0 < p.m;
     };
     int total = 0;
     for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
@@ -333,8 +332,7 @@ struct GemmSm90Persistent {
   }
 
   // ---- consumers: warpgroup c takes every unit (cooperative: its 64 rows) or every other one (ping-pong) ----
-  __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c,
-                                                 const CUtensorMap* map_d) {
+  __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     float acc[kHalves][Atom::kValuesC];
 #pragma unroll
@@ -419,7 +417,6 @@ struct GemmSm90Persistent {
       }
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
-    (void)map_d;
   }
 
   // The thread's index in its warpgroup, read again from %tid.x: the epilogue's addresses are then computed
@@ -490,17 +487,17 @@ struct GemmSm90Persistent {
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
       const int nh = n0 + half * kHalfCols;  // registers 0 .. kHalf - 1 hold columns [nh, nh + kHalfCols)
-      if constexpr (kBias) {  // case 0 has alpha = 1
+      if constexpr (kBias) {  // (case 0 has alpha = 1)
         if (p.ep.alpha != 1.f) {
 #pragma unroll
           for (int i = 0; i < kHalf; ++i) acc[i] *= p.ep.alpha;
         }
+        Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
       }
-      if constexpr (kBias) Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
       Epilogue::template activate<0>(acc, act);
       if constexpr (kResidual) Epilogue::template add_matrix_quad<ElemT, 0>(acc, p.ep.residual, p.ep.ldr, 1.f, m0, nh, thread);
-      store_tma_tile<0, 0>(acc, p, m0, nh, sh, c, thread);
-      store_tma_tile<32, 1>(acc, p, m0, nh + Epilogue::kStageCols, sh, c, thread);
+      store_tma_tile<0, 0>(acc, p, sh, c, thread);
+      store_tma_tile<32, 1>(acc, p, sh, c, thread);
       if (half == 0) {
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
@@ -514,8 +511,8 @@ struct GemmSm90Persistent {
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
       // staging tile j = kFirst / 32 (64 columns, 32 registers) into buffer j % 2
-      store_tma_tile<kFirst, 0>(acc, p, m0, n0 + kFirst * 2, sh, c, thread);
-      store_tma_tile<kFirst + 32, 1>(acc, p, m0, n0 + kFirst * 2 + Epilogue::kStageCols, sh, c, thread);
+      store_tma_tile<kFirst, 0>(acc, p, sh, c, thread);
+      store_tma_tile<kFirst + 32, 1>(acc, p, sh, c, thread);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
@@ -524,12 +521,12 @@ struct GemmSm90Persistent {
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
       epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread);
   }
-  // The staging tile of D at columns [n, n + 64) from registers kFirst .. kFirst + 31: stmatrix into staging
+  // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns): stmatrix into staging
   // buffer b once store warp c has freed it, then handed to that warp (the staged barrier; the warp knows the
   // tile's place, store_tiles).  The tiles of a unit alternate between buffers 0 and 1, an even number of them.
   template <int kFirst, int b>
-  __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, int m0, int n,
-                                                        SharedStorage& sh, int c, int thread) {
+  __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
+                                                        int c, int thread) {
     static_assert(Atom::kValuesC / 32 % 2 == 0, "gemm_sm90 persistent: an even number of staging tiles per unit");
     unsigned char* tile = sh.d.tile[c][b];
     // Free: the store that last read it (tile j - 2, of this unit or the previous one) is past its reads.
@@ -537,7 +534,6 @@ struct GemmSm90Persistent {
     if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
     else stage<kFirst, true>(acc, p, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-    (void)m0; (void)n;
     arch::named_barrier_arrive(staged_bar(c, b), kHandoffThreads);
   }
   template <int kFirst, bool kTrans>
