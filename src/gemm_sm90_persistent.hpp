@@ -15,7 +15,8 @@
     return static_cast<int>(cudaMemcpyFromSymbol(host, tessera::gemm_sm90::g_gemm_trace, count * sizeof(unsigned long long))); \
   }                                                                                                                \
   extern "C" int tessera_gemm_trace_clear##suffix() {                                                              \
-    static unsigned long long zero[sizeof(tessera::gemm_sm90::g_gemm_trace) / sizeof(unsigned long long)] = {};    \
+    namespace g = tessera::gemm_sm90; /* the size spelled out: the host pass cannot take sizeof of the symbol */   \
+    static unsigned long long zero[g::kTraceBlocks * 3 * g::kTraceUnits * g::kTraceEvents] = {};                    \
     return static_cast<int>(cudaMemcpyToSymbol(tessera::gemm_sm90::g_gemm_trace, zero, sizeof(zero)));             \
   }
 #else

@@ -1,5 +1,5 @@
 // tests/kernel_gemm/activation_bound_test.cu -- the epilogue's approximate activations (ew::op::GeluTanh and
-// ew::op::SiluApprox: __expf and __fdividef in fp32 on the device) against fp64 over the whole fp32 range.
+// ew::op::SiluApprox: ex2.approx and a Newton reciprocal in fp32 on the device) against fp64 over the whole fp32 range.
 //
 // Inputs: every 4096th fp32 bit pattern of either sign (about 2 million values from the smallest
 // subnormal to the largest finite float), plus +-0, +-inf and the points around the formulas' edges.

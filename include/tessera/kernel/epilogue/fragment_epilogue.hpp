@@ -192,12 +192,29 @@ struct FragmentEpilogue {
   template <class T, int kFirst>
   __device__ __forceinline__ static void add_matrix_quad(Acc& acc, const void* x, int64_t ld, float scale, int m0, int n0,
                                                          int thread) {
+    uint4 v[kQuadGroups];
+    load_matrix_quad<T, kFirst>(v, x, ld, m0, n0, thread);
+    add_loaded_quad<T, kFirst>(acc, v, scale, thread);
+  }
+  // The same in two steps, so that the loads can be issued before other work on the chunk: load_matrix_quad
+  // reads this lane's kQuadGroups 16-byte pieces, add_loaded_quad transposes and adds them.
+  static constexpr int kQuadGroups = kChunk / 8;
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void load_matrix_quad(uint4 (&v)[kQuadGroups], const void* x, int64_t ld, int m0, int n0,
+                                                          int thread) {
     static_assert(sizeof(T) == 2 && kQuadRows, "fragment epilogue: 16-byte quad accesses need a 16-bit type and the quad layout");
-    using P = frag_detail::Pair<T>;
     const T* q = static_cast<const T*>(x) + static_cast<int64_t>(m0) * ld + n0;
     for_each_quad_group<kFirst>(thread, [&](auto i0, int r, int c) {
-      const uint4 v = *reinterpret_cast<const uint4*>(q + static_cast<int64_t>(r) * ld + c);
-      uint32_t w[4] = {v.x, v.y, v.z, v.w};
+      constexpr int g = (decltype(i0)::value - kFirst) / 16 * 2 + (decltype(i0)::value - kFirst) % 16 / 2;  // the group's index
+      v[g] = *reinterpret_cast<const uint4*>(q + static_cast<int64_t>(r) * ld + c);
+    });
+  }
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_loaded_quad(Acc& acc, const uint4 (&v)[kQuadGroups], float scale, int thread) {
+    using P = frag_detail::Pair<T>;
+    for_each_quad_group<kFirst>(thread, [&](auto i0, int, int) {
+      constexpr int g = (decltype(i0)::value - kFirst) / 16 * 2 + (decltype(i0)::value - kFirst) % 16 / 2;
+      uint32_t w[4] = {v[g].x, v[g].y, v[g].z, v[g].w};
       frag_detail::quad_transpose(w, thread % 4);
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj) {

@@ -63,7 +63,8 @@ namespace tessera::gemm_sm90 {
 using gemm_sm80::Params;
 // Timeline probe (off unless built with -DTESSERA_GEMM_TRACE; scripts/device/trace_gemm.cu reads it): SM clock
 // stamps per block, warpgroup and unit (the first 8 units).  Consumers: 0 unit start, 1 first stage full,
-// 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 5 epilogue done.
+// 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 5 epilogue done,
+// 6 and 7 the specialised epilogue's third and fourth staging tiles free (their buffers' first stores read).
 // Producer (warpgroup 0): 0 unit start, 1 cycles waiting on empty stages, 2 last load issued; (unit 7, 7)
 // the block's start.
 #if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
@@ -289,25 +290,38 @@ struct GemmSm90Persistent {
       int m0, n0;
       total += stores(u, m0, n0) ? kTiles : 0;
     }
+    static_assert(kTiles % 2 == 0, "gemm_sm90 persistent: a unit's staging tiles come in pairs (buffers 0, 1)");
     const bool leader = arch::lane_id_now() == 0;
     if (total > 0) arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
     if (total > 1) arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
+    // Tiles go in pairs (t in buffer 0, t + 1 in buffer 1): both stores are issued before either is waited
+    // for, so the two reads of shared memory overlap and the consumer's third tile waits for one store's
+    // read latency, its fourth for little more (one at a time, it waited for two in a row).
+    auto issue = [&](int b, int m0, int n) {
+      arch::named_barrier_sync(staged_bar(c, b), kHandoffThreads);
+      if (leader) {
+        if (p.ep.d_row_major) arch::tma_store_2d(map_d, sh.d.tile[c][b], n, m0);
+        else arch::tma_store_2d(map_d, sh.d.tile[c][b], m0, n);
+        arch::bulk_commit();
+      }
+    };
     int t = 0;
     for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
       int m0, n0;
       if (!stores(u, m0, n0)) continue;
-      for (int j = 0; j < kTiles; ++j, ++t) {
-        const int b = t & 1;
-        arch::named_barrier_sync(staged_bar(c, b), kHandoffThreads);
-        if (leader) {
-          const int n = n0 + j * Epilogue::kStageCols;
-          if (p.ep.d_row_major) arch::tma_store_2d(map_d, sh.d.tile[c][b], n, m0);
-          else arch::tma_store_2d(map_d, sh.d.tile[c][b], m0, n);
-          arch::bulk_commit();
-          if (t + 2 < total) arch::bulk_wait_read<0>();
+      for (int j = 0; j < kTiles; j += 2, t += 2) {
+        issue(0, m0, n0 + j * Epilogue::kStageCols);
+        issue(1, m0, n0 + (j + 1) * Epilogue::kStageCols);
+        if (t + 2 < total) {  // buffer 0 again for tile t + 2 once the store of tile t has read it
+          if (leader) arch::bulk_wait_read<1>();
+          __syncwarp();
+          arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
         }
-        __syncwarp();
-        if (t + 2 < total) arch::named_barrier_arrive(free_bar(c, b), kHandoffThreads);
+        if (t + 3 < total) {
+          if (leader) arch::bulk_wait_read<0>();
+          __syncwarp();
+          arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
+        }
       }
     }
     // The stores have reached global memory before the block ends.
@@ -344,6 +358,10 @@ struct GemmSm90Persistent {
     uint32_t phase = 0;
     int local = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
+    // integer divisions were on the path between one unit's epilogue and the next main loop).
+    gemm_core::TileWork w_next{};
+    if (kCooperative && first_unit() < sched.units()) w_next = sched.work(first_unit());
     for (int u = first_unit(); u < sched.units(); u += unit_stride(), ++local) {
       if (!kCooperative && (local & 1) != c) {  // ping-pong: the other warpgroup's unit: skip its stages
         const int kt = sched.k_tiles_of(u);
@@ -352,7 +370,7 @@ struct GemmSm90Persistent {
         s %= kStages;
         continue;
       }
-      gemm_core::TileWork w = sched.work(u);
+      gemm_core::TileWork w = kCooperative ? w_next : sched.work(u);
       w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
       const bool tr = thread == 0;
       if (tr) TTRACE(1 + c, local, 0, TCLK());
@@ -398,6 +416,7 @@ struct GemmSm90Persistent {
       // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
+      if (kCooperative && u + unit_stride() < sched.units()) w_next = sched.work(u + unit_stride());
       arch::wgmma_wait<0>();
       if (tr) TTRACE(1 + c, local, 4, TCLK());
 #pragma unroll
@@ -410,7 +429,7 @@ struct GemmSm90Persistent {
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
-        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now());
+        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), local);
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
@@ -427,21 +446,22 @@ struct GemmSm90Persistent {
   // The cooperative epilogue of this warpgroup's 64 x 256 tile at (m0, n0), one register chunk (Epilogue::kChunk
   // registers, 2 x 64 columns) at a time: the passes, then D from registers or, with p.d_tma, through two
   // staging tiles that store warp c hands to the TMA unit.  One call site for both: the passes are compiled once.
+  // `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   __device__ __forceinline__ static void epilogue_cooperative(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                      SharedStorage& sh, int c, int thread) {
+                                                      SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
     const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
     if constexpr (kTmaStore) {
       switch (specialised(p, full)) {
-        case 0: return epilogue_fast<ActNone, false, false>(acc, p, m0, n0, sh, c, thread, ActNone{});
-        case 1: return epilogue_fast<ActNone, true, false>(acc, p, m0, n0, sh, c, thread, ActNone{});
-        case 2: return epilogue_fast<ActEw<ew::op::Relu>, true, false>(acc, p, m0, n0, sh, c, thread, {});
-        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, false>(acc, p, m0, n0, sh, c, thread, {});
-        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, false>(acc, p, m0, n0, sh, c, thread, {});
-        case 5: return epilogue_fast<ActNone, true, true>(acc, p, m0, n0, sh, c, thread, ActNone{});
-        case 6: return epilogue_fast<ActEw<ew::op::Relu>, true, true>(acc, p, m0, n0, sh, c, thread, {});
-        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, true>(acc, p, m0, n0, sh, c, thread, {});
-        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, true>(acc, p, m0, n0, sh, c, thread, {});
+        case 0: return epilogue_fast<ActNone, false, false>(acc, p, m0, n0, sh, c, thread, unit, ActNone{});
+        case 1: return epilogue_fast<ActNone, true, false>(acc, p, m0, n0, sh, c, thread, unit, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, true, false>(acc, p, m0, n0, sh, c, thread, unit, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, false>(acc, p, m0, n0, sh, c, thread, unit, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, false>(acc, p, m0, n0, sh, c, thread, unit, {});
+        case 5: return epilogue_fast<ActNone, true, true>(acc, p, m0, n0, sh, c, thread, unit, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, true, true>(acc, p, m0, n0, sh, c, thread, unit, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, true>(acc, p, m0, n0, sh, c, thread, unit, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, true>(acc, p, m0, n0, sh, c, thread, unit, {});
         default: break;
       }
     }
@@ -480,13 +500,16 @@ struct GemmSm90Persistent {
   }
   template <class Act, bool kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                       SharedStorage& sh, int c, int thread, Act act) {
+                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit, Act act) {
     constexpr int kHalf = Atom::kValuesC / 2;      // registers of one half: Epilogue::kChunk
     constexpr int kHalfCols = Atom::kN / 2;        // its columns
     static_assert(kHalf == Epilogue::kChunk && kHalf == 64, "gemm_sm90 persistent: two halves of two staging tiles each");
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
       const int nh = n0 + half * kHalfCols;  // registers 0 .. kHalf - 1 hold columns [nh, nh + kHalfCols)
+      // The residual's loads go out first: their latency passes during the bias and the activation.
+      [[maybe_unused]] uint4 res[Epilogue::kQuadGroups];
+      if constexpr (kResidual) Epilogue::template load_matrix_quad<ElemT, 0>(res, p.ep.residual, p.ep.ldr, m0, nh, thread);
       if constexpr (kBias) {  // (case 0 has alpha = 1)
         if (p.ep.alpha != 1.f) {
 #pragma unroll
@@ -495,9 +518,10 @@ struct GemmSm90Persistent {
         Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
       }
       Epilogue::template activate<0>(acc, act);
-      if constexpr (kResidual) Epilogue::template add_matrix_quad<ElemT, 0>(acc, p.ep.residual, p.ep.ldr, 1.f, m0, nh, thread);
-      store_tma_tile<0, 0>(acc, p, sh, c, thread);
-      store_tma_tile<32, 1>(acc, p, sh, c, thread);
+      if constexpr (kResidual) Epilogue::template add_loaded_quad<ElemT, 0>(acc, res, 1.f, thread);
+      // probe: events 6 and 7 = the second half's staging tiles were free (buffers 0, 1)
+      store_tma_tile<0, 0>(acc, p, sh, c, thread, half == 1 ? unit : -1, 6);
+      store_tma_tile<32, 1>(acc, p, sh, c, thread, half == 1 ? unit : -1, 7);
       if (half == 0) {
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
@@ -526,11 +550,13 @@ struct GemmSm90Persistent {
   // tile's place, store_tiles).  The tiles of a unit alternate between buffers 0 and 1, an even number of them.
   template <int kFirst, int b>
   __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
-                                                        int c, int thread) {
+                                                        int c, int thread, [[maybe_unused]] int tr_unit = -1,
+                                                        [[maybe_unused]] int tr_ev = 0) {
     static_assert(Atom::kValuesC / 32 % 2 == 0, "gemm_sm90 persistent: an even number of staging tiles per unit");
     unsigned char* tile = sh.d.tile[c][b];
     // Free: the store that last read it (tile j - 2, of this unit or the previous one) is past its reads.
     arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
+    if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
     if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
     else stage<kFirst, true>(acc, p, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
