@@ -24,7 +24,7 @@ static void report(const char* name, int m, int n, int k) {
   std::vector<unsigned long long> t(160 * 3 * 8 * 8);
   if (g_pp) tessera_gemm_trace_dump_pp(t.data(), t.size()); else tessera_gemm_trace_dump(t.data(), t.size());
   auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * 8 + e]; };
-  double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e7 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
+  double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
   long long tot_max = 0; double tot = 0; int nb = 0;
   for (int b = 0; b < 160; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
@@ -34,8 +34,8 @@ static void report(const char* name, int m, int n, int k) {
         if (!at(b, wg, u, 0) || !at(b, wg, u, 5)) continue;
         first += at(b, wg, u, 1) - at(b, wg, u, 0); loop += at(b, wg, u, 3) - at(b, wg, u, 1);
         fwait += at(b, wg, u, 2); drain += at(b, wg, u, 4) - at(b, wg, u, 3); epi += at(b, wg, u, 5) - at(b, wg, u, 4); ++nu;
-        if (at(b, wg, u, 6) && at(b, wg, u, 7)) {  // the specialised epilogue's probe points
-          e6 += at(b, wg, u, 6) - at(b, wg, u, 4); e7 += at(b, wg, u, 7) - at(b, wg, u, 6); e5 += at(b, wg, u, 5) - at(b, wg, u, 7); ++ne;
+        if (at(b, wg, u, 6)) {  // the specialised epilogue's probe point
+          e6 += at(b, wg, u, 6) - at(b, wg, u, 4); e5 += at(b, wg, u, 5) - at(b, wg, u, 6); ++ne;
         }
         if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
         last = std::max(last, at(b, wg, u, 5));
@@ -51,7 +51,7 @@ static void report(const char* name, int m, int n, int k) {
   }
   printf("%s %dx%dx%d: blocks %d, units/wg %.2f; per unit (cycles, mean): first-wait %.0f, loop %.0f (full waits %.0f), drain %.0f, epilogue %.0f, gap to next %.0f; producer empty-wait/unit %.0f; kernel mean %.0f max %lld\n",
          name, m, n, k, nb, nu / (2.0 * nb), first / nu, loop / nu, fwait / nu, drain / nu, epi / nu, ng ? gap / ng : 0.0, np ? pwait / np : 0.0, tot / nb, tot_max);
-  if (ne) printf("  specialised epilogue (%d units): to the third tile's buffer free %.0f, to the fourth's %.0f, the rest %.0f\n", ne, e6 / ne, e7 / ne, e5 / ne);
+  if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
 }
 int main(int argc, char** argv) {
   g_pp = argc > 4 && argv[4][0] == 'p';

@@ -64,7 +64,7 @@ using gemm_sm80::Params;
 // Timeline probe (off unless built with -DTESSERA_GEMM_TRACE; scripts/device/trace_gemm.cu reads it): SM clock
 // stamps per block, warpgroup and unit (the first 8 units).  Consumers: 0 unit start, 1 first stage full,
 // 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 5 epilogue done,
-// 6 and 7 the specialised epilogue's third and fourth staging tiles free (their buffers' first stores read).
+// 6 the specialised epilogue's fourth staging tile free (buffer 0's first store read).
 // Producer (warpgroup 0): 0 unit start, 1 cycles waiting on empty stages, 2 last load issued; (unit 7, 7)
 // the block's start.
 #if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
@@ -169,10 +169,16 @@ struct GemmSm90Persistent {
   // Named barriers (0 is __syncthreads').  The TMA-store hand-off (kTmaStore, p.d_tma) has two per staging
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
-  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7 };
+  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11 };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
+  __device__ __forceinline__ static uint32_t staged_ring_bar(int c) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged_ring) + c); }
+  // A unit's four staging tiles per consumer (slots 0-3): slot 0 and 3 in buffer 0, slot 1 in buffer 1, slot 2 in
+  // the consumer's own A rows of the unit's last ring stage (8 KB, read by no one else once its wgmma are
+  // complete).  The consumer does not release that stage; its store warp does, once the store has read it.
+  // So only the fourth tile waits for a store's read (buffer 0's first), not the third and fourth.
+  static constexpr int kRingSlot = 2;
 
 #if defined(__CUDACC__)
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
@@ -271,13 +277,14 @@ struct GemmSm90Persistent {
 
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
   // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
-  // the block whose rows for consumer c start inside M, four staging tiles each (columns n0 + 64 j), in the
-  // consumer's order, alternating between buffers 0 and 1.  Buffer b cycles: free (this warp) -> the consumer
-  // writes it -> staged (consumer) -> this warp stores it and waits until the store has read it -> free.  The
-  // warp frees a buffer only for a later tile, so every barrier phase completes.
+  // the block whose rows for consumer c start inside M, four staging tiles each (columns n0 + 64 j, slots 0-3,
+  // kRingSlot), in the consumer's order.  Buffer b cycles: free (this warp) -> the consumer writes it -> staged
+  // (consumer) -> this warp stores it and waits until the store has read it -> free.  The warp frees a buffer
+  // only for a later tile, so every barrier phase completes.  Slot 2 lies in the unit's last ring stage, which
+  // this warp releases (for consumer c's four warps) once the store has read it.
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                      int c, const CUtensorMap* map_d) {
-    constexpr int kTiles = Atom::kN / Epilogue::kStageCols;  // per unit
+    static_assert(Atom::kN / Epilogue::kStageCols == 4, "gemm_sm90 persistent: four staging tiles per unit and consumer");
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     auto stores = [&](int u, int& m0, int& n0) {  // the consumer's test (epilogue_cooperative): rows inside M
       const gemm_core::TileWork w = sched.work(u);
@@ -285,48 +292,59 @@ struct GemmSm90Persistent {
       n0 = w.tn * kBN;
       return m0 < p.m;
     };
-    int total = 0;
+    int units = 0;
     for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
       int m0, n0;
-      total += stores(u, m0, n0) ? kTiles : 0;
+      units += stores(u, m0, n0) ? 1 : 0;
     }
-    static_assert(kTiles % 2 == 0, "gemm_sm90 persistent: a unit's staging tiles come in pairs (buffers 0, 1)");
-    const bool leader = arch::lane_id_now() == 0;
-    if (total > 0) arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
-    if (total > 1) arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
-    // Tiles go in pairs (t in buffer 0, t + 1 in buffer 1): both stores are issued before either is waited
-    // for, so the two reads of shared memory overlap and the consumer's third tile waits for one store's
-    // read latency, its fourth for little more (one at a time, it waited for two in a row).
-    auto issue = [&](int b, int m0, int n) {
-      arch::named_barrier_sync(staged_bar(c, b), kHandoffThreads);
+    const int lane = static_cast<int>(arch::lane_id_now());
+    const bool leader = lane == 0;
+    if (units > 0) {
+      arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
+      arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
+    }
+    auto issue = [&](const void* tile, uint32_t bar, int m0, int n) {
+      arch::named_barrier_sync(bar, kHandoffThreads);
       if (leader) {
-        if (p.ep.d_row_major) arch::tma_store_2d(map_d, sh.d.tile[c][b], n, m0);
-        else arch::tma_store_2d(map_d, sh.d.tile[c][b], m0, n);
+        if (p.ep.d_row_major) arch::tma_store_2d(map_d, tile, n, m0);
+        else arch::tma_store_2d(map_d, tile, m0, n);
         arch::bulk_commit();
       }
     };
-    int t = 0;
-    for (int u = first_unit(); u < sched.units(); u += unit_stride()) {
+    auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
+      __syncwarp();
+      arch::named_barrier_arrive(bar, kHandoffThreads);
+    };
+    int s = 0;  // the ring position after each unit, as the consumers count it
+    for (int u = first_unit(), i = 0; u < sched.units(); u += unit_stride()) {
+      s = (s + sched.k_tiles_of(u)) % kStages;
       int m0, n0;
       if (!stores(u, m0, n0)) continue;
-      for (int j = 0; j < kTiles; j += 2, t += 2) {
-        issue(0, m0, n0 + j * Epilogue::kStageCols);
-        issue(1, m0, n0 + (j + 1) * Epilogue::kStageCols);
-        if (t + 2 < total) {  // buffer 0 again for tile t + 2 once the store of tile t has read it
-          if (leader) arch::bulk_wait_read<1>();
-          __syncwarp();
-          arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
-        }
-        if (t + 3 < total) {
-          if (leader) arch::bulk_wait_read<0>();
-          __syncwarp();
-          arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
-        }
-      }
+      const int last = s == 0 ? kStages - 1 : s - 1;  // the unit's last stage: slot 2
+      const bool more = ++i < units;
+      constexpr int kCols = Epilogue::kStageCols;
+      issue(sh.d.tile[c][0], staged_bar(c, 0), m0, n0);
+      issue(sh.d.tile[c][1], staged_bar(c, 1), m0, n0 + kCols);
+      issue(ring_tile(sh, last, c), staged_ring_bar(c), m0, n0 + 2 * kCols);
+      if (leader) arch::bulk_wait_read<2>();  // slot 0 read: buffer 0 for slot 3
+      then_free(free_bar(c, 0));
+      issue(sh.d.tile[c][0], staged_bar(c, 0), m0, n0 + 3 * kCols);
+      if (leader) arch::bulk_wait_read<2>();  // slot 1 read
+      if (more) then_free(free_bar(c, 1));
+      if (leader) arch::bulk_wait_read<1>();  // slot 2 read: the ring stage is free, for consumer c's warps
+      __syncwarp();
+      if (lane < 4) release(sh, last);
+      if (leader) arch::bulk_wait_read<0>();  // slot 3 read
+      if (more) then_free(free_bar(c, 0));
     }
     // The stores have reached global memory before the block ends.
     if (leader) arch::bulk_wait<0>();
     __syncwarp();
+  }
+  // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
+  __device__ __forceinline__ static unsigned char* ring_tile(SharedStorage& sh, int s, int c) {
+    static_assert(Epilogue::kStageTile.bytes() == kBoxBytes && Atom::kM == 64, "gemm_sm90 persistent: a staging tile is one 64-row A box");
+    return reinterpret_cast<unsigned char*>(sh.stage[s].a) + c * kBoxBytes;
   }
 
   __device__ __forceinline__ static int first_unit() { return static_cast<int>(blockIdx.x) / kClusterM; }
@@ -421,15 +439,20 @@ struct GemmSm90Persistent {
       if (tr) TTRACE(1 + c, local, 4, TCLK());
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+      // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
+      const bool ring_slot = kTmaStore && p.d_tma && w.tm * kBM + Atom::kM * c < p.m;
+      static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
-        for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d) release(sh, s >= d ? s - d : s - d + kStages);
+        for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
+          if (!(ring_slot && d == 1)) release(sh, s >= d ? s - d : s - d + kStages);
       }
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
-        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), local);
+        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), local,
+                             ring_tile(sh, s == 0 ? kStages - 1 : s - 1, c));
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
@@ -448,24 +471,25 @@ struct GemmSm90Persistent {
   // staging tiles that store warp c hands to the TMA unit.  One call site for both: the passes are compiled once.
   // `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   __device__ __forceinline__ static void epilogue_cooperative(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                      SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit) {
+                                                      SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
+                                                      unsigned char* ring) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
     const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
     if constexpr (kTmaStore) {
       switch (specialised(p, full)) {
-        case 0: return epilogue_fast<ActNone, false, false>(acc, p, m0, n0, sh, c, thread, unit, ActNone{});
-        case 1: return epilogue_fast<ActNone, true, false>(acc, p, m0, n0, sh, c, thread, unit, ActNone{});
-        case 2: return epilogue_fast<ActEw<ew::op::Relu>, true, false>(acc, p, m0, n0, sh, c, thread, unit, {});
-        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, false>(acc, p, m0, n0, sh, c, thread, unit, {});
-        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, false>(acc, p, m0, n0, sh, c, thread, unit, {});
-        case 5: return epilogue_fast<ActNone, true, true>(acc, p, m0, n0, sh, c, thread, unit, ActNone{});
-        case 6: return epilogue_fast<ActEw<ew::op::Relu>, true, true>(acc, p, m0, n0, sh, c, thread, unit, {});
-        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, true>(acc, p, m0, n0, sh, c, thread, unit, {});
-        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, true>(acc, p, m0, n0, sh, c, thread, unit, {});
+        case 0: return epilogue_fast<ActNone, false, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 1: return epilogue_fast<ActNone, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 5: return epilogue_fast<ActNone, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
         default: break;
       }
     }
-    epilogue_chunk<0>(acc, p, m0, n0, full, sh, c, thread);
+    epilogue_chunk<0>(acc, p, m0, n0, full, sh, c, thread, ring);
   }
 
   // ---- specialised epilogues: the common menus as straight-line code ----
@@ -500,7 +524,8 @@ struct GemmSm90Persistent {
   }
   template <class Act, bool kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit, Act act) {
+                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
+                                                       unsigned char* ring, Act act) {
     constexpr int kHalf = Atom::kValuesC / 2;      // registers of one half: Epilogue::kChunk
     constexpr int kHalfCols = Atom::kN / 2;        // its columns
     static_assert(kHalf == Epilogue::kChunk && kHalf == 64, "gemm_sm90 persistent: two halves of two staging tiles each");
@@ -519,9 +544,9 @@ struct GemmSm90Persistent {
       }
       Epilogue::template activate<0>(acc, act);
       if constexpr (kResidual) Epilogue::template add_loaded_quad<ElemT, 0>(acc, res, 1.f, thread);
-      // probe: events 6 and 7 = the second half's staging tiles were free (buffers 0, 1)
-      store_tma_tile<0, 0>(acc, p, sh, c, thread, half == 1 ? unit : -1, 6);
-      store_tma_tile<32, 1>(acc, p, sh, c, thread, half == 1 ? unit : -1, 7);
+      // probe: event 6 = the fourth staging tile's buffer was free
+      store_tma_tile<0>(acc, p, sh, c, thread, 2 * half, ring);
+      store_tma_tile<32>(acc, p, sh, c, thread, 2 * half + 1, ring, half == 1 ? unit : -1, 6);
       if (half == 0) {
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
@@ -530,37 +555,38 @@ struct GemmSm90Persistent {
   }
   template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
-                                                        SharedStorage& sh, int c, int thread) {
+                                                        SharedStorage& sh, int c, int thread, unsigned char* ring) {
     Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
-      // staging tile j = kFirst / 32 (64 columns, 32 registers) into buffer j % 2
-      store_tma_tile<kFirst, 0>(acc, p, sh, c, thread);
-      store_tma_tile<kFirst + 32, 1>(acc, p, sh, c, thread);
+      // staging tiles (slots) kFirst / 32 and + 1, 64 columns (32 registers) each
+      store_tma_tile<kFirst>(acc, p, sh, c, thread, kFirst / 32, ring);
+      store_tma_tile<kFirst + 32>(acc, p, sh, c, thread, kFirst / 32 + 1, ring);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread);
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring);
   }
-  // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns): stmatrix into staging
-  // buffer b once store warp c has freed it, then handed to that warp (the staged barrier; the warp knows the
-  // tile's place, store_tiles).  The tiles of a unit alternate between buffers 0 and 1, an even number of them.
-  template <int kFirst, int b>
+  // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot` (kRingSlot): stmatrix
+  // into its buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this
+  // warpgroup's wgmma are complete), then handed to that warp (a staged barrier; the warp knows the tile's
+  // place, store_tiles).
+  template <int kFirst>
   __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
-                                                        int c, int thread, [[maybe_unused]] int tr_unit = -1,
-                                                        [[maybe_unused]] int tr_ev = 0) {
-    static_assert(Atom::kValuesC / 32 % 2 == 0, "gemm_sm90 persistent: an even number of staging tiles per unit");
-    unsigned char* tile = sh.d.tile[c][b];
-    // Free: the store that last read it (tile j - 2, of this unit or the previous one) is past its reads.
-    arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
+                                                        int c, int thread, int slot, unsigned char* ring,
+                                                        [[maybe_unused]] int tr_unit = -1, [[maybe_unused]] int tr_ev = 0) {
+    const int b = slot == 1 ? 1 : 0;
+    unsigned char* tile = slot == kRingSlot ? ring : sh.d.tile[c][b];
+    // Free: the store that last read it (of this unit or the previous one) is past its reads.
+    if (slot != kRingSlot) arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
     if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
     if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
     else stage<kFirst, true>(acc, p, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-    arch::named_barrier_arrive(staged_bar(c, b), kHandoffThreads);
+    arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : staged_bar(c, b), kHandoffThreads);
   }
   template <int kFirst, bool kTrans>
   __device__ __forceinline__ static void stage(const float (&acc)[Atom::kValuesC], const Params& p, unsigned char* tile, int thread) {
