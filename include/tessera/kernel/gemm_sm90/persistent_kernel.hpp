@@ -23,11 +23,12 @@
 //                on the tensor cores while each warpgroup runs its epilogue in the other's main loop.
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
-//                Cooperative, 16-bit D (p.d_tma): 64 columns at a time into one of two 8 KB swizzled
-//                staging tiles per consumer (stmatrix), each handed through a pair of named barriers
-//                (staged / free) to the consumer's store warp, which issues the TMA store, waits until it
-//                has read the tile (cp.async.bulk.wait_group.read) and frees it; the consumer goes on to
-//                the next chunk and then to the next unit's main loop meanwhile.  Whole tiles with the
+//                Cooperative, 16-bit D (p.d_tma): 64 columns at a time into an 8 KB swizzled staging slot
+//                (stmatrix): the consumer's two staging buffers, or (the unit's third tile) its own A rows of
+//                the unit's last ring stage (kRingSlot), each handed through named barriers (staged / free)
+//                to the consumer's store warp, which issues the TMA store, waits until it has read the slot
+//                (cp.async.bulk.wait_group.read) and frees it or releases the ring stage; the consumer goes
+//                on to the next chunk and then to the next unit's main loop meanwhile.  Whole tiles with the
 //                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual) run a
 //                specialised straight-line body (epilogue_fast); the rest the general one.  Otherwise D is
 //                stored from registers.
