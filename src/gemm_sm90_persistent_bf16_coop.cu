@@ -8,5 +8,4 @@ KernelInfo kernel_sm90_persistent_bf16_coop(Combo c) { return persistent_pick<El
 
 }  // namespace tessera::gemm_sm80
 
-
 TESSERA_GEMM_TRACE_ACCESS()

@@ -8,5 +8,4 @@ KernelInfo kernel_sm90_persistent_bf16_pp(Combo c) { return persistent_pick<Elem
 
 }  // namespace tessera::gemm_sm80
 
-
 TESSERA_GEMM_TRACE_ACCESS(_pp)

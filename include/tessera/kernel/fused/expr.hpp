@@ -68,24 +68,18 @@ TESSERA_HD_INLINE double abs(double v)  { return ::fabs(v); }
 template <class V>
 TESSERA_HD_INLINE V inv_sqrt2() { return static_cast<V>(0.70710678118654752440); }
 #if defined(__CUDA_ARCH__)
-// The hardware's approximations, one MUFU instruction each, subnormals flushed to zero (no range
-// fix-up code): 2^v (ex2.approx.ftz.f32: 2^-22.5 relative error), 1 / v (rcp.approx.ftz.f32, 1 ulp).
-// exp2_fast(-inf) = 0, exp2_fast(+inf) = +inf, rcp_fast(inf) = 0.
+// The hardware's approximation of 2^v, one MUFU instruction, subnormals flushed to zero (no range fix-up
+// code): ex2.approx.ftz.f32, 2^-22.5 relative error.  exp2_fast(-inf) = 0, exp2_fast(+inf) = +inf.
 __device__ __forceinline__ float exp2_fast(float v) {
   float r;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
   return r;
 }
-__device__ __forceinline__ float rcp_fast(float v) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-  return r;
-}
 // 1 / (1 + 2^t) with one MUFU operation: e = 2^-|t| in [0, 1], the reciprocal of d = 1 + e in [1, 2] from the
 // linear first guess 24/17 - 8/17 d (relative error <= 1/17) and two Newton steps on the FMA pipe (relative
-// error <= (1/17)^4 = 1.2e-5), times e when t > 0 (1 / (1 + 2^t) = 2^-t / (1 + 2^-t)).  The MUFU unit does a
-// sixteenth of the FMA pipe's work per cycle, so trading the MUFU.RCP for six FMA-pipe operations shortens
-// an epilogue that is bound by MUFU throughput.
+// error <= (1/17)^4 = 1.2e-5), times e when t > 0 (1 / (1 + 2^t) = 2^-t / (1 + 2^-t)).  Six FMA-pipe
+// operations in place of a MUFU.RCP (the MUFU unit runs at a sixteenth of the FMA pipe's rate); on the H100
+// the GEMM's fused epilogues took as long as with MUFU.RCP (docs/PERF.md), and the kernel spills less.
 __device__ __forceinline__ float sigmoid2_fast(float t) {
   const float e = exp2_fast(-fabsf(t));
   const float d = 1.f + e;
@@ -139,8 +133,8 @@ struct Gelu  { static constexpr const char* kName = "gelu"; static constexpr int
 //           (device): the same function written v * sigmoid(2u) = v / (1 + exp(-2u)), u the tanh argument,
 //           as v / (1 + 2^(v (c1 + c3 v^2))) with the sqrt(2/pi), 0.044715 and log2(e) factors
 //           folded into c1, c3: no cancellation for negative v; 3 FMA-pipe operations, then
-//           math::sigmoid2_fast (one MUFU.EX2, the reciprocal by Newton steps), one multiply.  Bound, checked over the whole fp32 range against
-//           fp64 by tests/kernel_gemm (ActivationBound): |error| <= 5e-5 |exact| + 1e-30 (the
+//           math::sigmoid2_fast (one MUFU.EX2, the reciprocal by Newton steps), one multiply.  Bound,
+//           checked over the whole fp32 range against fp64 by tests/kernel_gemm (ActivationBound): |error| <= 5e-5 |exact| + 1e-30 (the
 //           rounding of the fp32 exponent argument dominates in the far negative tail).
 struct GeluTanh { static constexpr const char* kName = "gelu_tanh"; static constexpr int kFlops = 8;
                template <class V> TESSERA_HD_INLINE static V apply(V v) {

@@ -321,7 +321,7 @@ struct GemmSm90Persistent {
       s = (s + sched.k_tiles_of(u)) % kStages;
       int m0, n0;
       if (!stores(u, m0, n0)) continue;
-      const int last = s == 0 ? kStages - 1 : s - 1;  // the unit's last stage: slot 2
+      const int last = stage_before(s, 1);  // the unit's last stage: slot 2
       const bool more = ++i < units;
       constexpr int kCols = Epilogue::kStageCols;
       issue(sh.d.tile[c][0], staged_bar(c, 0), m0, n0);
@@ -342,6 +342,8 @@ struct GemmSm90Persistent {
     if (leader) arch::bulk_wait<0>();
     __syncwarp();
   }
+  // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
+  __device__ __forceinline__ static int stage_before(int s, int d) { return s >= d ? s - d : s - d + kStages; }
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
   __device__ __forceinline__ static unsigned char* ring_tile(SharedStorage& sh, int s, int c) {
     static_assert(Epilogue::kStageTile.bytes() == kBoxBytes && Atom::kM == 64, "gemm_sm90 persistent: a staging tile is one 64-row A box");
@@ -426,7 +428,7 @@ struct GemmSm90Persistent {
         arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (kt >= kInFlight && arch::lane_id_now() == 0) release(sh, s >= kInFlight ? s - kInFlight : s - kInFlight + kStages);
+        if (kt >= kInFlight && arch::lane_id_now() == 0) release(sh, stage_before(s, kInFlight));
         if (++s == kStages) {
           s = 0;
           phase ^= 1u;
@@ -445,7 +447,7 @@ struct GemmSm90Persistent {
       static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
-          if (!(ring_slot && d == 1)) release(sh, s >= d ? s - d : s - d + kStages);
+          if (!(ring_slot && d == 1)) release(sh, stage_before(s, d));
       }
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
@@ -453,7 +455,7 @@ struct GemmSm90Persistent {
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
         epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), local,
-                             ring_tile(sh, s == 0 ? kStages - 1 : s - 1, c));
+                             ring_tile(sh, stage_before(s, 1), c));
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
