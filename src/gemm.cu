@@ -80,16 +80,20 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // BLK_N rows (BLK_N / cluster_m: each block of a cluster loads its part and multicasts it); N-major B:
       // boxes of 64 K rows x 64 N-elements.
       const KernelInfo& k = c.kernel;
+      // L2 promotion by the rows' alignment (arch::l2_promotion_for_pitch): rows that do not start 128-byte aligned
+      // fetch 128-byte lines.
+      const arch::TmaL2Promotion pa = arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.a.ld) * eb);
+      const arch::TmaL2Promotion pb = arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.b.ld) * eb);
       map_a = p.a.k_major
                   ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.a.ld), k.box_a[1], k.box_a[0], arch::TmaSwizzle::k128B)
+                                           static_cast<uint64_t>(p.a.ld), k.box_a[1], k.box_a[0], arch::TmaSwizzle::k128B, pa)
                   : arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.m),
-                                           static_cast<uint64_t>(p.a.ld), k.box_a[1], k.box_a[0], arch::TmaSwizzle::k128B);
+                                           static_cast<uint64_t>(p.a.ld), k.box_a[1], k.box_a[0], arch::TmaSwizzle::k128B, pa);
       map_b = p.b.k_major
                   ? arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.k),
-                                           static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B)
+                                           static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B, pb)
                   : arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.n),
-                                           static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B);
+                                           static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B, pb);
       // D through TMA stores where the kernel can and D allows (16-bit, 16-byte aligned base and rows or
       // columns): boxes of 64 x 64 elements along D's contiguous dimension; the map's bounds clip the edges.
       const epilogue::Params& e = kp.ep;

@@ -20,12 +20,23 @@
 namespace tessera::arch {
 
 enum class TmaSwizzle { kNone = 0, k32B = 32, k64B = 64, k128B = 128 };
+// How much the L2 fetches from DRAM on a miss of a box row: 128 or 256 bytes (CU_TENSOR_MAP_L2_PROMOTION_L2_*).
+enum class TmaL2Promotion { k128B = 128, k256B = 256 };
+
+// The promotion for a GEMM operand with rows of `pitch_bytes`: 256 bytes when the rows start 128-byte aligned,
+// 128 otherwise.  Measured on the H100 (docs/PERF.md): with rows of 6,000 bytes (K = 3000, bf16) every 128-byte
+// box row spans two lines, and 256-byte promotion made the persistent GEMM's main loop 1.3x slower than
+// 128-byte promotion; with rows a multiple of 64 bytes the two promotions ran alike.
+inline TmaL2Promotion l2_promotion_for_pitch(uint64_t pitch_bytes) {
+  return pitch_bytes % 128 == 0 ? TmaL2Promotion::k256B : TmaL2Promotion::k128B;
+}
 
 // A 2-D row-major view: `rows` x `cols` elements of `elem_bytes` bytes, row r at base + r*ld_elems.
 // Box: box_rows x box_cols elements, placed in shared memory row-major (box_cols innermost).
 inline CUtensorMap make_tma_desc_2d(const void* base, int elem_bytes, uint64_t rows, uint64_t cols,
                                     uint64_t ld_elems, uint32_t box_rows, uint32_t box_cols,
-                                    TmaSwizzle swizzle = TmaSwizzle::kNone) {
+                                    TmaSwizzle swizzle = TmaSwizzle::kNone,
+                                    TmaL2Promotion promotion = TmaL2Promotion::k256B) {
   auto fail = [](const std::string& m) { throw std::invalid_argument("make_tma_desc_2d: " + m); };
   CUtensorMapDataType dtype;
   switch (elem_bytes) {
@@ -74,7 +85,8 @@ inline CUtensorMap make_tma_desc_2d(const void* base, int elem_bytes, uint64_t r
   const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
   CUresult r = encode(&map, dtype, 2, const_cast<void*>(base), dims, strides, box, elem_strides,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                      promotion == TmaL2Promotion::k128B ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("make_tma_desc_2d: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r) +
