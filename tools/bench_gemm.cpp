@@ -182,10 +182,11 @@ struct LtFused {
 // cuBLASLt, column-major view: D^T (N x M) = B^T (op T of the K x N buffer) * A^T (the K x M buffer),
 // epilogue GELU(tanh) + bias, the bias running along the N rows of D^T (= per column of row-major D).
 // b_row_major: B is stored K x N row-major (the N x K column-major buffer, no transpose).
+// a_col_major: A is stored column-major (the M x K column-major buffer, transposed).
 void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes,
-              bool b_row_major) {
+              bool b_row_major, bool a_col_major) {
   if (cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) return;
-  const cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  const cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
   const cudaDataType_t bias_type = CUDA_R_16BF;
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
@@ -195,7 +196,8 @@ void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, 
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type);
   if (b_row_major) cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, n, k, n);
   else cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, k, n, k);
-  cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, k, m, k);
+  if (a_col_major) cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, m, k, m);
+  else cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, k, m, k);
   cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, n, m, n);
   cublasLtMatmulPreference_t pref = nullptr;
   cublasLtMatmulPreferenceCreate(&pref);
@@ -216,17 +218,19 @@ int run_gemm_bench(const BenchOptions& o) {
   std::string which = "all";
   bool kernels_only = false;
   bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
+  bool a_col_major = false;  // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
   GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
   int force_split = 0;                        // --split-k N: every Tessera GEMM with N K splits
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
-          "                          [--kernels] [--b-row-major] [--tile NAME] [--split-k N]\n\n"
+          "                          [--kernels] [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
-          "weights), or K x N row-major with --b-row-major.  --tile forces one tile for every Tessera GEMM\n"
+          "weights), or K x N row-major with --b-row-major; --a-col-major stores A column-major (M contiguous).\n"
+          "--tile forces one tile for every Tessera GEMM\n"
           "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64, pp64x256x64,\n"
           "coop128x256x64); --split-k N forces N K splits (the workspace is sized for it).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
@@ -234,6 +238,7 @@ int run_gemm_bench(const BenchOptions& o) {
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
     else if (o.args[i] == "--b-row-major") b_row_major = true;
+    else if (o.args[i] == "--a-col-major") a_col_major = true;
     else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
       char* end = nullptr;
@@ -264,7 +269,7 @@ int run_gemm_bench(const BenchOptions& o) {
       }
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --tile NAME, --split-k N)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -334,7 +339,8 @@ int run_gemm_bench(const BenchOptions& o) {
 
     GemmArgs plain;
     plain.m = m; plain.n = n; plain.k = k;
-    plain.a = GemmMatrix{A, Dtype::bf16, MatrixOrder::row_major, k};
+    plain.a = a_col_major ? GemmMatrix{A, Dtype::bf16, MatrixOrder::col_major, m}
+                          : GemmMatrix{A, Dtype::bf16, MatrixOrder::row_major, k};
     plain.b = b_row_major ? GemmMatrix{B, Dtype::bf16, MatrixOrder::row_major, n}
                           : GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
@@ -378,9 +384,10 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const float one = 1.f, zero = 0.f;
     auto cublas_plain = [&](cudaStream_t) {
-      check_cublas(cublasGemmEx(cub, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+      check_cublas(cublasGemmEx(cub, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                static_cast<int>(n), static_cast<int>(m),
                                 static_cast<int>(k), &one, B, CUDA_R_16BF, static_cast<int>(b_row_major ? n : k), A, CUDA_R_16BF,
-                                static_cast<int>(k), &zero, Dc, CUDA_R_16BF,
+                                static_cast<int>(a_col_major ? m : k), &zero, Dc, CUDA_R_16BF,
                                 static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
     };
@@ -392,7 +399,7 @@ int run_gemm_bench(const BenchOptions& o) {
     auto t_silu_res = [&](cudaStream_t st) { check_gemm(gemm(silu_res, st)); };
     auto c_silu_res = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu_res, st)); };
     LtFused lt;
-    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major);
+    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major, a_col_major);
     auto lt_gelu = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(lth, lt.desc, &one, B, lt.la, A, lt.lb, &zero, Dc, lt.ld, Dc, lt.ld, &lt.algo, lt_ws,
                                   lt_ws_bytes, st),
@@ -451,7 +458,7 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const double f_tp = tflops(m, n, k, ms_tp), f_cp = tflops(m, n, k, ms_cp), f_tg = tflops(m, n, k, ms_tg),
                  f_cg = tflops(m, n, k, ms_cg), f_lg = lt.ok ? tflops(m, n, k, ms_lg) : 0;
-    const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A row-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
+    const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A " + std::string(a_col_major ? "column" : "row") + "-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
                              "by a read pass before each run" + (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "");
     const double f_tsr = tflops(m, n, k, ms_tsr), f_csr = tflops(m, n, k, ms_csr);
     // The records the GEMM targets are stated in (case names of docs/PERF.md).

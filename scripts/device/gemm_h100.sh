@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build all tests sanitize bench bench_rowmajor bench_tiles sass ncu ncu_vs ncu_stalls python
+# Steps: build all tests sanitize bench bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls python
+#   bench_orders the two orders with a column-major A (B column- and row-major), JSON to $OUT/gemm_a_col_major*.json
 #   bench        tessera bench gemm on the shapes (planner's choice), JSON to $OUT/gemm.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
@@ -54,6 +55,11 @@ for s in $STEPS; do
     bench_rowmajor)
       timeout 300 "$B/tools/tessera" bench gemm --b-row-major --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm_b_row_major.json" > "$OUT/bench_rm.log" 2>&1
       echo "bench (B row-major) rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_rm.log" ;;
+    bench_orders)
+      timeout 300 "$B/tools/tessera" bench gemm --a-col-major --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm_a_col_major.json" > "$OUT/bench_ac.log" 2>&1
+      echo "bench (A column-major) rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_ac.log"
+      timeout 300 "$B/tools/tessera" bench gemm --a-col-major --b-row-major --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm_a_col_major_b_row_major.json" > "$OUT/bench_acbr.log" 2>&1
+      echo "bench (A column-major, B row-major) rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_acbr.log" ;;
     bench_tiles)
       for tile in ${TILES:-pp128x128x64 wgmma128x256x64}; do
         timeout 300 "$B/tools/tessera" bench gemm --tile $tile --shapes "$SHAPES" --repeats ${REPEATS:-10} --json "$OUT/gemm_$tile.json" > "$OUT/bench_$tile.log" 2>&1
