@@ -279,6 +279,10 @@ TEST(GemmDevice, PingPongPersistent) {
 // residual, alpha 1 and not 1; the problem also has edge tiles (the general epilogue) and two units per block.
 TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
   TESSERA_REQUIRE_SM(90);
+  // Orders: (A, B, D) = (R, C, R) the common one; (R, C, C) D column-major (transposed staging); (C, C, R) the
+  // host computes D^T, so the bias of D's columns runs along the kernel's M (cases 9-12) and the residual is general.
+  struct Orders { MatrixOrder a, b, d; };
+  for (Orders o : {Orders{R, C, R}, Orders{R, C, C}, Orders{C, C, R}})
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (bool bias : {false, true})
       for (Activation a : {Activation::none, Activation::relu, Activation::gelu_tanh, Activation::silu})
@@ -286,7 +290,7 @@ TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
           for (float alpha : {1.f, -0.5f}) {
             GemmCase cs;
             cs.m = 128 * 5 + 64; cs.n = 256 * 3 + 8; cs.k = 64 * 5 + 16;
-            cs.ob = MatrixOrder::col_major;
+            cs.oa = o.a; cs.ob = o.b; cs.od = o.d;
             cs.in = cs.out = t;
             cs.alpha = alpha;
             cs.bias = bias ? BiasMode::per_column : BiasMode::none;

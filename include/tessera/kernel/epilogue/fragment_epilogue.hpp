@@ -279,6 +279,14 @@ struct FragmentEpilogue {
     });
   }
 
+  // acc += bias[m0 + row] for a bias along M of type T covering the whole tile (a thread's registers span two rows).
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_bias_rows(Acc& acc, const void* bias, int m0, int thread) {
+    using P = frag_detail::Pair<T>;
+    const T* b = static_cast<const T*>(bias) + m0;
+    for_each<kFirst>(thread, [&](auto i, int r, int) { acc[i] += P::load1(b + r); });
+  }
+
   template <class T, int kFirst>
   __device__ __forceinline__ static void add_bias(Acc& acc, const Params& p, int m0, int n0, int thread) {
     const T* b = static_cast<const T*>(p.bias);

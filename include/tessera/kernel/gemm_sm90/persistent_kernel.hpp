@@ -480,15 +480,19 @@ struct GemmSm90Persistent {
     const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
     if constexpr (kTmaStore) {
       switch (specialised(p, full)) {
-        case 0: return epilogue_fast<ActNone, false, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 1: return epilogue_fast<ActNone, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 2: return epilogue_fast<ActEw<ew::op::Relu>, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 5: return epilogue_fast<ActNone, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 6: return epilogue_fast<ActEw<ew::op::Relu>, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, true, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
+        case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
         default: break;
       }
     }
@@ -498,9 +502,11 @@ struct GemmSm90Persistent {
   // ---- specialised epilogues: the common menus as straight-line code ----
   // The general epilogue tests each pass at run time and carries code for every type, order and activation;
   // its taken path jumps through a large body, and the warps stall on instruction fetch (ncu: no_instruction
-  // was the first stall reason of the epilogue).  A unit whose tile is whole, with D of the operands' type,
-  // row-major, leaving through TMA, beta = 0, and either nothing else (case 0) or a per-column bias of D's type,
-  // one of four activations and an optional residual (cases 1-8), runs one of these bodies instead: the passes
+  // was the first stall reason of the epilogue).  A unit whose tile is whole, with D of the operands' type (either
+  // order), leaving through TMA, beta = 0, and either nothing else (case 0), a per-column bias of D's type, one of
+  // four activations and an optional row-major residual (cases 1-8), or a per-row bias of D's type and one of four
+  // activations (cases 9-12: a column-major A makes the host compute D^T, whose rows are D's columns), runs one of
+  // these bodies instead: the passes
   // fixed at compile time, one loop iteration per half of the fragment (the second half's registers moved
   // into the first), so that each body is about a thousand instructions.  -1: the general epilogue.
   using ActNone = epilogue::ActNone;
@@ -508,13 +514,16 @@ struct GemmSm90Persistent {
   using ActEw = epilogue::ActEw<Op>;
   static constexpr Dtype kElemType = kF16 ? Dtype::f16 : Dtype::bf16;
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
+  static constexpr int kNoBias = 0, kBiasCols = 1, kBiasRows = 2;  // epilogue_fast's bias: none, along N, along M
   __device__ __forceinline__ static int specialised(const Params& p, bool full) {
     const epilogue::Params& e = p.ep;
-    if (!p.d_tma || !full || !e.d_row_major || e.d_type != kElemType || e.beta != 0.f) return -1;
+    if (!p.d_tma || !full || e.d_type != kElemType || e.beta != 0.f) return -1;
     if (e.bias_along == epilogue::kBiasNone)
       return e.alpha == 1.f && e.act == Activation::none && e.residual == nullptr ? 0 : -1;
-    if (e.bias_along != epilogue::kBiasAlongN || e.bias_f32 || reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
-    if (e.residual != nullptr && !(e.r_row_major && e.r_vec)) return -1;
+    if (e.bias_f32 || (e.bias_along != epilogue::kBiasAlongN && e.bias_along != epilogue::kBiasAlongM)) return -1;
+    if (e.bias_along == epilogue::kBiasAlongN && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
+    // A residual only with a bias along N (the common menu) and stored row-major (16-byte loads along N).
+    if (e.residual != nullptr && !(e.bias_along == epilogue::kBiasAlongN && e.r_row_major && e.r_vec)) return -1;
     int act = 0;
     switch (e.act) {
       case Activation::none: act = 0; break;
@@ -523,9 +532,10 @@ struct GemmSm90Persistent {
       case Activation::silu: act = 3; break;
       default: return -1;
     }
+    if (e.bias_along == epilogue::kBiasAlongM) return 9 + act;
     return 1 + act + (e.residual != nullptr ? 4 : 0);
   }
-  template <class Act, bool kBias, bool kResidual>
+  template <class Act, int kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
                                                        unsigned char* ring, Act act) {
@@ -538,12 +548,13 @@ struct GemmSm90Persistent {
       // The residual's loads go out first: their latency passes during the bias and the activation.
       [[maybe_unused]] uint4 res[Epilogue::kQuadGroups];
       if constexpr (kResidual) Epilogue::template load_matrix_quad<ElemT, 0>(res, p.ep.residual, p.ep.ldr, m0, nh, thread);
-      if constexpr (kBias) {  // (case 0 has alpha = 1)
+      if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
         if (p.ep.alpha != 1.f) {
 #pragma unroll
           for (int i = 0; i < kHalf; ++i) acc[i] *= p.ep.alpha;
         }
-        Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
+        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
+        else Epilogue::template add_bias_rows<ElemT, 0>(acc, p.ep.bias, m0, thread);
       }
       Epilogue::template activate<0>(acc, act);
       if constexpr (kResidual) Epilogue::template add_loaded_quad<ElemT, 0>(acc, res, 1.f, thread);
