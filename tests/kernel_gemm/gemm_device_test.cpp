@@ -283,26 +283,26 @@ TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
   // host computes D^T, so the bias of D's columns runs along the kernel's M (cases 9-12) and the residual is general.
   struct Orders { MatrixOrder a, b, d; };
   for (Orders o : {Orders{R, C, R}, Orders{R, C, C}, Orders{C, C, R}})
-  for (Dtype t : {Dtype::bf16, Dtype::f16})
-    for (bool bias : {false, true})
-      for (Activation a : {Activation::none, Activation::relu, Activation::gelu_tanh, Activation::silu})
-        for (bool residual : {false, true})
-          for (float alpha : {1.f, -0.5f}) {
-            GemmCase cs;
-            cs.m = 128 * 5 + 64; cs.n = 256 * 3 + 8; cs.k = 64 * 5 + 16;
-            cs.oa = o.a; cs.ob = o.b; cs.od = o.d;
-            cs.in = cs.out = t;
-            cs.alpha = alpha;
-            cs.bias = bias ? BiasMode::per_column : BiasMode::none;
-            cs.bias_type = t;
-            cs.act = a;
-            cs.residual = residual;
-            cs.tile = GemmTile::cooperative128x256;
-            cs.seed = ++g_seed;
-            const tessera::GemmPlan plan = run_gemm_case(cs);
-            EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
-            if (::testing::Test::HasFailure()) return;
-          }
+    for (Dtype t : {Dtype::bf16, Dtype::f16})
+      for (bool bias : {false, true})
+        for (Activation a : {Activation::none, Activation::relu, Activation::gelu_tanh, Activation::silu})
+          for (bool residual : {false, true})
+            for (float alpha : {1.f, -0.5f}) {
+              GemmCase cs;
+              cs.m = 128 * 5 + 64; cs.n = 256 * 3 + 8; cs.k = 64 * 5 + 16;
+              cs.oa = o.a; cs.ob = o.b; cs.od = o.d;
+              cs.in = cs.out = t;
+              cs.alpha = alpha;
+              cs.bias = bias ? BiasMode::per_column : BiasMode::none;
+              cs.bias_type = t;
+              cs.act = a;
+              cs.residual = residual;
+              cs.tile = GemmTile::cooperative128x256;
+              cs.seed = ++g_seed;
+              const tessera::GemmPlan plan = run_gemm_case(cs);
+              EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+              if (::testing::Test::HasFailure()) return;
+            }
 }
 
 // A split-K case with a workspace: column-major B, bias per column, SiLU, a fresh seed.

@@ -29,7 +29,8 @@
 //                to the consumer's store warp, which issues the TMA store, waits until it has read the slot
 //                (cp.async.bulk.wait_group.read) and frees it or releases the ring stage; the consumer goes
 //                on to the next chunk and then to the next unit's main loop meanwhile.  Whole tiles with the
-//                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual) run a
+//                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual; bias per row
+//                + the same activations) run a
 //                specialised straight-line body (epilogue_fast); the rest the general one.  Otherwise D is
 //                stored from registers.
 //                Split-K units first exchange their partial sums through the workspace (fp32, in
@@ -506,9 +507,9 @@ struct GemmSm90Persistent {
   // order), leaving through TMA, beta = 0, and either nothing else (case 0), a per-column bias of D's type, one of
   // four activations and an optional row-major residual (cases 1-8), or a per-row bias of D's type and one of four
   // activations (cases 9-12: a column-major A makes the host compute D^T, whose rows are D's columns), runs one of
-  // these bodies instead: the passes
-  // fixed at compile time, one loop iteration per half of the fragment (the second half's registers moved
-  // into the first), so that each body is about a thousand instructions.  -1: the general epilogue.
+  // these bodies instead: the passes fixed at compile time, one loop iteration per half of the fragment (the second
+  // half's registers moved into the first), so that each body is about a thousand instructions.  -1: the general
+  // epilogue.
   using ActNone = epilogue::ActNone;
   template <class Op>
   using ActEw = epilogue::ActEw<Op>;
