@@ -290,7 +290,7 @@ struct GemmSm90Persistent {
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     auto stores = [&](int u, int& m0, int& n0) {  // the consumer's test (epilogue_cooperative): rows inside M
       const gemm_core::TileWork w = sched.work(u);
-      m0 = (w.tm * kClusterM + rank) * kBM + Atom::kM * c;
+      m0 = consumer_m0(w.tm * kClusterM + rank, c);
       n0 = w.tn * kBN;
       return m0 < p.m;
     };
@@ -343,6 +343,10 @@ struct GemmSm90Persistent {
     if (leader) arch::bulk_wait<0>();
     __syncwarp();
   }
+  // The first row of D that cooperative consumer c stores in the block's tile row tm.  The store warp, the consumer's
+  // ring-slot test and its epilogue all use this one formula: they must agree on which units store D (rows inside
+  // M), or a staged / free barrier waits forever.
+  __device__ __forceinline__ static int consumer_m0(int tm, int c) { return tm * kBM + Atom::kM * c; }
   // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
   __device__ __forceinline__ static int stage_before(int s, int d) { return s >= d ? s - d : s - d + kStages; }
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
@@ -444,7 +448,7 @@ struct GemmSm90Persistent {
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
-      const bool ring_slot = kTmaStore && p.d_tma && w.tm * kBM + Atom::kM * c < p.m;
+      const bool ring_slot = kTmaStore && p.d_tma && consumer_m0(w.tm, c) < p.m;
       static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -455,7 +459,7 @@ struct GemmSm90Persistent {
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
-        epilogue_cooperative(acc[0], p, w.tm * kBM + Atom::kM * c, w.tn * kBN, sh, c, thread_now(), local,
+        epilogue_cooperative(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local,
                              ring_tile(sh, stage_before(s, 1), c));
       } else {
 #pragma unroll
