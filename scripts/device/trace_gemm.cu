@@ -3,14 +3,15 @@
 //   cmake -S . -B /tmp/tb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE
 //   cmake --build /tmp/tb --target tessera_kernels
 //   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu /tmp/tb/libtessera_kernels.a \
-//        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p]
+//        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p|c|-] [all]
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
-// one on large shapes; `p` forces the ping-pong kernel) and prints, per unit, the mean cycles spent waiting for
+// one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one) and prints, per unit, the mean cycles spent waiting for
 // the first stage, in the main loop (and waiting on later stages inside it), draining the last wgmma, in the
 // epilogue, and between units.
 #include <cstdio>
 #include <vector>
 #include <cstdlib>
+#include <string>
 #include <algorithm>
 #include <cuda_bf16.h>
 #include "tessera/host/gemm.hpp"
@@ -18,11 +19,23 @@ extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear();
 extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear_pp();
-static bool g_pp = false;
+static char g_tile = 0;  // 0: the planner's kernel; 'p', 'c' (above)
 using namespace tessera;
+static __global__ void read_pass(const float4* x, size_t n, float* sink) {
+  float acc = 0.f;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) acc += x[i].x;
+  if (acc == 1234.5f) *sink = acc;  // keeps the loads
+}
+static void flush_l2() {
+  static float4* buf = nullptr;
+  static float* sink = nullptr;
+  const size_t n = (size_t(200) << 20) / sizeof(float4);
+  if (!buf) { cudaMalloc(&buf, n * sizeof(float4)); cudaMemset(buf, 0, n * sizeof(float4)); cudaMalloc(&sink, 4); }
+  read_pass<<<528, 512>>>(buf, n, sink);
+}
 static void report(const char* name, int m, int n, int k) {
   std::vector<unsigned long long> t(160 * 3 * 8 * 8);
-  if (g_pp) tessera_gemm_trace_dump_pp(t.data(), t.size()); else tessera_gemm_trace_dump(t.data(), t.size());
+  if (g_tile == 'p') tessera_gemm_trace_dump_pp(t.data(), t.size()); else tessera_gemm_trace_dump(t.data(), t.size());
   auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * 8 + e]; };
   double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
   long long tot_max = 0; double tot = 0; int nb = 0;
@@ -52,9 +65,24 @@ static void report(const char* name, int m, int n, int k) {
   printf("%s %dx%dx%d: blocks %d, units/wg %.2f; per unit (cycles, mean): first-wait %.0f, loop %.0f (full waits %.0f), drain %.0f, epilogue %.0f, gap to next %.0f; producer empty-wait/unit %.0f; kernel mean %.0f max %lld\n",
          name, m, n, k, nb, nu / (2.0 * nb), first / nu, loop / nu, fwait / nu, drain / nu, epi / nu, ng ? gap / ng : 0.0, np ? pwait / np : 0.0, tot / nb, tot_max);
   if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
+  // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
+  long long g0 = 0, g1 = 0, g2 = 0;
+  for (int b = 0; b < 160; ++b) {
+    const long long s = at(b, 0, 7, 6), e = at(b, 0, 7, 5);
+    if (!s) continue;
+    if (!g0 || s < g0) g0 = s;
+    if (s > g1) g1 = s;
+    if (e > g2) g2 = e;
+  }
+  long long last0 = 0;
+  for (int wg = 1; wg <= 2; ++wg)
+    for (int u = 0; u < 8; ++u) last0 = std::max(last0, at(0, wg, u, 5));
+  const double ghz = at(0, 0, 7, 5) > at(0, 0, 7, 6) ? double(at(0, 0, 7, 4) - at(0, 0, 7, 7)) / double(at(0, 0, 7, 5) - at(0, 0, 7, 6)) : 0.0;
+  if (g0) printf("  global timer: blocks start within %.2f us, first start to last end %.2f us; SM clock %.2f GHz; block 0 ends %lld cycles after its last traced epilogue\n",
+                 (g1 - g0) * 1e-3, (g2 - g0) * 1e-3, ghz, at(0, 0, 7, 4) - last0);
 }
 int main(int argc, char** argv) {
-  g_pp = argc > 4 && argv[4][0] == 'p';
+  g_tile = argc > 4 ? argv[4][0] : 0;
   int m = argc > 1 ? atoi(argv[1]) : 4096, n = argc > 2 ? atoi(argv[2]) : 4096, k = argc > 3 ? atoi(argv[3]) : 4096;
   std::vector<__nv_bfloat16> ha((size_t)m * k), hb((size_t)n * k), hc((size_t)m * n), hbias(n);
   srand(1);
@@ -66,7 +94,11 @@ int main(int argc, char** argv) {
   cudaMalloc(&a, ha.size() * 2); cudaMalloc(&b, hb.size() * 2); cudaMalloc(&c, hc.size() * 2); cudaMalloc(&d, hc.size() * 2); cudaMalloc(&bias, n * 2);
   cudaMemcpy(a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice); cudaMemcpy(b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice);
   cudaMemcpy(c, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice); cudaMemcpy(bias, hbias.data(), n * 2, cudaMemcpyHostToDevice);
-  for (int variant = 0; variant < 3; ++variant) {
+  // Variants: bare, bias+gelu, bias+silu+res; with a fifth argument `all` also bias alone, bias+relu, bias+silu and
+  // bias+residual (each a specialised epilogue of the cooperative kernel).
+  const bool all = argc > 5 && std::string(argv[5]) == "all";
+  const char* names[] = {"bare", "bias+gelu", "bias+silu+res", "bias", "bias+relu", "bias+silu", "bias+res"};
+  for (int variant = 0; variant < (all ? 7 : 3); ++variant) {
     GemmArgs g;
     g.m = m; g.n = n; g.k = k;
     g.a = {a, Dtype::bf16, MatrixOrder::row_major, 0};
@@ -74,19 +106,25 @@ int main(int argc, char** argv) {
     g.d = {d, Dtype::bf16, MatrixOrder::row_major, 0};
     if (variant >= 1) { g.bias_mode = BiasMode::per_column; g.bias = bias; g.bias_type = Dtype::bf16; g.bias_size = n; }
     if (variant == 1) g.activation = Activation::gelu_tanh;
-    if (variant == 2) { g.activation = Activation::silu; g.residual = {c, Dtype::bf16, MatrixOrder::row_major, 0}; }
-    if (g_pp) g.tile = GemmTile::pingpong64x256;
+    if (variant == 2 || variant == 5) g.activation = Activation::silu;
+    if (variant == 4) g.activation = Activation::relu;
+    if (variant == 2 || variant == 6) g.residual = {c, Dtype::bf16, MatrixOrder::row_major, 0};
+    if (g_tile == 'p') g.tile = GemmTile::pingpong64x256;
+    if (g_tile == 'c') g.tile = GemmTile::cooperative128x256;
     GemmPlan plan; gemm_plan(g, &plan);
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     for (int i = 0; i < 5; ++i) gemm(g);
     cudaDeviceSynchronize();
     float best = 1e9;
     for (int rep = 0; rep < 5; ++rep) {
-      if (g_pp) tessera_gemm_trace_clear_pp(); else tessera_gemm_trace_clear();
-      cudaEventRecord(e0); GemmStatus s = gemm(g); cudaEventRecord(e1); cudaEventSynchronize(e1);
+      if (g_tile == 'p') tessera_gemm_trace_clear_pp(); else tessera_gemm_trace_clear();
+      // Two launches back to back: the second one's events time the GPU alone (the host enqueues it while the
+      // first runs); its probe overwrites the first's.  L2 is evicted before them (a read pass of 4 x 50 MB).
+      flush_l2();
+      GemmStatus s = gemm(g); cudaEventRecord(e0); if (s) s = gemm(g); cudaEventRecord(e1); cudaEventSynchronize(e1);
       if (!s) { printf("error %s\n", s.message.c_str()); return 1; }
       float ms; cudaEventElapsedTime(&ms, e0, e1); best = std::min(best, ms);
-      if (rep == 4) { printf("%s, %.1f us (best of 5 %.1f us, %.0f TFLOP/s)\n", plan.str().c_str(), ms * 1e3, best * 1e3, 2.0 * m * n * k / best / 1e9); report(variant == 0 ? "bare" : variant == 1 ? "bias+gelu" : "bias+silu+res", m, n, k); }
+      if (rep == 4) { printf("%s, %.1f us (best of 5 %.1f us, %.0f TFLOP/s)\n", plan.str().c_str(), ms * 1e3, best * 1e3, 2.0 * m * n * k / best / 1e9); report(names[variant], m, n, k); }
     }
   }
   return 0;

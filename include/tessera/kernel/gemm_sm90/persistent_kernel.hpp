@@ -68,7 +68,8 @@ using gemm_sm80::Params;
 // 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 5 epilogue done,
 // 6 the specialised epilogue's fourth staging tile free (buffer 0's first store read).
 // Producer (warpgroup 0): 0 unit start, 1 cycles waiting on empty stages, 2 last load issued; (unit 7, 7)
-// the block's start.
+// the block's start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4)
+// the SM clock at its end.
 #if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
 inline constexpr int kTraceBlocks = 160, kTraceUnits = 8, kTraceEvents = 8;
 static __device__ unsigned long long g_gemm_trace[kTraceBlocks * 3 * kTraceUnits * kTraceEvents];
@@ -77,14 +78,21 @@ __device__ __forceinline__ unsigned long long trace_clock() {
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
   return t;
 }
+__device__ __forceinline__ unsigned long long trace_globaltimer() {  // ns, comparable across SMs
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
 __device__ __forceinline__ void trace_put(int wg, int unit, int ev, unsigned long long v) {
   if (unit < kTraceUnits && blockIdx.x < kTraceBlocks) g_gemm_trace[((blockIdx.x * 3 + wg) * kTraceUnits + unit) * kTraceEvents + ev] = v;
 }
 #define TTRACE(wg, unit, ev, v) trace_put(wg, unit, ev, v)
 #define TCLK() trace_clock()
+#define TGLOBAL() trace_globaltimer()
 #else
 #define TTRACE(wg, unit, ev, v) ((void)0)
 #define TCLK() 0ull
+#define TGLOBAL() 0ull
 #endif
 
 // kCooperative = false: ping-pong, 64 x 256 tiles, each consumer warpgroup a whole tile (one m64n256k16 atom).
@@ -198,6 +206,7 @@ struct GemmSm90Persistent {
 
     if (threadIdx.x == 0) {
       TTRACE(0, 7, 7, TCLK());
+      TTRACE(0, 7, 6, TGLOBAL());
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
       if (kTmaStore && p.d_tma) arch::tma_prefetch_desc(map_d);
@@ -228,6 +237,7 @@ struct GemmSm90Persistent {
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
     __syncwarp();  // the producer's lane 0 rejoins its warp: the cluster barrier is warp-aligned
     if constexpr (kClusterM > 1) arch::cluster_sync();
+    if (threadIdx.x == 0) { TTRACE(0, 7, 5, TGLOBAL()); TTRACE(0, 7, 4, TCLK()); }
 #else
     (void)p; (void)map_a; (void)map_b; (void)map_d;  // built for sm_90a only; the host never launches it elsewhere
 #endif
