@@ -5,9 +5,9 @@
 //   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu /tmp/tb/libtessera_kernels.a \
 //        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p|c|-] [all]
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
-// one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one) and prints, per unit, the mean cycles spent waiting for
-// the first stage, in the main loop (and waiting on later stages inside it), draining the last wgmma, in the
-// epilogue, and between units.
+// one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one) and prints, per unit, the mean
+// cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
+// last wgmma, in the epilogue, and between units.
 #include <cstdio>
 #include <vector>
 #include <cstdlib>
@@ -118,8 +118,9 @@ int main(int argc, char** argv) {
     float best = 1e9;
     for (int rep = 0; rep < 5; ++rep) {
       if (g_tile == 'p') tessera_gemm_trace_clear_pp(); else tessera_gemm_trace_clear();
-      // Two launches back to back: the second one's events time the GPU alone (the host enqueues it while the
-      // first runs); its probe overwrites the first's.  L2 is evicted before them (a read pass of 4 x 50 MB).
+      // L2 is evicted (a read pass of 4 x 50 MB), then two launches run back to back: the second one's events time
+      // the GPU alone (the host enqueues it while the first runs) and its probe overwrites the first's; it finds in
+      // L2 what the first left there (all of the operands on small shapes).
       flush_l2();
       GemmStatus s = gemm(g); cudaEventRecord(e0); if (s) s = gemm(g); cudaEventRecord(e1); cudaEventSynchronize(e1);
       if (!s) { printf("error %s\n", s.message.c_str()); return 1; }
