@@ -32,7 +32,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   if (c.splits > 1 && (!workspace || workspace_bytes < c.workspace))
     return fail(GemmError::insufficient_workspace,
                 fmt("split_k %d with tile %s needs a workspace of %zu bytes (gemm_workspace_size); got %zu", c.splits,
-                    gemm_tile_name(to_gemm_tile(c.tile)), c.workspace, workspace ? workspace_bytes : size_t(0)));
+                    c.entry->name, c.workspace, workspace ? workspace_bytes : size_t(0)));
 
   gemm_sm80::Params kp;
   kp.m = static_cast<int>(p.m);
@@ -66,12 +66,12 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   const dim3 grid(static_cast<unsigned>(c.ctas), 1, c.kernel.persistent ? 1u : static_cast<unsigned>(c.splits));
   const dim3 block(static_cast<unsigned>(c.kernel.threads));
   CUtensorMap map_a{}, map_b{}, map_d{};
-  // Every Hopper kernel takes (Params, map_a, map_b) and a persistent one map_d as well; a launch reads as many
-  // arguments as the kernel has, so one array serves both.
+  // Every kernel whose operands come by TMA (the registry's `tma`: the Hopper kernels) takes (Params, map_a, map_b)
+  // and a persistent one map_d as well; a launch reads as many arguments as the kernel has, so one array serves both.
   void* kargs_sm80[] = {&kp};
   void* kargs_sm90[] = {&kp, &map_a, &map_b, &map_d};
   void** kargs = kargs_sm80;
-  if (gemm_sm80::is_sm90(c.tile)) {
+  if (c.entry->tma) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
     // expect).
     try {
@@ -98,8 +98,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // columns): boxes of 64 x 64 elements along D's contiguous dimension; the map's bounds clip the edges.
       const epilogue::Params& e = kp.ep;
       // Not with split-K: the kernel's store warps know which units store D only when every unit does.
-      kp.d_tma = k.tma_store && kp.splits == 1 && e.d_type != Dtype::f32 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 &&
-                 (e.ldd * 2) % 16 == 0;
+      const bool d16 = e.d_type == Dtype::bf16 || e.d_type == Dtype::f16;  // the kernels stage D as bf16 or f16
+      kp.d_tma = k.tma_store && kp.splits == 1 && d16 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 && (e.ldd * 2) % 16 == 0;
       if (kp.d_tma)
         map_d = e.d_row_major
                     ? arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
@@ -131,7 +131,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    return fail(GemmError::cuda_error, fmt("launch of the %s kernel failed: %s", gemm_tile_name(to_gemm_tile(c.tile)),
+    return fail(GemmError::cuda_error, fmt("launch of the %s kernel failed: %s", c.entry->name,
                                            cudaGetErrorString(e)));
   }
   return {};

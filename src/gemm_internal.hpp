@@ -5,20 +5,21 @@
 //                                   are computed transposed, D^T = B^T A^T)
 //                     3. plan       tile and split-K from a cost model over the kernels built for it
 //   gemm.cu           4. launch     cudaLaunchKernel of the chosen instantiation
+// Every step learns what kernels exist from the registry (tessera/kernel/gemm/registry.hpp).
 #pragma once
 
 #include <cstdint>  // int64_t, uintptr_t
 #include <string>   // std::string
 
-#include "tessera/host/gemm.hpp"                  // the API
-#include "tessera/kernel/gemm_sm80/config.hpp"    // Params, epilogue::Params
-#include "tessera/kernel/gemm_sm80/dispatch.hpp"  // KernelInfo, TileId, Combo
+#include "tessera/host/gemm.hpp"                // the API
+#include "tessera/kernel/gemm/registry.hpp"     // GemmKernelEntry, KernelInfo, Combo
+#include "tessera/kernel/gemm_sm80/config.hpp"  // Params, epilogue::Params
 
 namespace tessera::gemm_detail {
 
-using gemm_sm80::Combo;
-using gemm_sm80::KernelInfo;
-using gemm_sm80::TileId;
+using gemm_core::Combo;
+using gemm_core::GemmKernelEntry;
+using gemm_core::KernelInfo;
 
 constexpr int64_t kIntMax = 2147483647;
 
@@ -38,11 +39,11 @@ inline bool vec16(const void* p, int64_t ld, int bytes) {
 }
 
 GemmMath resolve_math(const GemmArgs& a);
+// Whether a forced tile computes math m (automatic: every math); from the registry.
 bool tile_supports(GemmTile t, GemmMath m);
 const char* math_name(GemmMath m);
+// The registry's name of t ("128x256x64", ...); "automatic", or "?" for a value that is no GemmTile.
 const char* gemm_tile_name(GemmTile t);
-TileId to_tile_id(GemmTile t);
-GemmTile to_gemm_tile(TileId t);
 
 // The normalised problem.
 struct Operand {
@@ -63,7 +64,7 @@ struct Problem {
 // The plan: kernel, tile, split-K and the grid it implies.
 struct Choice {
   KernelInfo kernel;
-  TileId tile = TileId::t128x256;
+  const GemmKernelEntry* entry = nullptr;  // the registry's entry of the kernel's family
   int splits = 1;
   int64_t tiles = 0;
   int64_t ctas = 0;  // blocks along x: tiles, or for a persistent kernel min(units, resident blocks)

@@ -224,20 +224,14 @@ Combo combo_of(const Problem& p) {
   return Combo::mn_mn;  // (M-major, K-major) was transposed away
 }
 
-KernelInfo kernel_for(const Problem& p, TileId t) {
-  if (p.math == GemmMath::fp32_exact) return t == TileId::simt128x128 ? gemm_sm80::kernel_simt_f32() : KernelInfo{};
-  if (t == TileId::simt128x128) return {};
-  if (gemm_sm80::is_sm90(t)) {
-    // TMA operands: 16-bit, 16-byte aligned bases and row pitches (any majorness combination).
+// The kernel of family `e` for the problem's math, operand type and majorness; fn == nullptr when there is
+// none, or when its operands come by TMA and A or B is not 16-byte aligned (base and row pitch).
+KernelInfo kernel_for(const Problem& p, const GemmKernelEntry& e) {
+  if (e.tma) {
     const int eb = dtype_bytes(p.in);
-    if (p.math != GemmMath::tensor_core || !vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
-    if (t == TileId::pp64x256 || t == TileId::coop128x256)
-      return gemm_sm80::kernel_sm90_persistent(t, p.in == Dtype::f16, combo_of(p));
-    return gemm_sm80::kernel_sm90(t, p.in == Dtype::f16, combo_of(p));
+    if (!vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
   }
-  const Combo c = combo_of(p);
-  if (p.math == GemmMath::tf32) return gemm_sm80::kernel_tf32(t, c);
-  return p.in == Dtype::bf16 ? gemm_sm80::kernel_bf16(t, c) : gemm_sm80::kernel_f16(t, c);
+  return e.kernel(p.math, p.in, combo_of(p));
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -247,34 +241,16 @@ size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
   return counters_bytes(tiles * k.counters_per_tile) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
 }
 
-// Relative efficiency of each tensor-core tile (fraction of the mma.sync rate a full wave reaches).
-double tile_efficiency(TileId t) {
-  switch (t) {
-    case TileId::t128x256: return 1.0;
-    case TileId::t128x128: return 0.9;
-    case TileId::t64x64: return 0.65;
-    case TileId::t16x128: return 0.5;
-    case TileId::simt128x128: return 1.0;
-    case TileId::wgmma128x128: return 1.6;  // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel
-    case TileId::wgmma128x256: return 1.7;
-    case TileId::pp64x256: return 1.4;      // persistent ping-pong: one warpgroup's m64n256 at a time (measured
-                                            // 0.80-0.86x cuBLAS bare in clusters of 4; docs/PERF.md)
-    case TileId::coop128x256: return 1.8;   // persistent cooperative, clusters of 2 with B multicast: 0.95-0.98x
-                                            // cuBLAS on large bf16 problems (docs/PERF.md)
-  }
-  return 0.5;
-}
-
 // Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.
-double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, TileId t, int occ, int64_t tiles,
-                 int splits, int per_split) {
+double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, const GemmKernelEntry& e, int occ,
+                 int64_t tiles, int splits, int per_split) {
   const double slots = static_cast<double>(f.sms) * occ;
   const double blocks = static_cast<double>(tiles) * splits;
   const double waves = std::ceil(blocks / slots);
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
   // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth
   const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
-  const double t_compute = waves * block_macs * occ / tile_efficiency(t) * rate_scale;
+  const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
   // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
@@ -296,23 +272,26 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   if (f.cc < 80)
     return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
                                             dev, f.cc / 10, f.cc % 10));
-  TileId tiles_all[] = {TileId::coop128x256, TileId::pp64x256, TileId::wgmma128x256, TileId::wgmma128x128, TileId::t128x256, TileId::t128x128,
-                        TileId::t64x64,       TileId::t16x128,      TileId::simt128x128};
+  // Families bounded in m (the decode tile: max_m 16) are planned automatically only within their bound, and
+  // then exclusively when one of them has a kernel for the problem.
+  bool bounded_fits = false;
+  if (g.tile == GemmTile::automatic)
+    for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
+      if (e.max_m > 0 && p.m <= e.max_m && kernel_for(p, e).fn) bounded_fits = true;
   bool have = false;
   Choice best;
   std::string too_many_splits;
-  for (TileId t : tiles_all) {
-    if (g.tile != GemmTile::automatic && to_tile_id(g.tile) != t) continue;
-    const KernelInfo k = kernel_for(p, t);
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {  // the registry's order: a tie keeps the first
+    if (g.tile != GemmTile::automatic && g.tile != e.tile) continue;
+    const KernelInfo k = kernel_for(p, e);
     if (!k.fn) continue;
-    // The decode tile only for m <= 16 (unless forced); larger tiles not for m <= 16 when it exists.
     // (Before the device queries below: a decode-shaped call, whose host time matters most, makes none.)
     if (g.tile == GemmTile::automatic) {
-      if (t == TileId::t16x128 && p.m > 16) continue;
-      if (t != TileId::t16x128 && p.m <= 16 && kernel_for(p, TileId::t16x128).fn) continue;
+      if (e.max_m > 0 && p.m > e.max_m) continue;
+      if (e.max_m == 0 && bounded_fits) continue;
     }
     // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
-    if (gemm_sm80::is_sm90(t) && (f.cc != 90 || !has_code(dev, k.fn))) continue;
+    if (e.arch == gemm_core::GemmArch::sm90 && (f.cc != 90 || !has_code(dev, k.fn))) continue;
     int occ = 0;
     st = occupancy(dev, f, k, &occ);
     if (!st) return st;
@@ -343,7 +322,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (s_lo > k_tiles) {  // a forced split needs at least one K tile per split
       too_many_splits = fmt("argument 'split_k' is %d; K = %" PRId64 " has only %" PRId64 " K tiles of %d for the %s tile, "
                             "so at most %" PRId64 " splits",
-                            g.split_k, g.k, k_tiles, k.block_k, gemm_sm80::tile_name(t), k_tiles);
+                            g.split_k, g.k, k_tiles, k.block_k, e.name, k_tiles);
       continue;
     }
     for (int s = s_lo; s <= s_hi; ++s) {
@@ -351,11 +330,11 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       const int s_eff = s;
       const size_t ws = workspace_for(tiles, s_eff, k);
       if (s_eff > 1 && ws > workspace_limit && g.split_k == 0) continue;
-      const double cost = plan_cost(p, f, k, t, occ, tiles, s_eff, per);
+      const double cost = plan_cost(p, f, k, e, occ, tiles, s_eff, per);
       if (!have || cost < best.cost) {
         have = true;
         best.kernel = k;
-        best.tile = t;
+        best.entry = &e;
         best.splits = s_eff;
         best.tiles = tiles;
         best.tiles_m = static_cast<int>(tm);
@@ -384,7 +363,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
 }
 
 void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
-  plan->tile = to_gemm_tile(c.tile);
+  plan->tile = c.entry->tile;
   plan->math = p.math;
   plan->split_k = c.splits;
   plan->transposed = p.transposed;
@@ -457,11 +436,15 @@ GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* p
 }
 
 std::string GemmPlan::str() const {
+  // The tile's registry name, which spells the 16-bit K extent; a tf32 plan shows its own (32).
+  std::string tile_str = gemm_tile_name(tile);
+  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile);
+  const gemm_core::GemmKernelType* t = e && math == GemmMath::tf32 ? e->type(GemmMath::tf32, Dtype::f32) : nullptr;
+  if (t) tile_str = fmt("%dx%dx%d", e->block_m, e->block_n, t->block_k);
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s %s split %d%s, %" PRId64 " tiles, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
-                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc",
-                math == GemmMath::tf32 ? (tile == GemmTile::t128x128 ? "128x128x32" : "64x64x32") : gemm_tile_name(tile),
+                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc", tile_str.c_str(),
                 split_k, transposed ? " (transposed)" : "", grid_tiles, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;

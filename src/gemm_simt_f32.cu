@@ -1,12 +1,14 @@
 // src/gemm_simt_f32.cu -- instantiation unit: the exact fp32 FFMA GEMM (one kernel, run-time layouts).
-#include "tessera/kernel/gemm_sm80/dispatch.hpp"    // KernelInfo
-#include "tessera/kernel/gemm_sm80/gemm_simt.hpp"   // GemmSimt, gemm_simt_f32_kernel
+#include "gemm_kernels.hpp"                        // the getter this unit defines
+#include "tessera/kernel/gemm_sm80/gemm_simt.hpp"  // GemmSimt, gemm_simt_f32_kernel
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
-KernelInfo kernel_simt_f32() {
+// Every operand order runs on the one kernel: the Combo is not looked at.
+KernelInfo sm80_f32_simt128x128(Combo) {
+  using gemm_sm80::GemmSimt;
   KernelInfo info;
-  info.fn = reinterpret_cast<const void*>(&gemm_simt_f32_kernel);
+  info.fn = reinterpret_cast<const void*>(&gemm_sm80::gemm_simt_f32_kernel);
   info.threads = GemmSimt::kThreads;
   info.smem_bytes = GemmSimt::kSmemBytes;
   info.block_m = GemmSimt::kBM;
@@ -17,4 +19,4 @@ KernelInfo kernel_simt_f32() {
   return info;
 }
 
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

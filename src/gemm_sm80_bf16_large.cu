@@ -1,15 +1,11 @@
 // src/gemm_sm80_bf16_large.cu -- instantiation unit: bf16 tensor-core GEMM, tiles 128x256 and 128x128,
 // all three operand majorness combinations (6 kernels).
+#include "gemm_kernels.hpp"                          // the getters this unit defines
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"  // make_kernel_info
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
-KernelInfo kernel_bf16_large(TileId tile, Combo combo) {
-  switch (tile) {
-    case TileId::t128x256: return make_kernel_info<ElemBf16, Tile128x256>(combo);
-    case TileId::t128x128: return make_kernel_info<ElemBf16, Tile128x128>(combo);
-    default: return {};
-  }
-}
+KernelInfo sm80_bf16_128x256(Combo c) { return gemm_sm80::make_kernel_info<gemm_sm80::ElemBf16, gemm_sm80::Tile128x256>(c); }
+KernelInfo sm80_bf16_128x128(Combo c) { return gemm_sm80::make_kernel_info<gemm_sm80::ElemBf16, gemm_sm80::Tile128x128>(c); }
 
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

@@ -1,21 +1,13 @@
 // src/gemm_sm80_bf16_small.cu -- instantiation unit: bf16 tensor-core GEMM, tile 64x64 (three operand
-// majorness combinations) and the decode tile 16x128 (K-major A only): 5 kernels.  Also the family's
-// lookup, kernel_bf16, which asks both bf16 units.
-#include "tessera/kernel/gemm_sm80/instantiate.hpp"  // make_kernel_info
+// majorness combinations) and the decode tile 16x128 (K-major A only): 5 kernels.
+#include "gemm_kernels.hpp"                          // the getters this unit defines
+#include "tessera/kernel/gemm_sm80/instantiate.hpp"  // make_kernel_info, make_kernel_info_k_major_a
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
-KernelInfo kernel_bf16_small(TileId tile, Combo combo) {
-  switch (tile) {
-    case TileId::t64x64: return make_kernel_info<ElemBf16, Tile64x64>(combo);
-    case TileId::t16x128: return make_kernel_info_k_major_a<ElemBf16, Tile16x128>(combo);
-    default: return {};
-  }
+KernelInfo sm80_bf16_64x64(Combo c) { return gemm_sm80::make_kernel_info<gemm_sm80::ElemBf16, gemm_sm80::Tile64x64>(c); }
+KernelInfo sm80_bf16_16x128(Combo c) {
+  return gemm_sm80::make_kernel_info_k_major_a<gemm_sm80::ElemBf16, gemm_sm80::Tile16x128>(c);
 }
 
-KernelInfo kernel_bf16(TileId tile, Combo combo) {
-  KernelInfo k = kernel_bf16_large(tile, combo);
-  return k.fn ? k : kernel_bf16_small(tile, combo);
-}
-
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

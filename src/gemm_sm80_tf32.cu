@@ -1,15 +1,11 @@
 // src/gemm_sm80_tf32.cu -- instantiation unit: tf32 tensor-core GEMM (fp32 operands rounded to tf32),
 // tiles 128x128 and 64x64, all three operand majorness combinations (6 kernels).
+#include "gemm_kernels.hpp"                          // the getters this unit defines
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"  // make_kernel_info
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
-KernelInfo kernel_tf32(TileId tile, Combo combo) {
-  switch (tile) {
-    case TileId::t128x128: return make_kernel_info<ElemTf32, Tile128x128>(combo);
-    case TileId::t64x64: return make_kernel_info<ElemTf32, Tile64x64>(combo);
-    default: return {};
-  }
-}
+KernelInfo sm80_tf32_128x128(Combo c) { return gemm_sm80::make_kernel_info<gemm_sm80::ElemTf32, gemm_sm80::Tile128x128>(c); }
+KernelInfo sm80_tf32_64x64(Combo c) { return gemm_sm80::make_kernel_info<gemm_sm80::ElemTf32, gemm_sm80::Tile64x64>(c); }
 
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

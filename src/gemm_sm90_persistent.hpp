@@ -3,7 +3,8 @@
 // operand-majorness combinations.  Not installed.
 #pragma once
 
-#include "tessera/kernel/gemm_sm80/instantiate.hpp"        // KernelInfo, kernel_info_of, Combo
+#include "gemm_kernels.hpp"                                // the getters these units define
+#include "tessera/kernel/gemm_sm80/instantiate.hpp"        // kernel_info_of
 #include "tessera/kernel/gemm_sm90/persistent_kernel.hpp"  // GemmSm90Persistent, gemm_sm90_persistent_kernel
 
 // The timeline probe (-DTESSERA_GEMM_TRACE; kernel/gemm_sm90/persistent_kernel.hpp) has one buffer per
@@ -23,12 +24,12 @@
 #define TESSERA_GEMM_TRACE_ACCESS(suffix)
 #endif
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
 template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
 KernelInfo persistent_info() {
   using K = gemm_sm90::GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>;
-  KernelInfo info = kernel_info_of<K>(
+  KernelInfo info = gemm_sm80::kernel_info_of<K>(
       reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
   info.persistent = true;
   info.counters_per_tile = K::kSlices;
@@ -55,4 +56,4 @@ KernelInfo persistent_pick(Combo c) {
   return {};
 }
 
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

@@ -2,8 +2,8 @@
 // f16 operands, operand majorness (K, K), (K, N), (M, N).  Code only for sm_90a.
 #include "gemm_sm90_persistent.hpp"
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
-KernelInfo kernel_sm90_persistent_f16_coop(Combo c) { return persistent_pick<ElemF16, true>(c); }
+KernelInfo sm90_f16_coop128x256(Combo c) { return persistent_pick<gemm_sm80::ElemF16, true>(c); }
 
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

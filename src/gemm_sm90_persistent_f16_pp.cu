@@ -1,9 +1,9 @@
-// src/gemm_sm90_persistent_f16_pp.cu -- instantiation unit: the persistent Hopper GEMM, ping-pong 128x128 tiles,
+// src/gemm_sm90_persistent_f16_pp.cu -- instantiation unit: the persistent Hopper GEMM, ping-pong 64x256 tiles,
 // f16 operands, operand majorness (K, K), (K, N), (M, N).  Code only for sm_90a.
 #include "gemm_sm90_persistent.hpp"
 
-namespace tessera::gemm_sm80 {
+namespace tessera::gemm_core {
 
-KernelInfo kernel_sm90_persistent_f16_pp(Combo c) { return persistent_pick<ElemF16, false>(c); }
+KernelInfo sm90_f16_pp64x256(Combo c) { return persistent_pick<gemm_sm80::ElemF16, false>(c); }
 
-}  // namespace tessera::gemm_sm80
+}  // namespace tessera::gemm_core

@@ -26,19 +26,9 @@ GemmMath resolve_math(const GemmArgs& a) {
 }
 
 bool tile_supports(GemmTile t, GemmMath m) {
-  switch (t) {
-    case GemmTile::automatic: return true;
-    case GemmTile::t128x256: return m == GemmMath::tensor_core;
-    case GemmTile::t128x128: return m == GemmMath::tensor_core || m == GemmMath::tf32;
-    case GemmTile::t64x64: return m == GemmMath::tensor_core || m == GemmMath::tf32;
-    case GemmTile::t16x128: return m == GemmMath::tensor_core;
-    case GemmTile::simt128x128: return m == GemmMath::fp32_exact;
-    case GemmTile::wgmma128x128:
-    case GemmTile::wgmma128x256:
-    case GemmTile::pingpong64x256:
-    case GemmTile::cooperative128x256: return m == GemmMath::tensor_core;
-  }
-  return false;
+  if (t == GemmTile::automatic) return true;
+  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(t);
+  return e && e->computes(m);
 }
 
 const char* math_name(GemmMath m) {
@@ -52,47 +42,9 @@ const char* math_name(GemmMath m) {
 }
 
 const char* gemm_tile_name(GemmTile t) {
-  switch (t) {
-    case GemmTile::automatic: return "automatic";
-    case GemmTile::t128x256: return "128x256x64";
-    case GemmTile::t128x128: return "128x128x64";
-    case GemmTile::t64x64: return "64x64x64";
-    case GemmTile::t16x128: return "16x128x64";
-    case GemmTile::simt128x128: return "simt128x128x8";
-    case GemmTile::wgmma128x128: return "wgmma128x128x64";
-    case GemmTile::wgmma128x256: return "wgmma128x256x64";
-    case GemmTile::pingpong64x256: return "pp64x256x64";
-    case GemmTile::cooperative128x256: return "coop128x256x64";
-  }
-  return "?";
-}
-
-TileId to_tile_id(GemmTile t) {
-  switch (t) {
-    case GemmTile::t128x256: return TileId::t128x256;
-    case GemmTile::t128x128: return TileId::t128x128;
-    case GemmTile::t64x64: return TileId::t64x64;
-    case GemmTile::t16x128: return TileId::t16x128;
-    case GemmTile::wgmma128x128: return TileId::wgmma128x128;
-    case GemmTile::wgmma128x256: return TileId::wgmma128x256;
-    case GemmTile::pingpong64x256: return TileId::pp64x256;
-    case GemmTile::cooperative128x256: return TileId::coop128x256;
-    default: return TileId::simt128x128;
-  }
-}
-GemmTile to_gemm_tile(TileId t) {
-  switch (t) {
-    case TileId::t128x256: return GemmTile::t128x256;
-    case TileId::t128x128: return GemmTile::t128x128;
-    case TileId::t64x64: return GemmTile::t64x64;
-    case TileId::t16x128: return GemmTile::t16x128;
-    case TileId::simt128x128: return GemmTile::simt128x128;
-    case TileId::wgmma128x128: return GemmTile::wgmma128x128;
-    case TileId::wgmma128x256: return GemmTile::wgmma128x256;
-    case TileId::pp64x256: return GemmTile::pingpong64x256;
-    case TileId::coop128x256: return GemmTile::cooperative128x256;
-  }
-  return GemmTile::automatic;
+  if (t == GemmTile::automatic) return "automatic";
+  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(t);
+  return e ? e->name : "?";
 }
 
 }  // namespace gemm_detail
@@ -102,14 +54,49 @@ namespace {
 using namespace gemm_detail;
 
 const char* order_name(MatrixOrder o) { return o == MatrixOrder::row_major ? "row-major" : "column-major"; }
-bool valid_dtype(Dtype t) { return t == Dtype::bf16 || t == Dtype::f16 || t == Dtype::f32; }
 bool valid_order(MatrixOrder o) { return o == MatrixOrder::row_major || o == MatrixOrder::col_major; }
 
-// Checks one matrix: pointer, type, order, ld, alignment.  `name` e.g. "a".
-GemmStatus check_matrix(const char* name, const void* data, Dtype type, MatrixOrder order, int64_t ld, int64_t rows,
-                        int64_t cols) {
+// The types a matrix may have: operands (A, B) the types some registry entry is built for; outputs (D, and
+// C and the residual, which have D's type) the types the epilogue stores.
+bool operand_type(Dtype t) {
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
+    for (const gemm_core::GemmKernelType& k : e.types)
+      if (k.in == t) return true;
+  return false;
+}
+bool output_type(Dtype t) {
+  switch (t) {
+    case Dtype::bf16:
+    case Dtype::f16:
+    case Dtype::f32: return true;
+    case Dtype::e4m3:
+    case Dtype::e5m2:
+    case Dtype::s8:
+    case Dtype::s32: return false;
+  }
+  return false;
+}
+// "bf16, f16 or f32": the Dtypes `ok` accepts, in Dtype order.
+std::string type_list(bool (*ok)(Dtype)) {
+  std::string names[kDtypeCount];
+  int n = 0;
+  for (Dtype t : kDtypes)
+    if (ok(t)) names[n++] = dtype_name(t);
+  std::string s;
+  for (int i = 0; i < n; ++i) s += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + names[i];
+  return s;
+}
+
+// Checks one matrix: pointer, type, order, ld, alignment.  `name` e.g. "a"; `output`: D, C or the residual.
+GemmStatus check_matrix(const char* name, bool output, const void* data, Dtype type, MatrixOrder order, int64_t ld,
+                        int64_t rows, int64_t cols) {
   if (!data) return invalid(fmt("argument '%s.data' is null; expected a device pointer to a %" PRId64 " x %" PRId64 " matrix", name, rows, cols));
-  if (!valid_dtype(type)) return invalid(fmt("argument '%s.type' is %d; expected Dtype::bf16, f16 or f32", name, static_cast<int>(type)));
+  bool (*ok)(Dtype) = output ? output_type : operand_type;
+  if (!is_dtype(type))
+    return invalid(fmt("argument '%s.type' is %d; expected Dtype::%s", name, static_cast<int>(type), type_list(ok).c_str()));
+  if (!ok(type))
+    return invalid(fmt("argument '%s.type' is %s, which %s; expected %s", name, dtype_name(type),
+                       output ? "the epilogue does not store" : "no GEMM kernel is built for", type_list(ok).c_str()));
   if (!valid_order(order)) return invalid(fmt("argument '%s.order' is %d; expected row_major or col_major", name, static_cast<int>(order)));
   if (ld < 0) return invalid(fmt("argument '%s.ld' is %" PRId64 "; expected 0 (packed) or a positive leading dimension", name, ld));
   const int64_t need = is_row_major(order) ? cols : rows;
@@ -150,11 +137,11 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     if (vals[i] > kIntMax)
       return invalid(fmt("argument '%s' is %" PRId64 "; expected %s <= 2147483647", dims[i], vals[i], dims[i]));
   }
-  GemmStatus st = check_matrix("a", g.a.data, g.a.type, g.a.order, g.a.ld, g.m, g.k);
+  GemmStatus st = check_matrix("a", false, g.a.data, g.a.type, g.a.order, g.a.ld, g.m, g.k);
   if (!st) return st;
-  st = check_matrix("b", g.b.data, g.b.type, g.b.order, g.b.ld, g.k, g.n);
+  st = check_matrix("b", false, g.b.data, g.b.type, g.b.order, g.b.ld, g.k, g.n);
   if (!st) return st;
-  st = check_matrix("d", g.d.data, g.d.type, g.d.order, g.d.ld, g.m, g.n);
+  st = check_matrix("d", true, g.d.data, g.d.type, g.d.order, g.d.ld, g.m, g.n);
   if (!st) return st;
   if (g.a.type != g.b.type)
     return invalid(fmt("arguments 'a.type' (%s) and 'b.type' (%s) differ; A and B must have the same type",
@@ -177,7 +164,7 @@ GemmStatus gemm_validate(const GemmArgs& g) {
   if (!std::isfinite(g.alpha)) return invalid(fmt("argument 'alpha' is %g; expected a finite value", g.alpha));
   if (!std::isfinite(g.beta)) return invalid(fmt("argument 'beta' is %g; expected a finite value", g.beta));
   if (g.beta != 0.f) {
-    st = check_matrix("c", g.c.data, g.c.type, g.c.order, g.c.ld, g.m, g.n);
+    st = check_matrix("c", true, g.c.data, g.c.type, g.c.order, g.c.ld, g.m, g.n);
     if (!st) {
       st.message += " (C is read because beta != 0)";
       return st;
@@ -186,7 +173,7 @@ GemmStatus gemm_validate(const GemmArgs& g) {
       return invalid(fmt("argument 'c.type' is %s; C must have D's type (%s)", dtype_name(g.c.type), dtype_name(g.d.type)));
   }
   if (g.residual.data) {
-    st = check_matrix("residual", g.residual.data, g.residual.type, g.residual.order, g.residual.ld, g.m, g.n);
+    st = check_matrix("residual", true, g.residual.data, g.residual.type, g.residual.order, g.residual.ld, g.m, g.n);
     if (!st) return st;
     if (g.residual.type != g.d.type)
       return invalid(fmt("argument 'residual.type' is %s; the residual must have D's type (%s)", dtype_name(g.residual.type),
@@ -201,6 +188,9 @@ GemmStatus gemm_validate(const GemmArgs& g) {
       if (!g.bias)
         return invalid(fmt("argument 'bias' is null with bias_mode %s; expected a device pointer to %" PRId64 " values",
                            bias_mode_name(g.bias_mode), need));
+      if (!is_dtype(g.bias_type))
+        return invalid(fmt("argument 'bias_type' is %d; expected f32 or D's type (%s)", static_cast<int>(g.bias_type),
+                           dtype_name(g.d.type)));
       if (g.bias_type != Dtype::f32 && g.bias_type != g.d.type)
         return invalid(fmt("argument 'bias_type' is %s; expected f32 or D's type (%s)", dtype_name(g.bias_type),
                            dtype_name(g.d.type)));
@@ -250,19 +240,8 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     return invalid("arguments 'residual' and 'd' overlap; the residual must not share memory with D");
 
   const GemmMath math = resolve_math(g);
-  switch (g.tile) {
-    case GemmTile::automatic:
-    case GemmTile::t128x256:
-    case GemmTile::t128x128:
-    case GemmTile::t64x64:
-    case GemmTile::t16x128:
-    case GemmTile::simt128x128:
-    case GemmTile::wgmma128x128:
-    case GemmTile::wgmma128x256:
-    case GemmTile::pingpong64x256:
-    case GemmTile::cooperative128x256: break;
-    default: return invalid(fmt("argument 'tile' is %d; expected a GemmTile value", static_cast<int>(g.tile)));
-  }
+  if (g.tile != GemmTile::automatic && !gemm_core::find_gemm_kernel(g.tile))
+    return invalid(fmt("argument 'tile' is %d; expected a GemmTile value", static_cast<int>(g.tile)));
   if (!tile_supports(g.tile, math))
     return invalid(fmt("argument 'tile' is %s, which does not run math %s", gemm_tile_name(g.tile), math_name(math)));
   if (g.split_k < 0 || g.split_k > 65535)

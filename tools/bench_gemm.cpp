@@ -43,7 +43,7 @@
 
 #include "bench_common.hpp"                        // TESSERA_BENCH_SUITE, time_median_ms, Report
 #include "tessera/host/gemm.hpp"                   // tessera::gemm
-#include "tessera/kernel/gemm_sm80/dispatch.hpp"   // kernel table (for the resource report)
+#include "tessera/kernel/gemm/registry.hpp"      // the kernels (resource report, --tile names)
 
 namespace {
 
@@ -96,11 +96,11 @@ std::vector<Shape> shapes_for(const std::string& which, bool quick) {
   return s;
 }
 
-// Resource report of every compiled GEMM kernel.
+// Resource report of every compiled GEMM kernel: each registry entry, operand type and operand order.
 void print_kernels(std::FILE* out) {
-  using namespace gemm_sm80;
+  using namespace gemm_core;
   std::vector<std::vector<std::string>> rows;
-  auto add = [&](const char* family, TileId t, Combo c, const KernelInfo& k) {
+  auto add = [&](const char* family, const GemmKernelEntry& e, const char* order, const KernelInfo& k) {
     if (!k.fn) return;
     cudaFuncAttributes a{};
     if (cudaFuncGetAttributes(&a, k.fn) != cudaSuccess) { (void)cudaGetLastError(); return; }
@@ -108,33 +108,33 @@ void print_kernels(std::FILE* out) {
     if (cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes) == cudaSuccess)
       (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k.fn, k.threads, k.smem_bytes);
     (void)cudaGetLastError();
+    // The schedule after the block tile, except for the plain mma.sync kernels.
     const std::string tile = std::to_string(k.block_m) + "x" + std::to_string(k.block_n) + "x" + std::to_string(k.block_k) +
-                             (t == TileId::simt128x128 ? " simt" : t == TileId::pp64x256 ? " pingpong" : t == TileId::coop128x256 ? " cooperative" : is_sm90(t) ? " wgmma" : "");
-    rows.push_back({family, tile, t == TileId::simt128x128 ? "any" : combo_name(c), std::to_string(k.threads),
-                    std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(k.smem_bytes),
-                    std::to_string(k.stages), std::to_string(occ)});
+                             (e.schedule == GemmSchedule::mma_sync ? "" : std::string(" ") + schedule_name(e.schedule));
+    rows.push_back({family, tile, order, std::to_string(k.threads), std::to_string(a.numRegs), std::to_string(a.localSizeBytes),
+                    std::to_string(k.smem_bytes), std::to_string(k.stages), std::to_string(occ)});
   };
-  const TileId tiles[] = {TileId::t128x256, TileId::t128x128, TileId::t64x64, TileId::t16x128};
-  const Combo combos[] = {Combo::kk, Combo::k_mn, Combo::mn_mn};
-  for (TileId t : tiles)
-    for (Combo c : combos) add("bf16", t, c, kernel_bf16(t, c));
-  for (TileId t : tiles)
-    for (Combo c : combos) add("f16", t, c, kernel_f16(t, c));
-  for (TileId t : tiles)
-    for (Combo c : combos) add("tf32", t, c, kernel_tf32(t, c));
-  add("f32", TileId::simt128x128, Combo::kk, kernel_simt_f32());
-  for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256})
-    for (Combo c : combos) {
-      add("bf16", t, c, kernel_sm90(t, false, c));
-      add("f16", t, c, kernel_sm90(t, true, c));
-    }
-  for (TileId t : {TileId::pp64x256, TileId::coop128x256})
-    for (Combo c : combos) {
-      add("bf16", t, c, kernel_sm90_persistent(t, false, c));
-      add("f16", t, c, kernel_sm90_persistent(t, true, c));
+  for (const GemmKernelEntry& e : gemm_kernels())
+    for (const GemmKernelType& t : e.types) {
+      const char* family = t.math == GemmMath::tf32 ? "tf32" : dtype_name(t.in);
+      if (e.any_order) {
+        add(family, e, "any", t.get(Combo::kk));
+        continue;
+      }
+      for (Combo c : kCombos)
+        if (e.has(c)) add(family, e, combo_name(c), t.get(c));
     }
   std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
+}
+
+// The registry entries --tile accepts: those that run this benchmark's GEMMs (bf16 on tensor cores).
+bool bench_tile(const gemm_core::GemmKernelEntry& e) { return e.type(GemmMath::tensor_core, Dtype::bf16) != nullptr; }
+std::string bench_tile_names() {
+  std::string s;
+  for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
+    if (bench_tile(e)) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s;
 }
 
 // Fills a device bf16 buffer with values uniform in [-1, 1] from a host pool (never zeros).
@@ -231,9 +231,10 @@ int run_gemm_bench(const BenchOptions& o) {
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
           "weights), or K x N row-major with --b-row-major; --a-col-major stores A column-major (M contiguous).\n"
           "--tile forces one tile for every Tessera GEMM\n"
-          "(128x256x64, 128x128x64, 64x64x64, 16x128x64, wgmma128x128x64, wgmma128x256x64, pp64x256x64,\n"
-          "coop128x256x64); --split-k N forces N K splits (the workspace is sized for it).\n"
-          "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n");
+          "(%s);\n"
+          "--split-k N forces N K splits (the workspace is sized for it).\n"
+          "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
+          bench_tile_names().c_str());
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
@@ -251,22 +252,13 @@ int run_gemm_bench(const BenchOptions& o) {
     }
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) {
       const std::string name = o.args[++i];
-      const std::pair<const char*, GemmTile> names[] = {
-          {"128x256x64", GemmTile::t128x256},        {"128x128x64", GemmTile::t128x128},
-          {"64x64x64", GemmTile::t64x64},            {"16x128x64", GemmTile::t16x128},
-          {"wgmma128x128x64", GemmTile::wgmma128x128}, {"wgmma128x256x64", GemmTile::wgmma128x256},
-          {"pp64x256x64", GemmTile::pingpong64x256}, {"coop128x256x64", GemmTile::cooperative128x256}};
-      bool found = false;
-      for (const auto& [tile_name, tile] : names)
-        if (name == tile_name) {
-          force_tile = tile;
-          found = true;
-        }
-      if (!found) {
+      const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(name);
+      if (!e || !bench_tile(*e)) {
         std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile name (see --help: e.g. 128x256x64, wgmma128x256x64)\n",
                      name.c_str());
         return 2;
       }
+      force_tile = e->tile;
     }
     else {
       std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N)\n",

@@ -4,7 +4,8 @@
 //
 // Built only where the kernels are (a CUDA build, or a prebuilt libtessera_kernels.a; see
 // python/CMakeLists.txt).  It knows nothing of PyTorch: tensors arrive as raw device pointers
-// (Python ints), element-type codes (Dtype: 0 bf16, 1 f16, 2 f32), orders (MatrixOrder: 0 row-major,
+// (Python ints), element-type codes (Dtype, tessera/dtype.hpp: 0 bf16, 1 f16, 2 f32; the 8-bit and integer
+// codes 3-6 are refused with their names), orders (MatrixOrder: 0 row-major,
 // 1 column-major), leading dimensions, the device ordinal and the raw cudaStream_t (an int, e.g.
 // torch.cuda.current_stream().cuda_stream).  The Python side checks the tensors and names the
 // arguments in its own terms; the host API checks everything again before anything is launched.
@@ -42,10 +43,20 @@ namespace {
 
 // ------------------------------------------------------------------ decoding the codes
 Dtype to_dtype(int code, const char* what) {
-  if (code < 0 || code > 2)
-    throw std::invalid_argument(std::string(what) + ": dtype code " + std::to_string(code) +
-                                "; expected 0 (bf16), 1 (f16) or 2 (f32)");
-  return static_cast<Dtype>(code);
+  const Dtype t = static_cast<Dtype>(code);
+  switch (t) {
+    case Dtype::bf16:
+    case Dtype::f16:
+    case Dtype::f32: return t;
+    case Dtype::e4m3:
+    case Dtype::e5m2:
+    case Dtype::s8:
+    case Dtype::s32:  // a Dtype that no entry point takes yet
+      throw std::invalid_argument(std::string(what) + ": dtype code " + std::to_string(code) + " (" + dtype_name(t) +
+                                  ") is not supported; expected 0 (bf16), 1 (f16) or 2 (f32)");
+  }
+  throw std::invalid_argument(std::string(what) + ": dtype code " + std::to_string(code) +
+                              "; expected 0 (bf16), 1 (f16) or 2 (f32)");
 }
 MatrixOrder to_order(int code, const char* what) {
   if (code != 0 && code != 1)
@@ -190,7 +201,9 @@ void row_norm_entry(int kind, int dtype, uintptr_t x, int64_t ld_x, uintptr_t w,
     case Dtype::bf16: return row_norm_typed<__nv_bfloat16>(kind, x, ld_x, w, y, ld_y, rows, cols, eps, s, alloc);
     case Dtype::f16: return row_norm_typed<__half>(kind, x, ld_x, w, y, ld_y, rows, cols, eps, s, alloc);
     case Dtype::f32: return row_norm_typed<float>(kind, x, ld_x, w, y, ld_y, rows, cols, eps, s, alloc);
+    default: break;  // to_dtype let through bf16, f16 and f32 only
   }
+  throw std::invalid_argument(std::string("x: dtype ") + dtype_name(t) + " is not supported; expected bf16, f16 or f32");
 }
 
 // The epilogue's activations in the order of their codes (the Python side checks its copy of the menu

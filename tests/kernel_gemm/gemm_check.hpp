@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>  // std::abort
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -73,14 +74,15 @@ inline double round_to(Dtype t, double x) {
     case Dtype::bf16: return static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(x))));
     case Dtype::f16: return static_cast<double>(__half2float(__float2half_rn(static_cast<float>(x))));
     case Dtype::f32: return static_cast<double>(static_cast<float>(x));
+    default: std::abort();  // the GEMM takes bf16, f16 and f32 only (validation rejects the others)
   }
-  return x;
 }
 inline void store_elem(Dtype t, void* buf, int64_t i, double x) {
   switch (t) {
     case Dtype::bf16: static_cast<__nv_bfloat16*>(buf)[i] = __float2bfloat16_rn(static_cast<float>(x)); break;
     case Dtype::f16: static_cast<__half*>(buf)[i] = __float2half_rn(static_cast<float>(x)); break;
     case Dtype::f32: static_cast<float*>(buf)[i] = static_cast<float>(x); break;
+    default: std::abort();
   }
 }
 inline double load_elem(Dtype t, const void* buf, int64_t i) {
@@ -88,8 +90,8 @@ inline double load_elem(Dtype t, const void* buf, int64_t i) {
     case Dtype::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(buf)[i]);
     case Dtype::f16: return __half2float(static_cast<const __half*>(buf)[i]);
     case Dtype::f32: return static_cast<const float*>(buf)[i];
+    default: std::abort();
   }
-  return 0;
 }
 
 inline double ref_act(Activation a, double x, double p0, double p1) {

@@ -13,7 +13,7 @@
 
 #include "tessera/atom/mma_sm80.hpp"
 #include "tessera/atom/smem_sm90.hpp"
-#include "tessera/kernel/gemm_sm80/dispatch.hpp"
+#include "tessera/kernel/gemm/registry.hpp"
 #include "tessera/atom/tiled_mma.hpp"
 #include "tessera/kernel/gemm_sm80/gemm_kernel.hpp"
 #include "tessera/kernel/gemm_sm80/smem_layout.hpp"
@@ -264,7 +264,7 @@ TEST(GemmLayouts, Sm90SwizzledTileMatchesTheHardware) {
                     .matches_hw_sw128()));
 }
 
-void expect_box(const gemm_sm80::KernelInfo& k, unsigned a_inner, unsigned a_outer, unsigned b_inner, unsigned b_outer,
+void expect_box(const gemm_core::KernelInfo& k, unsigned a_inner, unsigned a_outer, unsigned b_inner, unsigned b_outer,
                 const char* what) {
   ASSERT_NE(k.fn, nullptr) << what;
   EXPECT_EQ(k.box_a[0], a_inner) << what;
@@ -274,27 +274,31 @@ void expect_box(const gemm_sm80::KernelInfo& k, unsigned a_inner, unsigned a_out
 }
 
 TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
-  using gemm_sm80::Combo;
-  using gemm_sm80::TileId;
-  for (bool f16 : {false, true}) {
-    for (TileId t : {TileId::wgmma128x128, TileId::wgmma128x256}) {
-      const unsigned bn = t == TileId::wgmma128x128 ? 128u : 256u;
-      expect_box(gemm_sm80::kernel_sm90(t, f16, Combo::kk), 64, 128, 64, bn, "wgmma KK");
-      expect_box(gemm_sm80::kernel_sm90(t, f16, Combo::k_mn), 64, 128, 64, 64, "wgmma KN");
-      expect_box(gemm_sm80::kernel_sm90(t, f16, Combo::mn_mn), 64, 64, 64, 64, "wgmma MN");
+  using gemm_core::Combo;
+  using gemm_core::find_gemm_kernel;
+  const GemmMath tc = GemmMath::tensor_core;
+  for (Dtype in : {Dtype::bf16, Dtype::f16}) {
+    for (GemmTile t : {GemmTile::wgmma128x128, GemmTile::wgmma128x256}) {
+      const gemm_core::GemmKernelEntry* e = find_gemm_kernel(t);
+      ASSERT_NE(e, nullptr);
+      const unsigned bn = t == GemmTile::wgmma128x128 ? 128u : 256u;
+      expect_box(e->kernel(tc, in, Combo::kk), 64, 128, 64, bn, "wgmma KK");
+      expect_box(e->kernel(tc, in, Combo::k_mn), 64, 128, 64, 64, "wgmma KN");
+      expect_box(e->kernel(tc, in, Combo::mn_mn), 64, 64, 64, 64, "wgmma MN");
     }
-    for (TileId t : {TileId::pp64x256, TileId::coop128x256}) {
-      const gemm_sm80::KernelInfo kk = gemm_sm80::kernel_sm90_persistent(t, f16, Combo::kk);
+    for (GemmTile t : {GemmTile::pingpong64x256, GemmTile::cooperative128x256}) {
+      const gemm_core::GemmKernelEntry* e = find_gemm_kernel(t);
+      ASSERT_NE(e, nullptr);
+      const gemm_core::KernelInfo kk = e->kernel(tc, in, Combo::kk);
       ASSERT_GT(kk.cluster_m, 0);
       expect_box(kk, 64, static_cast<unsigned>(kk.block_m), 64, static_cast<unsigned>(kk.block_n / kk.cluster_m),
                  "persistent KK");
-      expect_box(gemm_sm80::kernel_sm90_persistent(t, f16, Combo::k_mn), 64, static_cast<unsigned>(kk.block_m), 64, 64,
-                 "persistent KN");
-      expect_box(gemm_sm80::kernel_sm90_persistent(t, f16, Combo::mn_mn), 64, 64, 64, 64, "persistent MN");
+      expect_box(e->kernel(tc, in, Combo::k_mn), 64, static_cast<unsigned>(kk.block_m), 64, 64, "persistent KN");
+      expect_box(e->kernel(tc, in, Combo::mn_mn), 64, 64, 64, 64, "persistent MN");
       // D leaves through TMA stores in the cooperative schedule only, in 64 x 64 boxes of its staging tile.
-      for (Combo c : {Combo::kk, Combo::k_mn, Combo::mn_mn}) {
-        const gemm_sm80::KernelInfo k = gemm_sm80::kernel_sm90_persistent(t, f16, c);
-        EXPECT_EQ(k.tma_store, t == TileId::coop128x256);
+      for (Combo c : gemm_core::kCombos) {
+        const gemm_core::KernelInfo k = e->kernel(tc, in, c);
+        EXPECT_EQ(k.tma_store, t == GemmTile::cooperative128x256);
         EXPECT_EQ(k.box_d[0], k.tma_store ? 64u : 0u);
         EXPECT_EQ(k.box_d[1], k.tma_store ? 64u : 0u);
       }

@@ -13,6 +13,7 @@
 //   f32           tf32: tensor cores, operands rounded to tf32 (10-bit mantissa, round to nearest)
 //   D: bf16, f16 or f32 (any, whatever A and B are); C and the residual have D's type;
 //   bias: f32 or D's type, one value per column (length n), per row (length m), or one scalar.
+//   The 8-bit and integer Dtypes (e4m3, e5m2, s8, s32) are not taken yet: validation refuses them by name.
 // Order of the epilogue, all in fp32 registers: scale by alpha; + beta * C (C is not read when
 // beta == 0, so C may then be null); + bias; activation; + residual; round to D's type (nearest even);
 // one store per element.  The accumulator never leaves registers/shared memory before the epilogue and
@@ -49,35 +50,9 @@
 #include <string>   // std::string
 
 #include "tessera/kernel/epilogue/types.hpp"  // Dtype, MatrixOrder, Activation, BiasMode
+#include "tessera/kernel/gemm/types.hpp"      // GemmMath, GemmTile
 
 namespace tessera {
-
-// Which arithmetic computes A @ B.
-enum class GemmMath : int {
-  automatic = 0,  // bf16/f16 -> tensor_core, f32 -> fp32_exact
-  tensor_core,    // bf16 / f16 operands, fp32 accumulation
-  tf32,           // f32 operands rounded to tf32 on tensor cores
-  fp32_exact,     // f32 FFMA on CUDA cores
-};
-
-// Block tile; automatic lets the planner choose (the usual choice).  Forcing one is for tests and
-// benchmarks; a tile that does not support the problem's types or layouts is rejected.
-enum class GemmTile : int {
-  automatic = 0,
-  t128x256,     // tensor cores, 8 warps
-  t128x128,     // tensor cores, 4 warps
-  t64x64,       // tensor cores, 4 warps
-  t16x128,      // tensor cores, 4 warps, M <= 16 (decode); needs a K-major A (after transposition)
-  simt128x128,  // fp32_exact only
-  wgmma128x128,  // tensor cores on Hopper (sm_90a, compute capability 9.0): TMA + wgmma, 3 warpgroups;
-                 // bf16/f16 in any operand order, 16-byte aligned bases, lda/ldb a multiple of 8 elements
-  wgmma128x256,  // the same with a 128 x 256 block tile
-  pingpong64x256,  // Hopper, persistent: one block per SM, two consumer warpgroups taking turns on the
-                   // tensor cores with 64 x 256 tiles, the epilogue of one overlapping the other's main
-                   // loop; same operand requirements as wgmma128x128
-  cooperative128x256,  // Hopper, persistent: both consumer warpgroups on one 128 x 256 tile, the producer
-                       // loading the next tile during the epilogue; same operand requirements
-};
 
 // A matrix operand (read-only).
 struct GemmMatrix {

@@ -1,9 +1,16 @@
-// Uses the installed headers (the layout algebra) and the installed draw library, without CUDA.
+// Uses the installed headers (the layout algebra, the element types, the GEMM registry's vocabulary) and the
+// installed draw library, without CUDA.
 #include <cstdio>
 #include <string>
 
 #include "tessera/draw/svg.hpp"
+#include "tessera/dtype.hpp"                 // plain C++: no CUDA header behind it
+#include "tessera/kernel/gemm/registry.hpp"  // likewise (its table is in the CUDA build's kernels library)
 #include "tessera/layout.hpp"
+
+static_assert(tessera::dtype_bytes(tessera::Dtype::e4m3) == 1 && tessera::dtype_bytes(tessera::Dtype::f32) == 4,
+              "element sizes in a consumer");
+static_assert(tessera::gemm_core::combo_bit(tessera::gemm_core::Combo::mn_mn) == 4u, "the registry's vocabulary in a consumer");
 
 int main() {
   constexpr tessera::Layout kTile = tessera::make_layout_row_major(tessera::make_tuple(8, 16));

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "tessera/kernel/gemm_sm80/dispatch.hpp"  // KernelInfo, Combo
+#include "tessera/kernel/gemm/kernel_info.hpp"  // KernelInfo
 
 namespace tessera::sweep {
 
 struct Variant {
   std::string name;
-  gemm_sm80::KernelInfo kk, kn;
+  gemm_core::KernelInfo kk, kn;
 };
 std::vector<Variant>& variants();
 struct Register {

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       std::printf("M=%lld N=%lld K=%lld B %s  cuBLAS %.1f TFLOP/s\n", (long long)s.m, (long long)s.n, (long long)s.k,
                   combo ? "row-major (KN)" : "col-major (KK)", flop / ms_cublas / 1e9);
       for (auto& v : sweep::variants()) {
-        const gemm_sm80::KernelInfo& ki = combo ? v.kn : v.kk;
+        const gemm_core::KernelInfo& ki = combo ? v.kn : v.kk;
         CK(cudaFuncSetAttribute(ki.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, ki.smem_bytes));
         cudaFuncAttributes fa{};
         cudaFuncGetAttributes(&fa, ki.fn);

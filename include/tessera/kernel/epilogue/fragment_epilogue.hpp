@@ -266,6 +266,7 @@ struct FragmentEpilogue {
       case Dtype::bf16: f(__nv_bfloat16{}); break;
       case Dtype::f16: f(__half{}); break;
       case Dtype::f32: f(float{}); break;
+      default: __trap();  // 8-bit and integer types: gemm_validate rejects them for D, C and the bias
     }
   }
 

@@ -221,6 +221,7 @@ struct StagedEpilogue {
       case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0); break;
       case Dtype::f16: store_as<__half>(s, p, m0, n0); break;
       case Dtype::f32: store_as<float>(s, p, m0, n0); break;
+      default: __trap();  // 8-bit and integer types: gemm_validate rejects them for D
     }
   }
 

@@ -5,17 +5,9 @@
 
 #include <cstdint>  // int64_t
 
+#include "tessera/dtype.hpp"  // Dtype, MatrixOrder
+
 namespace tessera {
-
-// Element type of a matrix or vector in memory.
-enum class Dtype : int { bf16 = 0, f16 = 1, f32 = 2 };
-
-// Bytes of one element.
-constexpr int dtype_bytes(Dtype t) { return t == Dtype::f32 ? 4 : 2; }
-constexpr const char* dtype_name(Dtype t) { return t == Dtype::bf16 ? "bf16" : t == Dtype::f16 ? "f16" : "f32"; }
-
-// Storage order of a 2-D matrix: row-major (element (i, j) at i * ld + j) or column-major (j * ld + i).
-enum class MatrixOrder : int { row_major = 0, col_major = 1 };
 
 // The activation of the epilogue, computed in fp32 on alpha * acc + beta * C + bias.
 enum class Activation : int {
@@ -62,7 +54,7 @@ struct Params {
   int64_t ldd = 0;
   bool d_row_major = true;
   bool d_vec = false;
-  Dtype d_type = Dtype::bf16;  // C and the residual have this type too
+  Dtype d_type = Dtype::bf16;  // bf16, f16 or f32 (the host rejects others); C and the residual have this type too
 
   const void* c = nullptr;  // read only when beta != 0
   int64_t ldc = 0;

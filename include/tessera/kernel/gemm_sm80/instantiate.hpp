@@ -3,7 +3,7 @@
 // from .cu files only.
 #pragma once
 
-#include "tessera/kernel/gemm_sm80/dispatch.hpp"     // KernelInfo, TileId, Combo
+#include "tessera/kernel/gemm/kernel_info.hpp"       // KernelInfo, Combo
 #include "tessera/kernel/gemm_sm80/gemm_kernel.hpp"  // GemmSm80, gemm_sm80_kernel
 
 namespace tessera::gemm_sm80 {
@@ -11,8 +11,8 @@ namespace tessera::gemm_sm80 {
 // What the launcher needs of kernel `fn`, whose block is described by K (kThreads, kSmemBytes, kBM, kBN,
 // kBK, kStages).
 template <class K>
-KernelInfo kernel_info_of(const void* fn, int min_blocks) {
-  KernelInfo info;
+gemm_core::KernelInfo kernel_info_of(const void* fn, int min_blocks) {
+  gemm_core::KernelInfo info;
   info.fn = fn;
   info.threads = K::kThreads;
   info.smem_bytes = K::kSmemBytes;
@@ -25,29 +25,29 @@ KernelInfo kernel_info_of(const void* fn, int min_blocks) {
 }
 
 template <class Elem, class Tile, Major kA, Major kB>
-KernelInfo make_kernel_info() {
+gemm_core::KernelInfo make_kernel_info() {
   return kernel_info_of<GemmSm80<Elem, Tile, kA, kB>>(reinterpret_cast<const void*>(&gemm_sm80_kernel<Elem, Tile, kA, kB>),
                                                        Tile::kMinBlocks);
 }
 
 // The three majorness combinations of one (element, tile).
 template <class Elem, class Tile>
-KernelInfo make_kernel_info(Combo c) {
+gemm_core::KernelInfo make_kernel_info(gemm_core::Combo c) {
   switch (c) {
-    case Combo::kk: return make_kernel_info<Elem, Tile, Major::k, Major::k>();
-    case Combo::k_mn: return make_kernel_info<Elem, Tile, Major::k, Major::mn>();
-    case Combo::mn_mn: return make_kernel_info<Elem, Tile, Major::mn, Major::mn>();
+    case gemm_core::Combo::kk: return make_kernel_info<Elem, Tile, Major::k, Major::k>();
+    case gemm_core::Combo::k_mn: return make_kernel_info<Elem, Tile, Major::k, Major::mn>();
+    case gemm_core::Combo::mn_mn: return make_kernel_info<Elem, Tile, Major::mn, Major::mn>();
   }
   return {};
 }
 
 // Decode tiles (BLK_M = 16) have no M-major A: (K, K) and (K, N) only.
 template <class Elem, class Tile>
-KernelInfo make_kernel_info_k_major_a(Combo c) {
+gemm_core::KernelInfo make_kernel_info_k_major_a(gemm_core::Combo c) {
   switch (c) {
-    case Combo::kk: return make_kernel_info<Elem, Tile, Major::k, Major::k>();
-    case Combo::k_mn: return make_kernel_info<Elem, Tile, Major::k, Major::mn>();
-    case Combo::mn_mn: return {};
+    case gemm_core::Combo::kk: return make_kernel_info<Elem, Tile, Major::k, Major::k>();
+    case gemm_core::Combo::k_mn: return make_kernel_info<Elem, Tile, Major::k, Major::mn>();
+    case gemm_core::Combo::mn_mn: return {};
   }
   return {};
 }

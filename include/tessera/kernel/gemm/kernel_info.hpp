@@ -1,0 +1,37 @@
+// include/tessera/kernel/gemm/kernel_info.hpp -- what the host needs to know of one compiled GEMM kernel to
+// plan and launch it (KernelInfo), and the operand-majorness combinations the kernels are instantiated for
+// (Combo).  Arch-neutral, host-only: plain C++20, no CUDA needed.  The instantiation units (src/gemm_*.cu) fill
+// a KernelInfo from the kernel's compile-time constants; the registry (kernel/gemm/registry.hpp) says which
+// unit holds which kernel.
+#pragma once
+
+namespace tessera::gemm_core {
+
+// Operand majorness pair after the host's normalisation: (A, B) = (K, K), (K, N), (M, N).  The fourth,
+// (M, K), is computed as the transposed problem D^T = B^T A^T, which is (K, N).
+enum class Combo : int { kk = 0, k_mn, mn_mn };
+inline constexpr Combo kCombos[] = {Combo::kk, Combo::k_mn, Combo::mn_mn};
+constexpr const char* combo_name(Combo c) { return c == Combo::kk ? "KK" : c == Combo::k_mn ? "KN" : "MN"; }
+
+struct KernelInfo {
+  const void* fn = nullptr;  // the __global__ function; null: not built
+  int threads = 0;
+  int smem_bytes = 0;  // dynamic shared memory per block
+  int block_m = 0, block_n = 0, block_k = 0;
+  int stages = 0;
+  int min_blocks = 0;  // __launch_bounds__ minimum blocks per SM
+  bool persistent = false;  // grid = min(work units, resident blocks); the kernel loops over units
+  int counters_per_tile = 1;  // split-K arrival counters per output tile
+  // Hopper kernels: the TMA boxes (inner, outer extents in elements) of A and B, as the kernel's
+  // shared-memory layouts give them (atom/smem_sm90.hpp); the host builds the tensor maps with these.
+  unsigned box_a[2] = {0, 0}, box_b[2] = {0, 0};
+  int cluster_m = 1;          // blocks per cluster along M (launched with a cluster dimension when > 1);
+                              // each loads block_n / cluster_m rows of B and multicasts them
+  // Kernels that can store D with TMA: the box of D's staging tile (inner, outer), 128-byte swizzled, along
+  // D's contiguous dimension first.  Every persistent Hopper kernel takes a third CUtensorMap argument,
+  // map_d, after map_a and map_b (read only when Params::d_tma is set).
+  bool tma_store = false;
+  unsigned box_d[2] = {0, 0};
+};
+
+}  // namespace tessera::gemm_core

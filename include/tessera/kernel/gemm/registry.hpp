@@ -1,0 +1,119 @@
+// include/tessera/kernel/gemm/registry.hpp -- the compiled GEMM kernels as data: one table
+// (src/gemm_registry.cpp) in which each kernel family is described once.  Validation, the planner,
+// gemm_plan / GemmPlan::str(), the launch and `tessera bench gemm` read it; none of them names a tile.
+// Host-only: plain C++20, no CUDA needed (the table's getters live in the CUDA instantiation units).
+//
+// An entry is one public tile (GemmTile) and everything that depends on it:
+//
+//   field       example (the cooperative Hopper kernel)      read by
+//   tile        GemmTile::cooperative128x256                 validation, planner, GemmPlan
+//   name        "coop128x256x64"                             messages, GemmPlan::str(), bench --tile
+//   arch        sm90 (sm_90a code: compute capability 9.0)   planner (device check)
+//   schedule    cooperative                                  bench's kernel listing
+//   types       {tensor_core, bf16, K 64, getter},           validation (tile_supports), planner
+//               {tensor_core, f16, K 64, getter}
+//   combos      (K, K), (K, N), (M, N)                       planner
+//   tma         operands by TMA: launched with tensor maps   planner (16-byte rule), launch
+//   block_m/n   128 x 256                                    tests (checked against every KernelInfo)
+//   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
+//   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
+//
+// A getter returns the KernelInfo (function, threads, shared memory, TMA boxes, cluster, ...) of one
+// instantiation for one operand order; the KernelInfo is what the planner's occupancy queries and the
+// launch use.
+//
+// Adding a kernel: one instantiation unit (src/gemm_*.cu) defining its getter, the getter's declaration
+// in src/gemm_kernels.hpp, and one entry here (plus a GemmTile value when it is a new public tile; a new
+// operand type of an existing tile is one more line in that entry's `types`).
+#pragma once
+
+#include <span>         // std::span
+#include <string_view>  // std::string_view
+
+#include "tessera/dtype.hpp"                    // Dtype
+#include "tessera/kernel/gemm/kernel_info.hpp"  // KernelInfo, Combo
+#include "tessera/kernel/gemm/types.hpp"        // GemmMath, GemmTile
+
+namespace tessera::gemm_core {
+
+// The code a kernel needs: sm80 runs on compute capability 8.0 and newer; sm90 is sm_90a code (wgmma,
+// TMA, clusters), which runs on compute capability 9.0 only.
+enum class GemmArch : int { sm80 = 0, sm90 };
+constexpr const char* arch_name(GemmArch a) { return a == GemmArch::sm80 ? "sm80" : "sm90"; }
+
+// How a block computes its tile: FFMA on CUDA cores; mma.sync warps; wgmma warpgroups (one producer, two
+// consumers on one tile); persistent ping-pong (the consumers take turns on their own tiles); persistent
+// cooperative (both consumers on one tile, D by TMA stores).
+enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, pingpong, cooperative };
+constexpr const char* schedule_name(GemmSchedule s) {
+  switch (s) {
+    case GemmSchedule::simt: return "simt";
+    case GemmSchedule::mma_sync: return "mma.sync";
+    case GemmSchedule::wgmma: return "wgmma";
+    case GemmSchedule::pingpong: return "pingpong";
+    case GemmSchedule::cooperative: return "cooperative";
+  }
+  return "?";
+}
+
+// One bit per Combo (GemmKernelEntry::combos).
+constexpr unsigned combo_bit(Combo c) { return 1u << static_cast<int>(c); }
+inline constexpr unsigned kEveryCombo = combo_bit(Combo::kk) | combo_bit(Combo::k_mn) | combo_bit(Combo::mn_mn);
+inline constexpr unsigned kKMajorACombos = combo_bit(Combo::kk) | combo_bit(Combo::k_mn);  // no M-major A
+
+// One operand type a family is built for: the math it computes on it, the K extent of the block tile in
+// elements of that type, and the getter into the instantiation unit (KernelInfo of one operand order).
+struct GemmKernelType {
+  GemmMath math = GemmMath::tensor_core;
+  Dtype in = Dtype::bf16;  // A and B
+  int block_k = 0;
+  KernelInfo (*get)(Combo) = nullptr;
+};
+
+// One kernel family (see the table at the top).
+struct GemmKernelEntry {
+  GemmTile tile = GemmTile::automatic;
+  const char* name = "";
+  GemmArch arch = GemmArch::sm80;
+  GemmSchedule schedule = GemmSchedule::mma_sync;
+  std::span<const GemmKernelType> types;
+  unsigned combos = kEveryCombo;  // the operand orders instantiated (combo_bit)
+  bool any_order = false;  // one kernel with run-time layouts serves every order (the getter ignores the Combo)
+  // Operands by TMA: the kernel needs 16-byte aligned bases and row pitches of A and B, and takes
+  // (Params, map_a, map_b[, map_d]); the launch builds the tensor maps from KernelInfo's boxes.
+  bool tma = false;
+  int block_m = 0, block_n = 0;
+  // The planner's prior: the fraction of the 16-bit mma.sync rate a full wave of this kernel reaches
+  // (measured; docs/PERF.md).
+  double efficiency = 1.0;
+  // Automatic plans use this family only for m <= max_m, and then in preference to every family without a
+  // bound (0: no bound).  The decode tile: 16.
+  int max_m = 0;
+
+  // The type entry for (math, operand type); null when the family is not built for it.
+  constexpr const GemmKernelType* type(GemmMath m, Dtype in) const {
+    for (const GemmKernelType& t : types)
+      if (t.math == m && t.in == in) return &t;
+    return nullptr;
+  }
+  // Whether some type of the family computes `m` (what a forced tile is validated against).
+  constexpr bool computes(GemmMath m) const {
+    for (const GemmKernelType& t : types)
+      if (t.math == m) return true;
+    return false;
+  }
+  constexpr bool has(Combo c) const { return (combos & combo_bit(c)) != 0; }
+  // The kernel for (math, operand type, operand order); fn == nullptr where none is built.
+  KernelInfo kernel(GemmMath m, Dtype in, Combo c) const {
+    const GemmKernelType* t = type(m, in);
+    return t && has(c) ? t->get(c) : KernelInfo{};
+  }
+};
+
+// Every family, in the planner's order of preference: a tie in cost goes to the earlier entry.
+std::span<const GemmKernelEntry> gemm_kernels();
+// Look-ups: null when no entry matches (GemmTile::automatic, an unknown name).
+const GemmKernelEntry* find_gemm_kernel(GemmTile t);
+const GemmKernelEntry* find_gemm_kernel(std::string_view name);
+
+}  // namespace tessera::gemm_core

@@ -1,0 +1,38 @@
+// include/tessera/kernel/gemm/types.hpp -- the GEMM's public choices of arithmetic and block tile
+// (GemmMath, GemmTile), shared by the host API (tessera/host/gemm.hpp) and the kernel registry
+// (kernel/gemm/registry.hpp).  Plain enums: compiles with any C++20 compiler, no CUDA needed.
+#pragma once
+
+namespace tessera {
+
+// Which arithmetic computes A @ B.
+enum class GemmMath : int {
+  automatic = 0,  // bf16/f16 -> tensor_core, f32 -> fp32_exact
+  tensor_core,    // bf16 / f16 operands, fp32 accumulation
+  tf32,           // f32 operands rounded to tf32 on tensor cores
+  fp32_exact,     // f32 FFMA on CUDA cores
+};
+
+// Block tile; automatic lets the planner choose (the usual choice).  Forcing one is for tests and
+// benchmarks; a tile that does not support the problem's types or layouts is rejected.  Each value other
+// than automatic names one entry of the kernel registry (kernel/gemm/registry.hpp), which says what it is
+// built for; its name there ("128x256x64", "wgmma128x256x64", ...) is what messages, plans and
+// `tessera bench gemm --tile` use.
+enum class GemmTile : int {
+  automatic = 0,
+  t128x256,     // tensor cores, 8 warps
+  t128x128,     // tensor cores, 4 warps
+  t64x64,       // tensor cores, 4 warps
+  t16x128,      // tensor cores, 4 warps, M <= 16 (decode); needs a K-major A (after transposition)
+  simt128x128,  // fp32_exact only
+  wgmma128x128,  // tensor cores on Hopper (sm_90a, compute capability 9.0): TMA + wgmma, 3 warpgroups;
+                 // bf16/f16 in any operand order, 16-byte aligned bases, lda/ldb a multiple of 8 elements
+  wgmma128x256,  // the same with a 128 x 256 block tile
+  pingpong64x256,  // Hopper, persistent: one block per SM, two consumer warpgroups taking turns on the
+                   // tensor cores with 64 x 256 tiles, the epilogue of one overlapping the other's main
+                   // loop; same operand requirements as wgmma128x128
+  cooperative128x256,  // Hopper, persistent: both consumer warpgroups on one 128 x 256 tile, the producer
+                       // loading the next tile during the epilogue; same operand requirements
+};
+
+}  // namespace tessera

@@ -1,0 +1,36 @@
+// src/gemm_kernels.hpp -- the getters of the GEMM instantiation units: each returns the KernelInfo of one
+// (operand type, tile) family for one operand order (fn == nullptr for an order that is not instantiated).
+// The registry (src/gemm_registry.cpp) names them in its entries; nothing else calls them.  Not installed.
+#pragma once
+
+#include "tessera/kernel/gemm/kernel_info.hpp"  // KernelInfo, Combo
+
+namespace tessera::gemm_core {
+
+// Ampere (mma.sync, cp.async; runs on sm_80 and newer).  The decode tile 16x128 has no M-major A.
+KernelInfo sm80_bf16_128x256(Combo c);  // src/gemm_sm80_bf16_large.cu
+KernelInfo sm80_bf16_128x128(Combo c);  // src/gemm_sm80_bf16_large.cu
+KernelInfo sm80_bf16_64x64(Combo c);    // src/gemm_sm80_bf16_small.cu
+KernelInfo sm80_bf16_16x128(Combo c);   // src/gemm_sm80_bf16_small.cu
+KernelInfo sm80_f16_128x256(Combo c);   // src/gemm_sm80_f16_large.cu
+KernelInfo sm80_f16_128x128(Combo c);   // src/gemm_sm80_f16_large.cu
+KernelInfo sm80_f16_64x64(Combo c);     // src/gemm_sm80_f16_small.cu
+KernelInfo sm80_f16_16x128(Combo c);    // src/gemm_sm80_f16_small.cu
+KernelInfo sm80_tf32_128x128(Combo c);  // src/gemm_sm80_tf32.cu
+KernelInfo sm80_tf32_64x64(Combo c);    // src/gemm_sm80_tf32.cu
+// The exact fp32 FFMA kernel: run-time layouts, one kernel for every order (the Combo is ignored).
+KernelInfo sm80_f32_simt128x128(Combo c);  // src/gemm_simt_f32.cu
+
+// Hopper (sm_90a: TMA, mbarriers, wgmma).  fn is set whenever the unit is compiled; the code exists only for
+// sm_90a (the planner checks the device and cudaFuncGetAttributes).
+KernelInfo sm90_bf16_wgmma128x128(Combo c);  // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma128x128(Combo c);   // src/gemm_sm90.cu
+KernelInfo sm90_bf16_wgmma128x256(Combo c);  // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma128x256(Combo c);   // src/gemm_sm90.cu
+// The persistent kernels (kernel/gemm_sm90/persistent_kernel.hpp), one unit per type and schedule.
+KernelInfo sm90_bf16_pp64x256(Combo c);      // src/gemm_sm90_persistent_bf16_pp.cu
+KernelInfo sm90_f16_pp64x256(Combo c);       // src/gemm_sm90_persistent_f16_pp.cu
+KernelInfo sm90_bf16_coop128x256(Combo c);   // src/gemm_sm90_persistent_bf16_coop.cu
+KernelInfo sm90_f16_coop128x256(Combo c);    // src/gemm_sm90_persistent_f16_coop.cu
+
+}  // namespace tessera::gemm_core

@@ -1,0 +1,75 @@
+// src/gemm_registry.cpp -- the registry of the compiled GEMM kernels (kernel/gemm/registry.hpp): one entry per
+// kernel family, in the planner's order of preference.  Host code only; the getters are defined in the
+// instantiation units (src/gemm_kernels.hpp lists them).
+#include "tessera/kernel/gemm/registry.hpp"
+
+#include "gemm_kernels.hpp"  // sm80_*, sm90_*
+
+namespace tessera::gemm_core {
+namespace {
+
+constexpr GemmMath kTc = GemmMath::tensor_core;
+
+// The operand types of each family: (math, A/B type, K extent of the block tile, getter).  Every
+// tensor-core K tile is 128 bytes deep (one 128-byte swizzle row): 64 16-bit or 32 tf32 elements.
+constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_coop128x256}, {kTc, Dtype::f16, 64, sm90_f16_coop128x256}};
+constexpr GemmKernelType kPp64x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_pp64x256}, {kTc, Dtype::f16, 64, sm90_f16_pp64x256}};
+constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x256},
+                                            {kTc, Dtype::f16, 64, sm90_f16_wgmma128x256}};
+constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x128},
+                                            {kTc, Dtype::f16, 64, sm90_f16_wgmma128x128}};
+constexpr GemmKernelType k128x256[] = {{kTc, Dtype::bf16, 64, sm80_bf16_128x256}, {kTc, Dtype::f16, 64, sm80_f16_128x256}};
+constexpr GemmKernelType k128x128[] = {{kTc, Dtype::bf16, 64, sm80_bf16_128x128},
+                                       {kTc, Dtype::f16, 64, sm80_f16_128x128},
+                                       {GemmMath::tf32, Dtype::f32, 32, sm80_tf32_128x128}};
+constexpr GemmKernelType k64x64[] = {{kTc, Dtype::bf16, 64, sm80_bf16_64x64},
+                                     {kTc, Dtype::f16, 64, sm80_f16_64x64},
+                                     {GemmMath::tf32, Dtype::f32, 32, sm80_tf32_64x64}};
+constexpr GemmKernelType k16x128[] = {{kTc, Dtype::bf16, 64, sm80_bf16_16x128}, {kTc, Dtype::f16, 64, sm80_f16_16x128}};
+constexpr GemmKernelType kSimt128x128[] = {{GemmMath::fp32_exact, Dtype::f32, 8, sm80_f32_simt128x128}};
+
+// The planner tries the entries in this order and keeps the first of equal costs.  Efficiencies: the
+// fraction of the 16-bit mma.sync rate a full wave reaches (docs/PERF.md has the measurements).
+constexpr GemmKernelEntry kEntries[] = {
+    // Persistent cooperative, clusters of 2 with B multicast: 0.95-0.98x cuBLAS on large bf16 problems.
+    {.tile = GemmTile::cooperative128x256, .name = "coop128x256x64", .arch = GemmArch::sm90,
+     .schedule = GemmSchedule::cooperative, .types = kCoop128x256, .tma = true, .block_m = 128, .block_n = 256,
+     .efficiency = 1.8},
+    // Persistent ping-pong: one warpgroup's m64n256 at a time (0.80-0.86x cuBLAS bare in clusters of 4).
+    {.tile = GemmTile::pingpong64x256, .name = "pp64x256x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::pingpong,
+     .types = kPp64x256, .tma = true, .block_m = 64, .block_n = 256, .efficiency = 1.4},
+    // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel.
+    {.tile = GemmTile::wgmma128x256, .name = "wgmma128x256x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
+     .types = kWgmma128x256, .tma = true, .block_m = 128, .block_n = 256, .efficiency = 1.7},
+    {.tile = GemmTile::wgmma128x128, .name = "wgmma128x128x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
+     .types = kWgmma128x128, .tma = true, .block_m = 128, .block_n = 128, .efficiency = 1.6},
+    {.tile = GemmTile::t128x256, .name = "128x256x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
+     .types = k128x256, .block_m = 128, .block_n = 256, .efficiency = 1.0},
+    {.tile = GemmTile::t128x128, .name = "128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
+     .types = k128x128, .block_m = 128, .block_n = 128, .efficiency = 0.9},
+    {.tile = GemmTile::t64x64, .name = "64x64x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
+     .types = k64x64, .block_m = 64, .block_n = 64, .efficiency = 0.65},
+    // The decode tile: streams B for m <= 16 (split-K fills the GPU); no M-major A.
+    {.tile = GemmTile::t16x128, .name = "16x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
+     .types = k16x128, .combos = kKMajorACombos, .block_m = 16, .block_n = 128, .efficiency = 0.5, .max_m = 16},
+    {.tile = GemmTile::simt128x128, .name = "simt128x128x8", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
+     .types = kSimt128x128, .any_order = true, .block_m = 128, .block_n = 128, .efficiency = 1.0},
+};
+
+}  // namespace
+
+std::span<const GemmKernelEntry> gemm_kernels() { return kEntries; }
+
+const GemmKernelEntry* find_gemm_kernel(GemmTile t) {
+  for (const GemmKernelEntry& e : kEntries)
+    if (e.tile == t) return &e;
+  return nullptr;
+}
+
+const GemmKernelEntry* find_gemm_kernel(std::string_view name) {
+  for (const GemmKernelEntry& e : kEntries)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+}  // namespace tessera::gemm_core

@@ -1,0 +1,233 @@
+// tests/kernel_gemm/gemm_registry_test.cpp -- host tests (no GPU needed) of the GEMM kernel registry
+// (tessera/kernel/gemm/registry.hpp) and of the element types (tessera/dtype.hpp):
+//   * every public tile has one entry, names are unique and found again by the look-up `--tile` uses;
+//   * what the entries say (names, the maths a forced tile runs, the planner's order, priors and bounds,
+//     the Hopper flags) equals the tables the registry replaced, copied here as literal data, so that the
+//     planner and every printed string stay as they were;
+//   * each entry's getters return kernels whose block tile is the entry's, for exactly the operand orders
+//     it lists, and the Hopper kernels carry their TMA boxes;
+//   * dtype_bytes / dtype_name for every Dtype.
+#include <gtest/gtest.h>
+
+#include <iterator>  // std::size
+#include <set>
+#include <string>
+
+#include "src/gemm_internal.hpp"  // tile_supports, gemm_tile_name (what validation and the planner read)
+#include "tessera/dtype.hpp"
+#include "tessera/kernel/gemm/registry.hpp"
+
+namespace {
+
+using namespace tessera;
+using gemm_core::Combo;
+using gemm_core::GemmArch;
+using gemm_core::GemmKernelEntry;
+using gemm_core::GemmSchedule;
+
+// Every GemmTile other than automatic, in declaration order.
+constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,       GemmTile::t64x64,
+                               GemmTile::t16x128,      GemmTile::simt128x128,    GemmTile::wgmma128x128,
+                               GemmTile::wgmma128x256, GemmTile::pingpong64x256, GemmTile::cooperative128x256};
+constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact};
+
+// What the tables before the registry said of each tile (dispatch.hpp's tile_name and is_sm90,
+// gemm_validate.cu's tile_supports, gemm_plan.cu's tile_efficiency and the decode-tile rule).
+struct Expected {
+  GemmTile tile;
+  const char* name;
+  bool tc, tf32, fp32_exact;  // tile_supports(tile, math)
+  bool sm90;                  // Hopper: sm_90a code, operands by TMA
+  double efficiency;
+  int max_m;
+};
+constexpr Expected kExpected[] = {
+    {GemmTile::t128x256, "128x256x64", true, false, false, false, 1.0, 0},
+    {GemmTile::t128x128, "128x128x64", true, true, false, false, 0.9, 0},
+    {GemmTile::t64x64, "64x64x64", true, true, false, false, 0.65, 0},
+    {GemmTile::t16x128, "16x128x64", true, false, false, false, 0.5, 16},
+    {GemmTile::simt128x128, "simt128x128x8", false, false, true, false, 1.0, 0},
+    {GemmTile::wgmma128x128, "wgmma128x128x64", true, false, false, true, 1.6, 0},
+    {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, true, 1.7, 0},
+    {GemmTile::pingpong64x256, "pp64x256x64", true, false, false, true, 1.4, 0},
+    {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, true, 1.8, 0},
+};
+// The planner's candidate order before the registry (its `tiles_all`); ties in cost keep the first.
+constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::pingpong64x256, GemmTile::wgmma128x256,
+                                      GemmTile::wgmma128x128,       GemmTile::t128x256,       GemmTile::t128x128,
+                                      GemmTile::t64x64,             GemmTile::t16x128,        GemmTile::simt128x128};
+
+TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
+  std::set<GemmTile> tiles;
+  std::set<std::string> names;
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
+    EXPECT_NE(e.tile, GemmTile::automatic) << e.name;
+    EXPECT_TRUE(tiles.insert(e.tile).second) << "two entries for tile " << static_cast<int>(e.tile);
+    EXPECT_TRUE(names.insert(e.name).second) << "two entries named " << e.name;
+    EXPECT_FALSE(e.types.empty()) << e.name;
+    EXPECT_NE(e.combos, 0u) << e.name;
+  }
+  for (GemmTile t : kTiles) EXPECT_NE(gemm_core::find_gemm_kernel(t), nullptr) << static_cast<int>(t);
+  EXPECT_EQ(tiles.size(), std::size(kTiles));
+  EXPECT_EQ(gemm_core::find_gemm_kernel(GemmTile::automatic), nullptr);
+  EXPECT_EQ(gemm_core::find_gemm_kernel(static_cast<GemmTile>(std::size(kTiles) + 1)), nullptr);
+}
+
+// `tessera bench gemm --tile NAME` looks the name up with find_gemm_kernel(std::string_view).
+TEST(GemmRegistry, NamesRoundTrip) {
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
+    EXPECT_EQ(gemm_core::find_gemm_kernel(std::string_view(e.name)), &e) << e.name;
+    EXPECT_EQ(gemm_core::find_gemm_kernel(e.tile), &e) << e.name;
+    EXPECT_STREQ(gemm_detail::gemm_tile_name(e.tile), e.name);
+  }
+  EXPECT_EQ(gemm_core::find_gemm_kernel(std::string_view("128x256")), nullptr);
+  EXPECT_EQ(gemm_core::find_gemm_kernel(std::string_view("")), nullptr);
+  EXPECT_STREQ(gemm_detail::gemm_tile_name(GemmTile::automatic), "automatic");
+}
+
+TEST(GemmRegistry, EntriesSayWhatTheOldTablesSaid) {
+  for (const Expected& x : kExpected) {
+    const GemmKernelEntry* e = gemm_core::find_gemm_kernel(x.tile);
+    ASSERT_NE(e, nullptr) << x.name;
+    EXPECT_STREQ(e->name, x.name);
+    EXPECT_EQ(e->arch == GemmArch::sm90, x.sm90) << x.name;
+    EXPECT_EQ(e->tma, x.sm90) << x.name;
+    EXPECT_EQ(e->efficiency, x.efficiency) << x.name;
+    EXPECT_EQ(e->max_m, x.max_m) << x.name;
+    // Every (tile, math) pair, as gemm_validate.cu's switch had it.
+    for (GemmMath m : kMaths) {
+      const bool want = m == GemmMath::tensor_core ? x.tc : m == GemmMath::tf32 ? x.tf32 : m == GemmMath::fp32_exact && x.fp32_exact;
+      EXPECT_EQ(gemm_detail::tile_supports(x.tile, m), want) << x.name << " math " << gemm_detail::math_name(m);
+    }
+  }
+  for (GemmMath m : kMaths) EXPECT_TRUE(gemm_detail::tile_supports(GemmTile::automatic, m));
+}
+
+TEST(GemmRegistry, PlannerOrderIsUnchanged) {
+  const auto all = gemm_core::gemm_kernels();
+  ASSERT_EQ(all.size(), std::size(kPlannerOrder));
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].tile, kPlannerOrder[i]) << "entry " << i << ": " << all[i].name;
+}
+
+// The getters: a kernel for each listed (type, order), none for an order the entry does not list, the entry's
+// block tile, and the schedule's launch facts.
+TEST(GemmRegistry, GettersMatchTheirEntries) {
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
+    for (const gemm_core::GemmKernelType& t : e.types) {
+      EXPECT_EQ(e.type(t.math, t.in), &t) << e.name;
+      EXPECT_TRUE(e.computes(t.math)) << e.name;
+      for (Combo c : gemm_core::kCombos) {
+        const std::string what = std::string(e.name) + " " + dtype_name(t.in) + " " + gemm_core::combo_name(c);
+        const gemm_core::KernelInfo k = e.kernel(t.math, t.in, c);
+        if (!e.has(c)) {
+          EXPECT_EQ(k.fn, nullptr) << what;
+          EXPECT_EQ(t.get(c).fn, nullptr) << what << ": the unit builds an order the entry does not list";
+          continue;
+        }
+        ASSERT_NE(k.fn, nullptr) << what;
+        EXPECT_EQ(k.block_m, e.block_m) << what;
+        EXPECT_EQ(k.block_n, e.block_n) << what;
+        EXPECT_EQ(k.block_k, t.block_k) << what;
+        EXPECT_GT(k.threads, 0) << what;
+        EXPECT_GT(k.smem_bytes, 0) << what;
+        const bool persistent = e.schedule == GemmSchedule::pingpong || e.schedule == GemmSchedule::cooperative;
+        EXPECT_EQ(k.persistent, persistent) << what;
+        EXPECT_EQ(k.tma_store, e.schedule == GemmSchedule::cooperative) << what;
+        if (!e.tma) {
+          EXPECT_EQ(k.box_a[0], 0u) << what;
+          EXPECT_EQ(k.cluster_m, 1) << what;
+        }
+      }
+      // One kernel with run-time layouts for every order.
+      if (e.any_order) {
+        EXPECT_EQ(t.get(Combo::kk).fn, t.get(Combo::mn_mn).fn) << e.name;
+      }
+    }
+  // Looking up a type an entry is not built for gives no kernel.
+  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(GemmTile::t128x256);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->kernel(GemmMath::tf32, Dtype::f32, Combo::kk).fn, nullptr);
+  EXPECT_EQ(e->kernel(GemmMath::tensor_core, Dtype::e4m3, Combo::kk).fn, nullptr);
+}
+
+// The Hopper kernels are launched with tensor maps built from their boxes: every one of them non-zero wherever
+// the kernel is compiled into this build.
+TEST(GemmRegistry, Sm90BoxesAreSet) {
+  int checked = 0;
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
+    if (e.arch != GemmArch::sm90) continue;
+    for (const gemm_core::GemmKernelType& t : e.types)
+      for (Combo c : gemm_core::kCombos) {
+        if (!e.has(c)) continue;
+        const gemm_core::KernelInfo k = e.kernel(t.math, t.in, c);
+        if (!k.fn) continue;  // not compiled into this build
+        const std::string what = std::string(e.name) + " " + dtype_name(t.in) + " " + gemm_core::combo_name(c);
+        for (unsigned v : {k.box_a[0], k.box_a[1], k.box_b[0], k.box_b[1]}) EXPECT_GT(v, 0u) << what;
+        if (k.tma_store) {
+          EXPECT_GT(k.box_d[0], 0u) << what;
+          EXPECT_GT(k.box_d[1], 0u) << what;
+        }
+        EXPECT_GE(k.cluster_m, 1) << what;
+        ++checked;
+      }
+  }
+  if (checked == 0) GTEST_SKIP() << "no Hopper kernel is compiled into this build";
+}
+
+// GemmPlan::str() names the tile as before the registry (a tf32 plan with its 32-element K tile).
+TEST(GemmRegistry, PlanStringsAreUnchanged) {
+  GemmPlan p;
+  p.tile = GemmTile::t128x128;
+  p.math = GemmMath::tf32;
+  p.split_k = 2;
+  p.grid_tiles = 64;
+  p.grid_blocks = 128;
+  p.blocks_per_sm = 2;
+  p.threads = 128;
+  p.smem_bytes = 98304;
+  p.workspace_bytes = 4096;
+  EXPECT_EQ(p.str(), "tc-tf32 128x128x32 split 2, 64 tiles, 128 blocks, 2 blocks/SM, 128 threads, 98304 B smem, workspace 4096 B");
+  p.tile = GemmTile::t64x64;
+  EXPECT_EQ(p.str().substr(0, 21), "tc-tf32 64x64x32 spli");
+  p.math = GemmMath::tensor_core;
+  p.tile = GemmTile::cooperative128x256;
+  p.transposed = true;
+  p.blocks_per_sm = 1;
+  EXPECT_EQ(p.str(), "tc coop128x256x64 split 2 (transposed), 64 tiles, 128 blocks, 1 block/SM, 128 threads, 98304 B smem, "
+                     "workspace 4096 B");
+  p.math = GemmMath::fp32_exact;
+  p.tile = GemmTile::simt128x128;
+  EXPECT_EQ(p.str().substr(0, 19), "simt simt128x128x8 ");
+  for (const Expected& x : kExpected) {
+    p.math = x.tc ? GemmMath::tensor_core : GemmMath::fp32_exact;
+    p.tile = x.tile;
+    EXPECT_NE(p.str().find(std::string(" ") + x.name + " split"), std::string::npos) << p.str();
+  }
+}
+
+// ---- tessera/dtype.hpp ----
+
+TEST(Dtypes, BytesAndNamesOfEveryType) {
+  struct Row {
+    Dtype t;
+    int value, bytes;
+    const char* name;
+  };
+  const Row rows[] = {{Dtype::bf16, 0, 2, "bf16"}, {Dtype::f16, 1, 2, "f16"}, {Dtype::f32, 2, 4, "f32"}, {Dtype::e4m3, 3, 1, "e4m3"},
+                      {Dtype::e5m2, 4, 1, "e5m2"}, {Dtype::s8, 5, 1, "s8"},   {Dtype::s32, 6, 4, "s32"}};
+  ASSERT_EQ(std::size(rows), static_cast<size_t>(kDtypeCount));
+  for (size_t i = 0; i < std::size(rows); ++i) {
+    EXPECT_EQ(kDtypes[i], rows[i].t);
+    EXPECT_EQ(static_cast<int>(rows[i].t), rows[i].value) << rows[i].name;
+    EXPECT_EQ(dtype_bytes(rows[i].t), rows[i].bytes) << rows[i].name;
+    EXPECT_STREQ(dtype_name(rows[i].t), rows[i].name);
+    EXPECT_TRUE(is_dtype(rows[i].t));
+  }
+  for (int v : {-1, 7, 100}) {
+    EXPECT_EQ(dtype_bytes(static_cast<Dtype>(v)), 0) << v;
+    EXPECT_STREQ(dtype_name(static_cast<Dtype>(v)), "?");
+    EXPECT_FALSE(is_dtype(static_cast<Dtype>(v)));
+  }
+}
+
+}  // namespace
