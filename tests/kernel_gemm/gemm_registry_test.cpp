@@ -31,8 +31,8 @@ constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,      
                                GemmTile::wgmma128x256, GemmTile::pingpong64x256, GemmTile::cooperative128x256};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact};
 
-// What the tables before the registry said of each tile (dispatch.hpp's tile_name and is_sm90,
-// gemm_validate.cu's tile_supports, gemm_plan.cu's tile_efficiency and the decode-tile rule).
+// What the hand-written tables before the registry said of each tile: its name, the maths a forced tile
+// runs (tile_supports), whether it is a Hopper kernel, the planner's efficiency and the decode tile's bound.
 struct Expected {
   GemmTile tile;
   const char* name;
