@@ -44,14 +44,16 @@ def test_cuda_module_rejects_bad_codes_before_touching_the_gpu():
     inf = float("inf")
     good = [4, 4, 4, 256, 0, 0, 4, 512, 1, 4, 1024, 0, 0, 4, 1.0, 0.0, 0, 0, 0, 0, 0, 2, 0, 0, 0.01, -inf, inf, 0, 0, 0,
             0, 0, None]
-    for index, value, words in ((4, 7, "dtype code 7"), (5, 2, "order code 2"), (20, 9, "bias_mode"),
-                                (23, 11, "activation")):
+    for index, value, words in ((4, 7, "dtype code 7"), (4, 3, r"dtype code 3 \(e4m3\) is not supported"),
+                                (5, 2, "order code 2"), (20, 9, "bias_mode"), (23, 11, "activation")):
         bad = list(good)
         bad[index] = value
         with pytest.raises(ValueError, match=words):
             ops._cuda.gemm(*bad)
     with pytest.raises(ValueError, match="kind"):
         ops._cuda.row_norm(5, 0, 256, 4, 0, 512, 4, 1, 4, 1e-6, 0, 0, None)
+    with pytest.raises(ValueError, match=r"dtype code 5 \(s8\) is not supported"):
+        ops._cuda.row_norm(0, 5, 256, 4, 0, 512, 4, 1, 4, 1e-6, 0, 0, None)
 
 
 # ------------------------------------------------------------------------------------------ fake kernels

@@ -10,11 +10,12 @@
 //   name        "coop128x256x64"                             messages, GemmPlan::str(), bench --tile
 //   arch        sm90 (sm_90a code: compute capability 9.0)   planner (device check)
 //   schedule    cooperative                                  bench's kernel listing
-//   types       {tensor_core, bf16, K 64, getter},           validation (tile_supports), planner
-//               {tensor_core, f16, K 64, getter}
-//   combos      (K, K), (K, N), (M, N)                       planner
+//   types       {tensor_core, bf16, K 64, getter},           validation (operand types, tile_supports),
+//               {tensor_core, f16, K 64, getter}             planner, bench
+//   combos      (K, K), (K, N), (M, N)                       planner, bench
 //   tma         operands by TMA: launched with tensor maps   planner (16-byte rule), launch
-//   block_m/n   128 x 256                                    tests (checked against every KernelInfo)
+//   block_m/n   128 x 256                                    GemmPlan::str() (tf32 plans); the host test
+//                                                            compares it with every getter's KernelInfo
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
 //   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
 //
