@@ -65,11 +65,12 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   // A persistent kernel loops over tiles x splits units itself.
   const dim3 grid(static_cast<unsigned>(c.ctas), 1, c.kernel.persistent ? 1u : static_cast<unsigned>(c.splits));
   const dim3 block(static_cast<unsigned>(c.kernel.threads));
-  CUtensorMap map_a{}, map_b{}, map_d{};
+  CUtensorMap map_a{}, map_b{}, map_d{}, map_r{};
   // Every kernel whose operands come by TMA (the registry's `tma`: the Hopper kernels) takes (Params, map_a, map_b)
-  // and a persistent one map_d as well; a launch reads as many arguments as the kernel has, so one array serves both.
+  // and a persistent one map_d and map_r as well; a launch reads as many arguments as the kernel has, so one array
+  // serves both.
   void* kargs_sm80[] = {&kp};
-  void* kargs_sm90[] = {&kp, &map_a, &map_b, &map_d};
+  void* kargs_sm90[] = {&kp, &map_a, &map_b, &map_d, &map_r};
   void** kargs = kargs_sm80;
   if (c.entry->tma) {
     // Boxes of 128 (A) and BLK_N (B) rows x 64 K-elements (128 bytes, swizzled as the wgmma descriptors
@@ -106,6 +107,17 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
                                              static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B)
                     : arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.m),
                                              static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
+      // The residual through TMA into the staging tiles (the same boxes as D's), where D and the residual are both
+      // row-major and the residual's base and rows are 16-byte aligned.
+      kp.r_tma = kp.d_tma && e.residual != nullptr && e.d_row_major && e.r_row_major &&
+                 reinterpret_cast<uintptr_t>(e.residual) % 16 == 0 && (e.ldr * 2) % 16 == 0;
+      // The bias through shared memory: 16-bit along N, 16-byte aligned, and every unit at least `stages` K tiles long
+      // (the producer's reuse rule for the two bias buffers).
+      kp.bias_smem = kp.d_tma && e.bias_along == epilogue::kBiasAlongN && !e.bias_f32 &&
+                     reinterpret_cast<uintptr_t>(e.bias) % 16 == 0 && p.k >= static_cast<int64_t>(k.stages) * k.block_k;
+      if (kp.r_tma)
+        map_r = arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
+                                       static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }

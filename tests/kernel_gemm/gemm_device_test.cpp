@@ -482,6 +482,11 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::pingpong64x256; c.oa = C; c.ob = R; c.od = C; add(c); }
     { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_erf; c.residual = true; add(c); }
+    // The residual through TMA into the staging tiles with the specialised body: whole tiles, edge tiles and a spare
+    // cluster row, a consumer whose rows lie past M, one and two units per block (2,600 x 2,100: 21 x 9 tiles, 99 cluster units
+    // on at most 66 clusters).
+    { GemmCase c; c.m = 2600; c.n = 2100; c.k = 136; c.tile = GemmTile::cooperative128x256; c.ob = C;
+      c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::silu; c.residual = true; add(c); }
     { GemmCase c; c.m = 264; c.n = 304; c.k = 700; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.split_k = 3;
       c.workspace = true; c.out = Dtype::f16; c.in = Dtype::f16; add(c); }
     { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong64x256; c.split_k = 3; c.workspace = true;

@@ -29,6 +29,7 @@
 #include <cstdint>      // int64_t, uintptr_t
 #include <utility>      // std::integer_sequence
 
+#include "tessera/arch/sm75_ldmatrix.hpp"       // ldmatrix_x4
 #include "tessera/arch/sm90_stmatrix.hpp"      // stmatrix_x4
 #include "tessera/atom/smem_sm90.hpp"           // SmemTileSm90, sw128_tile
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
@@ -372,8 +373,10 @@ struct FragmentEpilogue {
   }
 
   // Every pass but the store: acc holds D's values (in fp32) for registers kFirst .. kFirst + kChunk - 1.
+  // `skip_residual`: the caller adds the residual itself (a kernel that has it in shared memory, add_sw128).
   template <int kFirst>
-  __device__ __forceinline__ static void compute_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
+  __device__ __forceinline__ static void compute_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread,
+                                                       bool skip_residual = false) {
     if (p.alpha != 1.f) {
 #pragma unroll
       for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] *= p.alpha;
@@ -395,7 +398,7 @@ struct FragmentEpilogue {
       case Activation::leaky_relu: activate<kFirst>(acc, ActLeakyRelu{p.act_p0}); break;
       case Activation::clamp: activate<kFirst>(acc, ActClamp{p.act_p0, p.act_p1}); break;
     }
-    if (p.residual)
+    if (p.residual && !skip_residual)
       dispatch_type(p.d_type, [&](auto t) {
         add_matrix<decltype(t), kFirst>(acc, p.residual, p.ldr, p.r_row_major, p.r_vec, 1.f, p, m0, n0, full, thread);
       });
@@ -441,6 +444,37 @@ struct FragmentEpilogue {
       const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
       if constexpr (kTrans) arch::stmatrix_x4_trans(tile + off * 2, r);
       else arch::stmatrix_x4(tile + off * 2, r);
+    });
+  }
+
+  // The converse of stage_sw128 (row-major): acc[kFirst .. kFirst + 31] += X for a 16-bit matrix X of type T that TMA
+  // loaded into `tile` (kStageTile, the 64 x 64 box at the fragment's rows and these 64 columns).  ldmatrix.x4 with
+  // stage_sw128's addresses returns each lane exactly its own fragment pairs: no shuffles, no bank conflicts.  Each warp
+  // reads only its own 16 rows, so D may then be staged in place (stage_sw128 on the same tile).
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_sw128(Acc& acc, const unsigned char* tile, int thread) {
+    static_assert(sizeof(T) == 2, "fragment epilogue: ldmatrix reads 16-bit tiles");
+    static_assert(kStmatrixRows && kFirst % 32 == 0, "fragment epilogue: the shared-memory tile needs the stmatrix layout");
+    using P = frag_detail::Pair<T>;
+    const int lane = thread % 32;
+    const int q = lane / 8;
+    const int m = Atom::c_thread(thread & ~31).row + 8 * (q & 1);
+    constexpr Swizzle kSw = kStageTile.tile.swizzle;
+    constexpr Layout kLayout = kStageTile.tile.layout;
+    frag_detail::static_for<4>([&](auto jp) {
+      constexpr int j = 2 * decltype(jp)::value;
+      constexpr int i = kFirst + 4 * j;
+      const int n = 8 * (j + (q >> 1));
+      const Int off = kSw(static_layout<kLayout>(m + lane % 8, n));
+      uint32_t r[4];
+      arch::ldmatrix_x4(r, tile + off * 2);
+#pragma unroll
+      for (int w = 0; w < 4; ++w) {
+        float a, b;
+        P::unpack(r[w], a, b);
+        acc[i + 2 * w] += a;
+        acc[i + 2 * w + 1] += b;
+      }
     });
   }
 };

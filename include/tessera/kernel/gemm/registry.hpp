@@ -81,7 +81,7 @@ struct GemmKernelEntry {
   unsigned combos = kEveryCombo;  // the operand orders instantiated (combo_bit)
   bool any_order = false;  // one kernel with run-time layouts serves every order (the getter ignores the Combo)
   // Operands by TMA: the kernel needs 16-byte aligned bases and row pitches of A and B, and takes
-  // (Params, map_a, map_b[, map_d]); the launch builds the tensor maps from KernelInfo's boxes.
+  // (Params, map_a, map_b[, map_d, map_r]); the launch builds the tensor maps from KernelInfo's boxes.
   bool tma = false;
   int block_m = 0, block_n = 0;
   // The planner's prior: the fraction of the 16-bit mma.sync rate a full wave of this kernel reaches

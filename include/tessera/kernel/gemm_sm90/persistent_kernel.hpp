@@ -45,6 +45,7 @@
 
 #include <cuda.h>  // CUtensorMap
 
+#include <cstddef>      // offsetof
 #include <cstdint>      // uintptr_t, uint16_t
 #include <type_traits>  // std::is_same_v, std::conditional_t
 
@@ -167,9 +168,14 @@ struct GemmSm90Persistent {
     uint64_t full[kStages];
     uint64_t empty[kStages];
     uint64_t order[2];
+    uint64_t rfull[2][4];  // residual through TMA (p.r_tma): staging slot j of consumer c holds this unit's residual
+    uint64_t drained;      // residual through TMA: every consumer warp's wgmma of the unit are complete
+    uint64_t bfull[2];     // p.bias_smem: bias[i] holds the bias of the block's local units i, i + 2, ...
+    alignas(16) uint16_t bias[2][kBN];
     int last[2];  // split-K: this warpgroup's unit completes its tile
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
+  static_assert(offsetof(Stage, b) == sizeof(Stage::a), "gemm_sm90 persistent: a stage's B rows follow its A rows (kRingSlot3)");
   static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
   static_assert(sizeof(Stage::a) == static_cast<size_t>(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1)) &&
                     sizeof(Stage::b) == static_cast<size_t>(kTileB.bytes() * (kBNMajor ? kBN / 64 : kClusterM)),
@@ -179,20 +185,28 @@ struct GemmSm90Persistent {
   // Named barriers (0 is __syncthreads').  The TMA-store hand-off (kTmaStore, p.d_tma) has two per staging
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
-  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11 };
+  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13 };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t staged_ring_bar(int c) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged_ring) + c); }
+  __device__ __forceinline__ static uint32_t staged_ring3_bar(int c) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged_ring3) + c); }
   // A unit's four staging tiles per consumer (slots 0-3): slot 0 and 3 in buffer 0, slot 1 in buffer 1, slot 2 in
   // the consumer's own A rows of the unit's last ring stage (8 KB, read by no one else once its wgmma are
   // complete).  The consumer does not release that stage; its store warp does, once the store has read it.
   // So only the fourth tile waits for a store's read (buffer 0's first), not the third and fourth.
   static constexpr int kRingSlot = 2;
+  // With the residual through TMA (p.r_tma) every slot first holds the residual of its 64 x 64 piece of D, which the
+  // consumer reads in its fragment layout (Epilogue::add_sw128) and overwrites with D in place: slots 0 and 1 in the
+  // consumer's two buffers, loaded by its store warp as soon as the previous unit's stores have read them (a main
+  // loop ahead); slots 2 and 3 in the unit's last ring stage, the consumer's A rows and its quarter of the B rows
+  // (kRingSlot3), loaded by the consumer once every consumer warp's wgmma of the unit are complete (`drained`).
+  // Buffer 0 then serves slot 0 only, and the store warp releases the ring stage once slots 2 and 3 are read.
+  static constexpr int kRingSlot3 = 3;
 
 #if defined(__CUDACC__)
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                             const CUtensorMap* map_d) {
+                                             const CUtensorMap* map_d, const CUtensorMap* map_r) {
 #if defined(TESSERA_ARCH_SM90A)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // The 128-byte swizzle repeats every 1024 bytes: the stages start 1024-byte aligned.
@@ -210,12 +224,18 @@ struct GemmSm90Persistent {
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
       if (kTmaStore && p.d_tma) arch::tma_prefetch_desc(map_d);
+      if (kTmaStore && p.r_tma) arch::tma_prefetch_desc(map_r);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
       }
       arch::mbarrier_init(&sh.order[0], 128);
       arch::mbarrier_init(&sh.order[1], 128);
+      for (int c = 0; c < 2; ++c)
+        for (int j = 0; j < 4; ++j) arch::mbarrier_init(&sh.rfull[c][j], 1);
+      arch::mbarrier_init(&sh.drained, 4 * kSlices);
+      arch::mbarrier_init(&sh.bfull[0], 1);
+      arch::mbarrier_init(&sh.bfull[1], 1);
       arch::fence_mbarrier_init();
     }
     // The peers' barriers exist before anyone arrives on them or multicasts into their block.
@@ -224,11 +244,11 @@ struct GemmSm90Persistent {
 
     if (wg == 0) {
       arch::setmaxnreg_dec<kProducerRegs>();
-      if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
+      if (threadIdx.x == 0) produce(sh, sched, p, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if constexpr (kTmaStore) {
         if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
-          store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d);
+          store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
       }
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
@@ -239,14 +259,14 @@ struct GemmSm90Persistent {
     if constexpr (kClusterM > 1) arch::cluster_sync();
     if (threadIdx.x == 0) { TTRACE(0, 7, 5, TGLOBAL()); TTRACE(0, 7, 4, TCLK()); }
 #else
-    (void)p; (void)map_a; (void)map_b; (void)map_d;  // built for sm_90a only; the host never launches it elsewhere
+    (void)p; (void)map_a; (void)map_b; (void)map_d; (void)map_r;  // built for sm_90a only; the host never launches it elsewhere
 #endif
   }
 
 #if defined(TESSERA_ARCH_SM90A)
   // ---- producer: one thread drives the copy engine for every unit of this block ----
-  __device__ __forceinline__ static void produce(SharedStorage& sh, const gemm_core::TileScheduler& sched, const CUtensorMap* map_a,
-                                 const CUtensorMap* map_b) {
+  __device__ __forceinline__ static void produce(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
+                                                 const CUtensorMap* map_a, const CUtensorMap* map_b) {
     int s = 0;
     uint32_t phase = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
@@ -261,6 +281,20 @@ struct GemmSm90Persistent {
         arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
         wsum += TCLK() - tw0;
         arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
+        // The unit's bias (p.bias_smem) into bias[pl % 2]: the stage just freed was last read in the previous unit's
+        // main loop (a unit has at least kStages K tiles), so every consumer is past the epilogue of unit pl - 2.
+        if constexpr (kTmaStore) {
+          if (kt == 0 && p.bias_smem) {
+            const int cols = p.n - w.tn * kBN < kBN ? p.n - w.tn * kBN : kBN;
+            const uint32_t bytes = static_cast<uint32_t>(cols * 2) & ~15u;
+            if (bytes > 0) {
+              arch::mbarrier_arrive_expect_tx(&sh.bfull[pl & 1], bytes);
+              arch::bulk_load(sh.bias[pl & 1], static_cast<const uint16_t*>(p.ep.bias) + w.tn * kBN, bytes, &sh.bfull[pl & 1]);
+            } else {
+              (void)arch::mbarrier_arrive(&sh.bfull[pl & 1]);
+            }
+          }
+        }
         const int k0 = (w.k_tile0 + kt) * kBK;
         Stage& st = sh.stage[s];
         if constexpr (kAMMajor) {
@@ -295,7 +329,7 @@ struct GemmSm90Persistent {
   // only for a later tile, so every barrier phase completes.  Slot 2 lies in the unit's last ring stage, which
   // this warp releases (for consumer c's four warps) once the store has read it.
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
-                                                     int c, const CUtensorMap* map_d) {
+                                                     int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
     static_assert(Atom::kN / Epilogue::kStageCols == 4, "gemm_sm90 persistent: four staging tiles per unit and consumer");
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     auto stores = [&](int u, int& m0, int& n0) {  // the consumer's test (epilogue_cooperative): rows inside M
@@ -311,6 +345,7 @@ struct GemmSm90Persistent {
     }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
+    if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, stores);
     if (units > 0) {
       arch::named_barrier_arrive(free_bar(c, 0), kHandoffThreads);
       arch::named_barrier_arrive(free_bar(c, 1), kHandoffThreads);
@@ -350,6 +385,72 @@ struct GemmSm90Persistent {
       if (more) then_free(free_bar(c, 0));
     }
     // The stores have reached global memory before the block ends.
+    if (leader) arch::bulk_wait<0>();
+    __syncwarp();
+  }
+  // store_tiles with the residual through TMA (p.r_tma, kRingSlot3): buffers 0 and 1 are loaded with the next unit's
+  // residual as soon as this unit's stores have read them, instead of being handed back free; slot 3 leaves from the
+  // ring stage, which is released once slots 2 and 3 are read.
+  template <class Stores>
+  __device__ __forceinline__ static void store_tiles_residual(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
+                                                              int c, const CUtensorMap* map_d, const CUtensorMap* map_r,
+                                                              Stores&& stores) {
+    constexpr int kCols = Epilogue::kStageCols;
+    constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
+    const bool leader = arch::lane_id_now() == 0;
+    auto load_r = [&](int b, int m0, int n) {  // buffer b <- the residual's 64 x 64 box at (m0, n)
+      if (leader) {
+        arch::mbarrier_arrive_expect_tx(&sh.rfull[c][b], kTileBytes);
+        arch::tma_load_2d(sh.d.tile[c][b], map_r, &sh.rfull[c][b], n, m0);
+      }
+    };
+    auto next_storing = [&](int u, int& m0, int& n0) {  // the first unit from u on that stores D; false: none
+      for (; u < sched.units(); u += unit_stride())
+        if (stores(u, m0, n0)) return true;
+      return false;
+    };
+    int m0 = 0, n0 = 0;
+    if (!next_storing(first_unit(), m0, n0)) return;
+    load_r(0, m0, n0);
+    load_r(1, m0, n0 + kCols);
+    auto issue = [&](const void* tile, uint32_t bar, int n) {
+      arch::named_barrier_sync(bar, kHandoffThreads);
+      if (leader) {
+        arch::tma_store_2d(map_d, tile, n, m0);
+        arch::bulk_commit();
+      }
+    };
+    int s = 0;  // the ring position after each unit, as the consumers count it
+    for (int v = first_unit(), local = 0; v < sched.units(); v += unit_stride(), ++local) {
+      s = (s + sched.k_tiles_of(v)) % kStages;
+      // Every unit's drain, in order (the barrier's phases are counted by unit).
+      arch::mbarrier_wait_parity(&sh.drained, static_cast<uint32_t>(local & 1));
+      int vm0, vn0;
+      if (!stores(v, vm0, vn0)) continue;
+      m0 = vm0;
+      n0 = vn0;
+      const int last = stage_before(s, 1);
+      unsigned char* ring = ring_tile(sh, last, c);
+      if (leader) {  // slots 2 and 3: the consumer's A rows and its quarter of the B rows of the last stage
+        arch::mbarrier_arrive_expect_tx(&sh.rfull[c][kRingSlot], kTileBytes);
+        arch::tma_load_2d(ring, map_r, &sh.rfull[c][kRingSlot], n0 + 2 * kCols, m0);
+        arch::mbarrier_arrive_expect_tx(&sh.rfull[c][kRingSlot3], kTileBytes);
+        arch::tma_load_2d(ring + sizeof(Stage::a), map_r, &sh.rfull[c][kRingSlot3], n0 + 3 * kCols, m0);
+      }
+      int nm0 = 0, nn0 = 0;
+      const bool more = next_storing(v + unit_stride(), nm0, nn0);
+      issue(sh.d.tile[c][0], staged_bar(c, 0), n0);
+      issue(sh.d.tile[c][1], staged_bar(c, 1), n0 + kCols);
+      issue(ring, staged_ring_bar(c), n0 + 2 * kCols);
+      issue(ring + sizeof(Stage::a), staged_ring3_bar(c), n0 + 3 * kCols);
+      if (leader) arch::bulk_wait_read<3>();  // slot 0 read: buffer 0 takes the next unit's residual
+      if (more) load_r(0, nm0, nn0);
+      if (leader) arch::bulk_wait_read<2>();  // slot 1 read
+      if (more) load_r(1, nm0, nn0 + kCols);
+      if (leader) arch::bulk_wait_read<0>();  // slots 2 and 3 read: the ring stage is free, for consumer c's warps
+      __syncwarp();
+      if (arch::lane_id_now() < 4) release(sh, last);
+    }
     if (leader) arch::bulk_wait<0>();
     __syncwarp();
   }
@@ -393,6 +494,7 @@ struct GemmSm90Persistent {
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
     int local = 0;
+    [[maybe_unused]] int stored = 0;  // units whose D this warpgroup stored through TMA (the residual barriers' phase)
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
     // integer divisions were on the path between one unit's epilogue and the next main loop).
@@ -459,6 +561,11 @@ struct GemmSm90Persistent {
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
       const bool ring_slot = kTmaStore && p.d_tma && consumer_m0(w.tm, c) < p.m;
+      // The residual through TMA: the store warps load slots 2 and 3 into this unit's last ring stage once no
+      // consumer warp reads it any more.
+      if (kTmaStore && p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
+      // Every unit's bias phase in order, whether this unit's epilogue reads it or not.
+      if (kTmaStore && p.bias_smem) arch::mbarrier_wait_parity(&sh.bfull[local & 1], static_cast<uint32_t>((local >> 1) & 1));
       static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -470,7 +577,9 @@ struct GemmSm90Persistent {
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if constexpr (kTmaStore) {
         epilogue_cooperative(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local,
-                             ring_tile(sh, stage_before(s, 1), c));
+                             ring_tile(sh, stage_before(s, 1), c), static_cast<uint32_t>(stored & 1));
+        stored += ring_slot ? 1 : 0;
+
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
@@ -490,28 +599,31 @@ struct GemmSm90Persistent {
   // `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   __device__ __forceinline__ static void epilogue_cooperative(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
-                                                      unsigned char* ring) {
+                                                      unsigned char* ring, uint32_t rpar) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
     const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
     if constexpr (kTmaStore) {
       switch (specialised(p, full)) {
-        case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ActNone{});
-        case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
-        case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, {});
+        case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+        case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+        case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
         default: break;
       }
     }
-    epilogue_chunk<0>(acc, p, m0, n0, full, sh, c, thread, ring);
+    // (Two bodies: with the residual waiting in the staging tiles or not; a run-time test in every staging step
+    // cost the kernel its registers.)
+    if (kTmaStore && p.r_tma) epilogue_chunk<0, true>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
+    else epilogue_chunk<0, false>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
   }
 
   // ---- specialised epilogues: the common menus as straight-line code ----
@@ -537,8 +649,8 @@ struct GemmSm90Persistent {
       return e.alpha == 1.f && e.act == Activation::none && e.residual == nullptr ? 0 : -1;
     if (e.bias_f32 || (e.bias_along != epilogue::kBiasAlongN && e.bias_along != epilogue::kBiasAlongM)) return -1;
     if (e.bias_along == epilogue::kBiasAlongN && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
-    // A residual only with a bias along N (the common menu) and stored row-major (16-byte loads along N).
-    if (e.residual != nullptr && !(e.bias_along == epilogue::kBiasAlongN && e.r_row_major && e.r_vec)) return -1;
+    // A residual only with a bias along N (the common menu), arriving through TMA in the staging tiles (p.r_tma).
+    if (e.residual != nullptr && !(e.bias_along == epilogue::kBiasAlongN && p.r_tma)) return -1;
     int act = 0;
     switch (e.act) {
       case Activation::none: act = 0; break;
@@ -553,69 +665,77 @@ struct GemmSm90Persistent {
   template <class Act, int kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
-                                                       unsigned char* ring, Act act) {
+                                                       unsigned char* ring, uint32_t rpar, Act act) {
     constexpr int kHalf = Atom::kValuesC / 2;      // registers of one half: Epilogue::kChunk
     constexpr int kHalfCols = Atom::kN / 2;        // its columns
     static_assert(kHalf == Epilogue::kChunk && kHalf == 64, "gemm_sm90 persistent: two halves of two staging tiles each");
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
       const int nh = n0 + half * kHalfCols;  // registers 0 .. kHalf - 1 hold columns [nh, nh + kHalfCols)
-      // The residual's loads go out first: their latency passes during the bias and the activation.
-      [[maybe_unused]] uint4 res[Epilogue::kQuadGroups];
-      if constexpr (kResidual) Epilogue::template load_matrix_quad<ElemT, 0>(res, p.ep.residual, p.ep.ldr, m0, nh, thread);
       if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
         if (p.ep.alpha != 1.f) {
 #pragma unroll
           for (int i = 0; i < kHalf; ++i) acc[i] *= p.ep.alpha;
         }
-        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
+        if constexpr (kBias == kBiasCols) {
+          if (p.bias_smem) Epilogue::template add_bias_columns<ElemT, 0>(acc, sh.bias[unit & 1], half * kHalfCols, thread);
+          else Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
+        }
         else Epilogue::template add_bias_rows<ElemT, 0>(acc, p.ep.bias, m0, thread);
       }
       Epilogue::template activate<0>(acc, act);
-      if constexpr (kResidual) Epilogue::template add_loaded_quad<ElemT, 0>(acc, res, 1.f, thread);
+      // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
       // probe: event 6 = the fourth staging tile's buffer was free
-      store_tma_tile<0>(acc, p, sh, c, thread, 2 * half, ring);
-      store_tma_tile<32>(acc, p, sh, c, thread, 2 * half + 1, ring, half == 1 ? unit : -1, 6);
+      store_tma_tile<0, kResidual>(acc, p, sh, c, thread, 2 * half, ring, rpar);
+      store_tma_tile<32, kResidual>(acc, p, sh, c, thread, 2 * half + 1, ring, rpar, half == 1 ? unit : -1, 6);
       if (half == 0) {
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
       }
     }
   }
-  template <int kFirst>
+  template <int kFirst, bool kRt>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
-                                                        SharedStorage& sh, int c, int thread, unsigned char* ring) {
-    Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
+                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, uint32_t rpar) {
+    Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread, kRt);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
       // staging tiles (slots) kFirst / 32 and + 1, 64 columns (32 registers) each
-      store_tma_tile<kFirst>(acc, p, sh, c, thread, kFirst / 32, ring);
-      store_tma_tile<kFirst + 32>(acc, p, sh, c, thread, kFirst / 32 + 1, ring);
+      store_tma_tile<kFirst, kRt>(acc, p, sh, c, thread, kFirst / 32, ring, rpar);
+      store_tma_tile<kFirst + 32, kRt>(acc, p, sh, c, thread, kFirst / 32 + 1, ring, rpar);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring);
+      epilogue_chunk<kFirst + Epilogue::kChunk, kRt>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
   }
   // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot` (kRingSlot): stmatrix
   // into its buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this
   // warpgroup's wgmma are complete), then handed to that warp (a staged barrier; the warp knows the tile's
   // place, store_tiles).
-  template <int kFirst>
-  __device__ __forceinline__ static void store_tma_tile(const float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
-                                                        int c, int thread, int slot, unsigned char* ring,
+  template <int kFirst, bool kRt>
+  __device__ __forceinline__ static void store_tma_tile(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
+                                                        int c, int thread, int slot, unsigned char* ring, uint32_t rpar,
                                                         [[maybe_unused]] int tr_unit = -1, [[maybe_unused]] int tr_ev = 0) {
+    constexpr bool rt = kRt;  // the residual waits in the tile (p.r_tma, kRingSlot3): add it, then stage D in place
     const int b = slot == 1 ? 1 : 0;
-    unsigned char* tile = slot == kRingSlot ? ring : sh.d.tile[c][b];
-    // Free: the store that last read it (of this unit or the previous one) is past its reads.
-    if (slot != kRingSlot) arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
+    unsigned char* tile = slot == kRingSlot ? ring : rt && slot == kRingSlot3 ? ring + sizeof(Stage::a) : sh.d.tile[c][b];
+    if constexpr (rt) {
+      arch::mbarrier_wait_parity(&sh.rfull[c][slot], rpar);
+      if (p.ep.d_type == Dtype::f16) Epilogue::template add_sw128<__half, kFirst>(acc, tile, thread);
+      else Epilogue::template add_sw128<__nv_bfloat16, kFirst>(acc, tile, thread);
+    } else if (slot != kRingSlot) {
+      // Free: the store that last read it (of this unit or the previous one) is past its reads.
+      arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
+    }
     if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
     if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
     else stage<kFirst, true>(acc, p, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-    arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : staged_bar(c, b), kHandoffThreads);
+    arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : rt && slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
+                               kHandoffThreads);
   }
   template <int kFirst, bool kTrans>
   __device__ __forceinline__ static void stage(const float (&acc)[Atom::kValuesC], const Params& p, unsigned char* tile, int thread) {
@@ -670,8 +790,9 @@ template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
 __global__ void __launch_bounds__(GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::kThreads, 1)
     // launched with a cluster dimension of GemmSm90Persistent<...>::kClusterM along x
     gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
-                                const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_d) {
-  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b, &map_d);
+                                const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_d,
+                                const __grid_constant__ CUtensorMap map_r) {
+  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b, &map_d, &map_r);
 }
 #endif
 
