@@ -111,10 +111,6 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // row-major and the residual's base and rows are 16-byte aligned.
       kp.r_tma = kp.d_tma && e.residual != nullptr && e.d_row_major && e.r_row_major &&
                  reinterpret_cast<uintptr_t>(e.residual) % 16 == 0 && (e.ldr * 2) % 16 == 0;
-      // The bias through shared memory: 16-bit along N, 16-byte aligned, and every unit at least `stages` K tiles long
-      // (the producer's reuse rule for the two bias buffers).
-      kp.bias_smem = kp.d_tma && e.bias_along == epilogue::kBiasAlongN && !e.bias_f32 &&
-                     reinterpret_cast<uintptr_t>(e.bias) % 16 == 0 && p.k >= static_cast<int64_t>(k.stages) * k.block_k;
       if (kp.r_tma)
         map_r = arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
                                        static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);

@@ -373,10 +373,8 @@ struct FragmentEpilogue {
   }
 
   // Every pass but the store: acc holds D's values (in fp32) for registers kFirst .. kFirst + kChunk - 1.
-  // `skip_residual`: the caller adds the residual itself (a kernel that has it in shared memory, add_sw128).
   template <int kFirst>
-  __device__ __forceinline__ static void compute_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread,
-                                                       bool skip_residual = false) {
+  __device__ __forceinline__ static void compute_chunk(Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
     if (p.alpha != 1.f) {
 #pragma unroll
       for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] *= p.alpha;
@@ -398,7 +396,7 @@ struct FragmentEpilogue {
       case Activation::leaky_relu: activate<kFirst>(acc, ActLeakyRelu{p.act_p0}); break;
       case Activation::clamp: activate<kFirst>(acc, ActClamp{p.act_p0, p.act_p1}); break;
     }
-    if (p.residual && !skip_residual)
+    if (p.residual)
       dispatch_type(p.d_type, [&](auto t) {
         add_matrix<decltype(t), kFirst>(acc, p.residual, p.ldr, p.r_row_major, p.r_vec, 1.f, p, m0, n0, full, thread);
       });

@@ -83,7 +83,6 @@ struct Params {
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, D and the residual row-major: the residual arrives through the
                                  // tensor map argument map_r into the staging tiles (16-byte aligned base and ld)
-  bool bias_smem = false;        // with d_tma, a 16-bit bias along N (16-byte aligned) and at least `stages` K tiles
                                  // per unit: the producer copies each unit's bias into shared memory
 
   epilogue::Params ep;

@@ -170,8 +170,6 @@ struct GemmSm90Persistent {
     uint64_t order[2];
     uint64_t rfull[2][4];  // residual through TMA (p.r_tma): staging slot j of consumer c holds this unit's residual
     uint64_t drained;      // residual through TMA: every consumer warp's wgmma of the unit are complete
-    uint64_t bfull[2];     // p.bias_smem: bias[i] holds the bias of the block's local units i, i + 2, ...
-    alignas(16) uint16_t bias[2][kBN];
     int last[2];  // split-K: this warpgroup's unit completes its tile
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
@@ -234,8 +232,6 @@ struct GemmSm90Persistent {
       for (int c = 0; c < 2; ++c)
         for (int j = 0; j < 4; ++j) arch::mbarrier_init(&sh.rfull[c][j], 1);
       arch::mbarrier_init(&sh.drained, 4 * kSlices);
-      arch::mbarrier_init(&sh.bfull[0], 1);
-      arch::mbarrier_init(&sh.bfull[1], 1);
       arch::fence_mbarrier_init();
     }
     // The peers' barriers exist before anyone arrives on them or multicasts into their block.
@@ -244,7 +240,7 @@ struct GemmSm90Persistent {
 
     if (wg == 0) {
       arch::setmaxnreg_dec<kProducerRegs>();
-      if (threadIdx.x == 0) produce(sh, sched, p, map_a, map_b);
+      if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if constexpr (kTmaStore) {
         if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
@@ -265,8 +261,8 @@ struct GemmSm90Persistent {
 
 #if defined(TESSERA_ARCH_SM90A)
   // ---- producer: one thread drives the copy engine for every unit of this block ----
-  __device__ __forceinline__ static void produce(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
-                                                 const CUtensorMap* map_a, const CUtensorMap* map_b) {
+  __device__ __forceinline__ static void produce(SharedStorage& sh, const gemm_core::TileScheduler& sched, const CUtensorMap* map_a,
+                                 const CUtensorMap* map_b) {
     int s = 0;
     uint32_t phase = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
@@ -281,20 +277,6 @@ struct GemmSm90Persistent {
         arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
         wsum += TCLK() - tw0;
         arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
-        // The unit's bias (p.bias_smem) into bias[pl % 2]: the stage just freed was last read in the previous unit's
-        // main loop (a unit has at least kStages K tiles), so every consumer is past the epilogue of unit pl - 2.
-        if constexpr (kTmaStore) {
-          if (kt == 0 && p.bias_smem) {
-            const int cols = p.n - w.tn * kBN < kBN ? p.n - w.tn * kBN : kBN;
-            const uint32_t bytes = static_cast<uint32_t>(cols * 2) & ~15u;
-            if (bytes > 0) {
-              arch::mbarrier_arrive_expect_tx(&sh.bfull[pl & 1], bytes);
-              arch::bulk_load(sh.bias[pl & 1], static_cast<const uint16_t*>(p.ep.bias) + w.tn * kBN, bytes, &sh.bfull[pl & 1]);
-            } else {
-              (void)arch::mbarrier_arrive(&sh.bfull[pl & 1]);
-            }
-          }
-        }
         const int k0 = (w.k_tile0 + kt) * kBK;
         Stage& st = sh.stage[s];
         if constexpr (kAMMajor) {
@@ -564,8 +546,6 @@ struct GemmSm90Persistent {
       // The residual through TMA: the store warps load slots 2 and 3 into this unit's last ring stage once no
       // consumer warp reads it any more.
       if (kTmaStore && p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
-      // Every unit's bias phase in order, whether this unit's epilogue reads it or not.
-      if (kTmaStore && p.bias_smem) arch::mbarrier_wait_parity(&sh.bfull[local & 1], static_cast<uint32_t>((local >> 1) & 1));
       static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -620,10 +600,7 @@ struct GemmSm90Persistent {
         default: break;
       }
     }
-    // (Two bodies: with the residual waiting in the staging tiles or not; a run-time test in every staging step
-    // cost the kernel its registers.)
-    if (kTmaStore && p.r_tma) epilogue_chunk<0, true>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
-    else epilogue_chunk<0, false>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
+    epilogue_chunk<0>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
   }
 
   // ---- specialised epilogues: the common menus as straight-line code ----
@@ -677,55 +654,57 @@ struct GemmSm90Persistent {
 #pragma unroll
           for (int i = 0; i < kHalf; ++i) acc[i] *= p.ep.alpha;
         }
-        if constexpr (kBias == kBiasCols) {
-          if (p.bias_smem) Epilogue::template add_bias_columns<ElemT, 0>(acc, sh.bias[unit & 1], half * kHalfCols, thread);
-          else Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
-        }
+        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
         else Epilogue::template add_bias_rows<ElemT, 0>(acc, p.ep.bias, m0, thread);
       }
       Epilogue::template activate<0>(acc, act);
       // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
       // probe: event 6 = the fourth staging tile's buffer was free
-      store_tma_tile<0, kResidual>(acc, p, sh, c, thread, 2 * half, ring, rpar);
-      store_tma_tile<32, kResidual>(acc, p, sh, c, thread, 2 * half + 1, ring, rpar, half == 1 ? unit : -1, 6);
+      store_tma_tile<0, kResidual>(acc, p, sh, c, thread, 2 * half, ring, rpar, kResidual);
+      store_tma_tile<32, kResidual>(acc, p, sh, c, thread, 2 * half + 1, ring, rpar, kResidual, half == 1 ? unit : -1, 6);
       if (half == 0) {
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
       }
     }
   }
-  template <int kFirst, bool kRt>
+  // The general body reads the residual from global memory; with p.r_tma the store warp still loads it into the
+  // staging tiles (its protocol does not depend on the unit's body), so the staging waits for those loads.
+  template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
                                                         SharedStorage& sh, int c, int thread, unsigned char* ring, uint32_t rpar) {
-    Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread, kRt);
+    Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
       // staging tiles (slots) kFirst / 32 and + 1, 64 columns (32 registers) each
-      store_tma_tile<kFirst, kRt>(acc, p, sh, c, thread, kFirst / 32, ring, rpar);
-      store_tma_tile<kFirst + 32, kRt>(acc, p, sh, c, thread, kFirst / 32 + 1, ring, rpar);
+      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, kFirst / 32, ring, rpar, p.r_tma);
+      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, kFirst / 32 + 1, ring, rpar, p.r_tma);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk, kRt>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
   }
   // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot` (kRingSlot): stmatrix
   // into its buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this
   // warpgroup's wgmma are complete), then handed to that warp (a staged barrier; the warp knows the tile's
   // place, store_tiles).
-  template <int kFirst, bool kRt>
+  // `rt` (p.r_tma): the tile holds the residual (slot 3 in the ring stage, kRingSlot3) once rfull says so; kAddR adds
+  // it to the fragment (add_sw128) before D is staged in place.
+  template <int kFirst, bool kAddR>
   __device__ __forceinline__ static void store_tma_tile(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
-                                                        int c, int thread, int slot, unsigned char* ring, uint32_t rpar,
+                                                        int c, int thread, int slot, unsigned char* ring, uint32_t rpar, bool rt,
                                                         [[maybe_unused]] int tr_unit = -1, [[maybe_unused]] int tr_ev = 0) {
-    constexpr bool rt = kRt;  // the residual waits in the tile (p.r_tma, kRingSlot3): add it, then stage D in place
     const int b = slot == 1 ? 1 : 0;
     unsigned char* tile = slot == kRingSlot ? ring : rt && slot == kRingSlot3 ? ring + sizeof(Stage::a) : sh.d.tile[c][b];
-    if constexpr (rt) {
+    if (rt) {
       arch::mbarrier_wait_parity(&sh.rfull[c][slot], rpar);
-      if (p.ep.d_type == Dtype::f16) Epilogue::template add_sw128<__half, kFirst>(acc, tile, thread);
-      else Epilogue::template add_sw128<__nv_bfloat16, kFirst>(acc, tile, thread);
+      if constexpr (kAddR) {
+        if (p.ep.d_type == Dtype::f16) Epilogue::template add_sw128<__half, kFirst>(acc, tile, thread);
+        else Epilogue::template add_sw128<__nv_bfloat16, kFirst>(acc, tile, thread);
+      }
     } else if (slot != kRingSlot) {
       // Free: the store that last read it (of this unit or the previous one) is past its reads.
       arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
