@@ -107,13 +107,16 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
                                              static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B)
                     : arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.m),
                                              static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
-      // The residual through TMA into the staging tiles (the same boxes as D's), where D and the residual are both
-      // row-major and the residual's base and rows are 16-byte aligned.
-      kp.r_tma = kp.d_tma && e.residual != nullptr && e.d_row_major && e.r_row_major &&
+      // The residual through TMA into the staging tiles (the same boxes as D's), where the residual has D's order
+      // and its base and rows (or columns) are 16-byte aligned.
+      kp.r_tma = kp.d_tma && e.residual != nullptr && e.d_row_major == e.r_row_major &&
                  reinterpret_cast<uintptr_t>(e.residual) % 16 == 0 && (e.ldr * 2) % 16 == 0;
       if (kp.r_tma)
-        map_r = arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
-                                       static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
+        map_r = e.r_row_major
+                    ? arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
+                                             static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B)
+                    : arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.m),
+                                             static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }

@@ -279,10 +279,12 @@ TEST(GemmDevice, PingPongPersistent) {
 // residual, alpha 1 and not 1; the problem also has edge tiles (the general epilogue) and two units per block.
 TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
   TESSERA_REQUIRE_SM(90);
-  // Orders: (A, B, D) = (R, C, R) the common one; (R, C, C) D column-major (transposed staging); (C, C, R) the
-  // host computes D^T, so the bias of D's columns runs along the kernel's M (cases 9-12) and the residual is general.
-  struct Orders { MatrixOrder a, b, d; };
-  for (Orders o : {Orders{R, C, R}, Orders{R, C, C}, Orders{C, C, R}})
+  // Orders (A, B, D, residual): (R, C, R, R) the common one; (R, C, C, C) D column-major (transposed staging, the
+  // residual through TMA read with ldmatrix.trans); (R, C, C, R) a residual of the other order (general epilogue);
+  // (C, C, R, R) the host computes D^T, so the bias of D's columns runs along the kernel's M (cases 9-16) and D and
+  // the residual are column-major in the kernel's view.
+  struct Orders { MatrixOrder a, b, d, r; };
+  for (Orders o : {Orders{R, C, R, R}, Orders{R, C, C, C}, Orders{R, C, C, R}, Orders{C, C, R, R}})
     for (Dtype t : {Dtype::bf16, Dtype::f16})
       for (bool bias : {false, true})
         for (Activation a : {Activation::none, Activation::relu, Activation::gelu_tanh, Activation::silu})
@@ -290,7 +292,8 @@ TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
             for (float alpha : {1.f, -0.5f}) {
               GemmCase cs;
               cs.m = 128 * 5 + 64; cs.n = 256 * 3 + 8; cs.k = 64 * 5 + 16;
-              cs.oa = o.a; cs.ob = o.b; cs.od = o.d;
+              if (o.r != o.d && !residual) continue;  // (R, C, C, R) differs from (R, C, C, C) only in the residual
+              cs.oa = o.a; cs.ob = o.b; cs.od = o.d; cs.orr = o.r;
               cs.in = cs.out = t;
               cs.alpha = alpha;
               cs.bias = bias ? BiasMode::per_column : BiasMode::none;
@@ -487,6 +490,10 @@ TEST(GemmSanitize, Subset) {
     // on at most 66 clusters).
     { GemmCase c; c.m = 2600; c.n = 2100; c.k = 136; c.tile = GemmTile::cooperative128x256; c.ob = C;
       c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::silu; c.residual = true; add(c); }
+    // The same with a column-major A: the host computes D^T, D and the residual are column-major in the kernel's view
+    // (ldmatrix.trans / stmatrix.trans on the staging tiles, the bias along the kernel's M).
+    { GemmCase c; c.m = 2104; c.n = 2600; c.k = 136; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = C;
+      c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 264; c.n = 304; c.k = 700; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.split_k = 3;
       c.workspace = true; c.out = Dtype::f16; c.in = Dtype::f16; add(c); }
     { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong64x256; c.split_k = 3; c.workspace = true;

@@ -445,11 +445,12 @@ struct FragmentEpilogue {
     });
   }
 
-  // The converse of stage_sw128 (row-major): acc[kFirst .. kFirst + 31] += X for a 16-bit matrix X of type T that TMA
-  // loaded into `tile` (kStageTile, the 64 x 64 box at the fragment's rows and these 64 columns).  ldmatrix.x4 with
-  // stage_sw128's addresses returns each lane exactly its own fragment pairs: no shuffles, no bank conflicts.  Each warp
-  // reads only its own 16 rows, so D may then be staged in place (stage_sw128 on the same tile).
-  template <class T, int kFirst>
+  // The converse of stage_sw128: acc[kFirst .. kFirst + 31] += X for a 16-bit matrix X of type T that TMA loaded into
+  // `tile` (kStageTile, the 64 x 64 box at the fragment's rows and these 64 columns; with kTrans X is column-major and
+  // the tile holds (n, m)).  ldmatrix.x4 (.trans) with stage_sw128's addresses returns each lane exactly its own
+  // fragment pairs: no shuffles, no bank conflicts.  Each warp reads only its own 16 rows (columns of the tile with
+  // kTrans), so D may then be staged in place (stage_sw128 on the same tile).
+  template <class T, int kFirst, bool kTrans = false>
   __device__ __forceinline__ static void add_sw128(Acc& acc, const unsigned char* tile, int thread) {
     static_assert(sizeof(T) == 2, "fragment epilogue: ldmatrix reads 16-bit tiles");
     static_assert(kStmatrixRows && kFirst % 32 == 0, "fragment epilogue: the shared-memory tile needs the stmatrix layout");
@@ -463,9 +464,10 @@ struct FragmentEpilogue {
       constexpr int j = 2 * decltype(jp)::value;
       constexpr int i = kFirst + 4 * j;
       const int n = 8 * (j + (q >> 1));
-      const Int off = kSw(static_layout<kLayout>(m + lane % 8, n));
+      const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
       uint32_t r[4];
-      arch::ldmatrix_x4(r, tile + off * 2);
+      if constexpr (kTrans) arch::ldmatrix_x4_trans(r, tile + off * 2);
+      else arch::ldmatrix_x4(r, tile + off * 2);
 #pragma unroll
       for (int w = 0; w < 4; ++w) {
         float a, b;

@@ -380,11 +380,14 @@ struct GemmSm90Persistent {
     constexpr int kCols = Epilogue::kStageCols;
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
-    auto load_r = [&](int b, int m0, int n) {  // buffer b <- the residual's 64 x 64 box at (m0, n)
-      if (leader) {
-        arch::mbarrier_arrive_expect_tx(&sh.rfull[c][b], kTileBytes);
-        arch::tma_load_2d(sh.d.tile[c][b], map_r, &sh.rfull[c][b], n, m0);
-      }
+    const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
+    auto load_box = [&](void* tile, uint64_t* bar, int m0, int n) {  // the residual's 64 x 64 box at (m0, n)
+      arch::mbarrier_arrive_expect_tx(bar, kTileBytes);
+      if (row_major) arch::tma_load_2d(tile, map_r, bar, n, m0);
+      else arch::tma_load_2d(tile, map_r, bar, m0, n);
+    };
+    auto load_r = [&](int b, int m0, int n) {  // buffer b
+      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0, n);
     };
     auto next_storing = [&](int u, int& m0, int& n0) {  // the first unit from u on that stores D; false: none
       for (; u < sched.units(); u += unit_stride())
@@ -398,7 +401,8 @@ struct GemmSm90Persistent {
     auto issue = [&](const void* tile, uint32_t bar, int n) {
       arch::named_barrier_sync(bar, kHandoffThreads);
       if (leader) {
-        arch::tma_store_2d(map_d, tile, n, m0);
+        if (row_major) arch::tma_store_2d(map_d, tile, n, m0);
+        else arch::tma_store_2d(map_d, tile, m0, n);
         arch::bulk_commit();
       }
     };
@@ -414,10 +418,8 @@ struct GemmSm90Persistent {
       const int last = stage_before(s, 1);
       unsigned char* ring = ring_tile(sh, last, c);
       if (leader) {  // slots 2 and 3: the consumer's A rows and its quarter of the B rows of the last stage
-        arch::mbarrier_arrive_expect_tx(&sh.rfull[c][kRingSlot], kTileBytes);
-        arch::tma_load_2d(ring, map_r, &sh.rfull[c][kRingSlot], n0 + 2 * kCols, m0);
-        arch::mbarrier_arrive_expect_tx(&sh.rfull[c][kRingSlot3], kTileBytes);
-        arch::tma_load_2d(ring + sizeof(Stage::a), map_r, &sh.rfull[c][kRingSlot3], n0 + 3 * kCols, m0);
+        load_box(ring, &sh.rfull[c][kRingSlot], m0, n0 + 2 * kCols);
+        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0, n0 + 3 * kCols);
       }
       int nm0 = 0, nn0 = 0;
       const bool more = next_storing(v + unit_stride(), nm0, nn0);
@@ -597,6 +599,10 @@ struct GemmSm90Persistent {
         case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
         case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
         case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+        case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+        case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
         default: break;
       }
     }
@@ -626,8 +632,8 @@ struct GemmSm90Persistent {
       return e.alpha == 1.f && e.act == Activation::none && e.residual == nullptr ? 0 : -1;
     if (e.bias_f32 || (e.bias_along != epilogue::kBiasAlongN && e.bias_along != epilogue::kBiasAlongM)) return -1;
     if (e.bias_along == epilogue::kBiasAlongN && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
-    // A residual only with a bias along N (the common menu), arriving through TMA in the staging tiles (p.r_tma).
-    if (e.residual != nullptr && !(e.bias_along == epilogue::kBiasAlongN && p.r_tma)) return -1;
+    // A residual only arriving through TMA in the staging tiles (p.r_tma).
+    if (e.residual != nullptr && !p.r_tma) return -1;
     int act = 0;
     switch (e.act) {
       case Activation::none: act = 0; break;
@@ -636,7 +642,7 @@ struct GemmSm90Persistent {
       case Activation::silu: act = 3; break;
       default: return -1;
     }
-    if (e.bias_along == epilogue::kBiasAlongM) return 9 + act;
+    if (e.bias_along == epilogue::kBiasAlongM) return (e.residual != nullptr ? 13 : 9) + act;
     return 1 + act + (e.residual != nullptr ? 4 : 0);
   }
   template <class Act, int kBias, bool kResidual>
@@ -702,8 +708,8 @@ struct GemmSm90Persistent {
     if (rt) {
       arch::mbarrier_wait_parity(&sh.rfull[c][slot], rpar);
       if constexpr (kAddR) {
-        if (p.ep.d_type == Dtype::f16) Epilogue::template add_sw128<__half, kFirst>(acc, tile, thread);
-        else Epilogue::template add_sw128<__nv_bfloat16, kFirst>(acc, tile, thread);
+        if (p.ep.d_row_major) add_residual<kFirst, false>(acc, p, tile, thread);
+        else add_residual<kFirst, true>(acc, p, tile, thread);
       }
     } else if (slot != kRingSlot) {
       // Free: the store that last read it (of this unit or the previous one) is past its reads.
@@ -715,6 +721,11 @@ struct GemmSm90Persistent {
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
     arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : rt && slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
                                kHandoffThreads);
+  }
+  template <int kFirst, bool kTrans>
+  __device__ __forceinline__ static void add_residual(float (&acc)[Atom::kValuesC], const Params& p, const unsigned char* tile, int thread) {
+    if (p.ep.d_type == Dtype::f16) Epilogue::template add_sw128<__half, kFirst, kTrans>(acc, tile, thread);
+    else Epilogue::template add_sw128<__nv_bfloat16, kFirst, kTrans>(acc, tile, thread);
   }
   template <int kFirst, bool kTrans>
   __device__ __forceinline__ static void stage(const float (&acc)[Atom::kValuesC], const Params& p, unsigned char* tile, int thread) {
