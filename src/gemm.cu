@@ -101,22 +101,18 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // Not with split-K: the kernel's store warps know which units store D only when every unit does.
       const bool d16 = e.d_type == Dtype::bf16 || e.d_type == Dtype::f16;  // the kernels stage D as bf16 or f16
       kp.d_tma = k.tma_store && kp.splits == 1 && d16 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 && (e.ldd * 2) % 16 == 0;
-      if (kp.d_tma)
-        map_d = e.d_row_major
-                    ? arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
-                                             static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B)
-                    : arch::make_tma_desc_2d(e.d, 2, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.m),
-                                             static_cast<uint64_t>(e.ldd), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
+      // A 16-bit M x N matrix of D's boxes (64 x 64 along its contiguous dimension), 128-byte swizzled.
+      auto map_mn = [&](const void* x, bool row_major, int64_t ld) {
+        const uint64_t m = static_cast<uint64_t>(p.m), n = static_cast<uint64_t>(p.n);
+        return arch::make_tma_desc_2d(x, 2, row_major ? m : n, row_major ? n : m, static_cast<uint64_t>(ld), k.box_d[1],
+                                      k.box_d[0], arch::TmaSwizzle::k128B);
+      };
+      if (kp.d_tma) map_d = map_mn(e.d, e.d_row_major, e.ldd);
       // The residual through TMA into the staging tiles (the same boxes as D's), where the residual has D's order
       // and its base and rows (or columns) are 16-byte aligned.
       kp.r_tma = kp.d_tma && e.residual != nullptr && e.d_row_major == e.r_row_major &&
                  reinterpret_cast<uintptr_t>(e.residual) % 16 == 0 && (e.ldr * 2) % 16 == 0;
-      if (kp.r_tma)
-        map_r = e.r_row_major
-                    ? arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.n),
-                                             static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B)
-                    : arch::make_tma_desc_2d(e.residual, 2, static_cast<uint64_t>(p.n), static_cast<uint64_t>(p.m),
-                                             static_cast<uint64_t>(e.ldr), k.box_d[1], k.box_d[0], arch::TmaSwizzle::k128B);
+      if (kp.r_tma) map_r = map_mn(e.residual, e.r_row_major, e.ldr);
     } catch (const std::exception& ex) {
       return fail(GemmError::cuda_error, fmt("building the TMA descriptors failed: %s", ex.what()));
     }
