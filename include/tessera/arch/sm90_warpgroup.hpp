@@ -9,6 +9,7 @@
 //   named_barrier_sync(id, n)      9.7.13.1 "bar.sync": waits until n threads (a multiple of 32) have
 //       arrived at barrier `id` (0 is __syncthreads' barrier: use 1..15).
 //   lane_id_now()                  %laneid, read where it is used.
+//   fresh(v)                       v through an opaque move (a loop-local copy that stays in a register).
 //   named_barrier_arrive(id, n)    "bar.arrive": counts this thread towards barrier `id` without waiting.
 #pragma once
 
@@ -64,6 +65,15 @@ TESSERA_DEVICE_INLINE uint32_t lane_id_now() {
   uint32_t l;
   asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(l));
   return l;
+}
+
+// A copy of v through an opaque move: a loop that works on the copy keeps it in a register even where v itself
+// lives in a stack slot across register-hungry code elsewhere (without it, the spilled value is loaded, and
+// stored, at every use inside the loop).
+TESSERA_DEVICE_INLINE int fresh(int v) {
+  int r;
+  asm volatile("mov.b32 %0, %1;\n" : "=r"(r) : "r"(v));
+  return r;
 }
 
 #endif  // __CUDACC__

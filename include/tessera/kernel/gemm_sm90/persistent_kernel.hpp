@@ -502,12 +502,17 @@ struct GemmSm90Persistent {
         arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
-      for (int kt = 0; kt < w.k_tiles; ++kt) {
+      // (The ring position and its phase as loop-local copies, and the trip count as an opaque count-down (a plain
+      // one is turned back into kt < k_tiles): the originals live across the epilogue, where ptxas keeps them in
+      // stack slots, and the loop would otherwise load and store them there every K tile.)
+      int ls = arch::fresh(s);
+      uint32_t lphase = static_cast<uint32_t>(arch::fresh(static_cast<int>(phase)));
+      for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
         const unsigned long long tf0 = TCLK();
-        arch::mbarrier_wait_parity(&sh.full[s], phase);
+        arch::mbarrier_wait_parity(&sh.full[ls], lphase);
         if (kt == 0) { if (tr) TTRACE(1 + c, local, 1, TCLK()); } else fsum += TCLK() - tf0;
-        const unsigned char* a = reinterpret_cast<const unsigned char*>(sh.stage[s].a);
-        const unsigned char* b = reinterpret_cast<const unsigned char*>(sh.stage[s].b);
+        const unsigned char* a = reinterpret_cast<const unsigned char*>(sh.stage[ls].a);
+        const unsigned char* b = reinterpret_cast<const unsigned char*>(sh.stage[ls].b);
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
         arch::wgmma_fence();
@@ -529,12 +534,14 @@ struct GemmSm90Persistent {
         arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (kt >= kInFlight && arch::lane_id_now() == 0) release(sh, stage_before(s, kInFlight));
-        if (++s == kStages) {
-          s = 0;
-          phase ^= 1u;
+        if (kt >= kInFlight && arch::lane_id_now() == 0) release(sh, stage_before(ls, kInFlight));
+        if (++ls == kStages) {
+          ls = 0;
+          lphase ^= 1u;
         }
       }
+      s = ls;
+      phase = lphase;
       // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
