@@ -198,7 +198,7 @@ struct GemmSm90Persistent {
   // consumer reads in its fragment layout (Epilogue::add_sw128) and overwrites with D in place: slots 0 and 1 in the
   // consumer's two buffers, loaded by its store warp as soon as the previous unit's stores have read them (a main
   // loop ahead); slots 2 and 3 in the unit's last ring stage, the consumer's A rows and its quarter of the B rows
-  // (kRingSlot3), loaded by the consumer once every consumer warp's wgmma of the unit are complete (`drained`).
+  // (kRingSlot3), loaded by the store warp once every consumer warp's wgmma of the unit are complete (`drained`).
   // Buffer 0 then serves slot 0 only, and the store warp releases the ring stage once slots 2 and 3 are read.
   static constexpr int kRingSlot3 = 3;
 
