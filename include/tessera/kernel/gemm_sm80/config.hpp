@@ -81,9 +81,8 @@ struct Params {
   int* counters = nullptr;       // splits > 1: tiles ints, zero on entry, left zero on exit
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
-  bool r_tma = false;            // with d_tma, D and the residual row-major: the residual arrives through the
-                                 // tensor map argument map_r into the staging tiles (16-byte aligned base and ld)
-                                 // per unit: the producer copies each unit's bias into shared memory
+  bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives
+                                 // through the tensor map argument map_r into the staging tiles
 
   epilogue::Params ep;
 };

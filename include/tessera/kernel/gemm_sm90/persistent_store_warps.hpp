@@ -1,0 +1,172 @@
+// include/tessera/kernel/gemm_sm90/persistent_store_warps.hpp -- the store warps of the persistent Hopper GEMM
+// (kernel/gemm_sm90/persistent_kernel.hpp, cooperative schedule with D through TMA): warp c of the producer
+// warpgroup hands consumer c's staged D tiles to the TMA unit and, with the residual through TMA, loads the
+// residual into the staging tiles ahead of the consumer.  K is the GemmSm90Persistent instantiation: its shared
+// storage, barriers, ring helpers and staging slots are the ones described there.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap
+
+#include <cstdint>  // uint32_t, uint64_t
+
+#include "tessera/arch/config.hpp"              // TESSERA_ARCH_SM90A
+#include "tessera/arch/sm90_cluster.hpp"        // cluster_ctarank
+#include "tessera/arch/sm90_mbarrier.hpp"       // mbarrier_arrive_expect_tx, mbarrier_wait_parity
+#include "tessera/arch/sm90_tma.hpp"            // tma_load_2d, tma_store_2d, bulk groups
+#include "tessera/arch/sm90_warpgroup.hpp"      // named_barrier_sync / arrive, lane_id_now
+#include "tessera/kernel/gemm/scheduler.hpp"    // TileScheduler
+#include "tessera/kernel/gemm_sm80/config.hpp"  // Params
+
+namespace tessera::gemm_sm90 {
+
+template <class K>
+struct PersistentStoreWarps {
+#if defined(__CUDACC__) && defined(TESSERA_ARCH_SM90A)
+  using Params = gemm_sm80::Params;
+  using SharedStorage = typename K::SharedStorage;
+  using Stage = typename K::Stage;
+  using Atom = typename K::Atom;
+  using Epilogue = typename K::Epilogue;
+  static constexpr int kClusterM = K::kClusterBlocks, kBN = K::kBN, kStages = K::kStages;
+  static constexpr int kRingSlot = K::kRingSlot, kRingSlot3 = K::kRingSlot3;
+  static constexpr uint32_t kHandoffThreads = K::kHandoffThreads;
+
+  // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
+  // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
+  // the block whose rows for consumer c start inside M, four staging tiles each (columns n0 + 64 j, slots 0-3,
+  // kRingSlot), in the consumer's order.  Buffer b cycles: free (this warp) -> the consumer writes it -> staged
+  // (consumer) -> this warp stores it and waits until the store has read it -> free.  The warp frees a buffer
+  // only for a later tile, so every barrier phase completes.  Slot 2 lies in the unit's last ring stage, which
+  // this warp releases (for consumer c's four warps) once the store has read it.
+  __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
+                                                     int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
+    static_assert(Atom::kN / Epilogue::kStageCols == 4, "gemm_sm90 persistent: four staging tiles per unit and consumer");
+    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    auto stores = [&](int u, int& m0, int& n0) {  // the consumer's test (epilogue_cooperative): rows inside M
+      const gemm_core::TileWork w = sched.work(u);
+      m0 = K::consumer_m0(w.tm * kClusterM + rank, c);
+      n0 = w.tn * kBN;
+      return m0 < p.m;
+    };
+    int units = 0;
+    for (int u = K::first_unit(); u < sched.units(); u += K::unit_stride()) {
+      int m0, n0;
+      units += stores(u, m0, n0) ? 1 : 0;
+    }
+    const int lane = static_cast<int>(arch::lane_id_now());
+    const bool leader = lane == 0;
+    if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, stores);
+    if (units > 0) {
+      arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
+      arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
+    }
+    auto issue = [&](const void* tile, uint32_t bar, int m0, int n) {
+      arch::named_barrier_sync(bar, kHandoffThreads);
+      if (leader) {
+        if (p.ep.d_row_major) arch::tma_store_2d(map_d, tile, n, m0);
+        else arch::tma_store_2d(map_d, tile, m0, n);
+        arch::bulk_commit();
+      }
+    };
+    auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
+      __syncwarp();
+      arch::named_barrier_arrive(bar, kHandoffThreads);
+    };
+    int s = 0;  // the ring position after each unit, as the consumers count it
+    for (int u = K::first_unit(), i = 0; u < sched.units(); u += K::unit_stride()) {
+      s = (s + sched.k_tiles_of(u)) % kStages;
+      int m0, n0;
+      if (!stores(u, m0, n0)) continue;
+      const int last = K::stage_before(s, 1);  // the unit's last stage: slot 2
+      const bool more = ++i < units;
+      constexpr int kCols = Epilogue::kStageCols;
+      issue(sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0);
+      issue(sh.d.tile[c][1], K::staged_bar(c, 1), m0, n0 + kCols);
+      issue(K::ring_tile(sh, last, c), K::staged_ring_bar(c), m0, n0 + 2 * kCols);
+      if (leader) arch::bulk_wait_read<2>();  // slot 0 read: buffer 0 for slot 3
+      then_free(K::free_bar(c, 0));
+      issue(sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0 + 3 * kCols);
+      if (leader) arch::bulk_wait_read<2>();  // slot 1 read
+      if (more) then_free(K::free_bar(c, 1));
+      if (leader) arch::bulk_wait_read<1>();  // slot 2 read: the ring stage is free, for consumer c's warps
+      __syncwarp();
+      if (lane < 4) K::release(sh, last);
+      if (leader) arch::bulk_wait_read<0>();  // slot 3 read
+      if (more) then_free(K::free_bar(c, 0));
+    }
+    // The stores have reached global memory before the block ends.
+    if (leader) arch::bulk_wait<0>();
+    __syncwarp();
+  }
+  // store_tiles with the residual through TMA (p.r_tma, kRingSlot3): buffers 0 and 1 are loaded with the next unit's
+  // residual as soon as this unit's stores have read them, instead of being handed back free; slot 3 leaves from the
+  // ring stage, which is released once slots 2 and 3 are read.
+  template <class Stores>
+  __device__ __forceinline__ static void store_tiles_residual(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
+                                                              int c, const CUtensorMap* map_d, const CUtensorMap* map_r,
+                                                              Stores&& stores) {
+    constexpr int kCols = Epilogue::kStageCols;
+    constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
+    const bool leader = arch::lane_id_now() == 0;
+    const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
+    auto load_box = [&](void* tile, uint64_t* bar, int m0, int n) {  // the residual's 64 x 64 box at (m0, n)
+      arch::mbarrier_arrive_expect_tx(bar, kTileBytes);
+      if (row_major) arch::tma_load_2d(tile, map_r, bar, n, m0);
+      else arch::tma_load_2d(tile, map_r, bar, m0, n);
+    };
+    auto load_r = [&](int b, int m0, int n) {  // buffer b
+      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0, n);
+    };
+    auto next_storing = [&](int u, int& m0, int& n0) {  // the first unit from u on that stores D; false: none
+      for (; u < sched.units(); u += K::unit_stride())
+        if (stores(u, m0, n0)) return true;
+      return false;
+    };
+    int m0 = 0, n0 = 0;
+    if (!next_storing(K::first_unit(), m0, n0)) return;
+    load_r(0, m0, n0);
+    load_r(1, m0, n0 + kCols);
+    auto issue = [&](const void* tile, uint32_t bar, int n) {
+      arch::named_barrier_sync(bar, kHandoffThreads);
+      if (leader) {
+        if (row_major) arch::tma_store_2d(map_d, tile, n, m0);
+        else arch::tma_store_2d(map_d, tile, m0, n);
+        arch::bulk_commit();
+      }
+    };
+    int s = 0;  // the ring position after each unit, as the consumers count it
+    for (int v = K::first_unit(), local = 0; v < sched.units(); v += K::unit_stride(), ++local) {
+      s = (s + sched.k_tiles_of(v)) % kStages;
+      // Every unit's drain, in order (the barrier's phases are counted by unit).
+      arch::mbarrier_wait_parity(&sh.drained, static_cast<uint32_t>(local & 1));
+      int vm0, vn0;
+      if (!stores(v, vm0, vn0)) continue;
+      m0 = vm0;
+      n0 = vn0;
+      const int last = K::stage_before(s, 1);
+      unsigned char* ring = K::ring_tile(sh, last, c);
+      if (leader) {  // slots 2 and 3: the consumer's A rows and its quarter of the B rows of the last stage
+        load_box(ring, &sh.rfull[c][kRingSlot], m0, n0 + 2 * kCols);
+        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0, n0 + 3 * kCols);
+      }
+      int nm0 = 0, nn0 = 0;
+      const bool more = next_storing(v + K::unit_stride(), nm0, nn0);
+      issue(sh.d.tile[c][0], K::staged_bar(c, 0), n0);
+      issue(sh.d.tile[c][1], K::staged_bar(c, 1), n0 + kCols);
+      issue(ring, K::staged_ring_bar(c), n0 + 2 * kCols);
+      issue(ring + sizeof(Stage::a), K::staged_ring3_bar(c), n0 + 3 * kCols);
+      if (leader) arch::bulk_wait_read<3>();  // slot 0 read: buffer 0 takes the next unit's residual
+      if (more) load_r(0, nm0, nn0);
+      if (leader) arch::bulk_wait_read<2>();  // slot 1 read
+      if (more) load_r(1, nm0, nn0 + kCols);
+      if (leader) arch::bulk_wait_read<0>();  // slots 2 and 3 read: the ring stage is free, for consumer c's warps
+      __syncwarp();
+      if (arch::lane_id_now() < 4) K::release(sh, last);
+    }
+    if (leader) arch::bulk_wait<0>();
+    __syncwarp();
+  }
+#endif  // __CUDACC__ && TESSERA_ARCH_SM90A
+};
+
+}  // namespace tessera::gemm_sm90
