@@ -16,6 +16,8 @@ constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_coop
 constexpr GemmKernelType kPp64x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_pp64x256}, {kTc, Dtype::f16, 64, sm90_f16_pp64x256}};
 constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x256},
                                             {kTc, Dtype::f16, 64, sm90_f16_wgmma128x256}};
+constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x64},
+                                           {kTc, Dtype::f16, 64, sm90_f16_wgmma128x64}};
 constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x128},
                                             {kTc, Dtype::f16, 64, sm90_f16_wgmma128x128}};
 constexpr GemmKernelType k128x256[] = {{kTc, Dtype::bf16, 64, sm80_bf16_128x256}, {kTc, Dtype::f16, 64, sm80_f16_128x256}};
@@ -43,6 +45,9 @@ constexpr GemmKernelEntry kEntries[] = {
      .types = kWgmma128x256, .tma = true, .block_m = 128, .block_n = 256, .efficiency = 1.7},
     {.tile = GemmTile::wgmma128x128, .name = "wgmma128x128x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
      .types = kWgmma128x128, .tma = true, .block_m = 128, .block_n = 128, .efficiency = 1.6},
+    // The same kernel with a 128 x 64 tile, eight stages: problems of fewer 128 x 128 tiles than SMs (1024^3).
+    {.tile = GemmTile::wgmma128x64, .name = "wgmma128x64x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
+     .types = kWgmma128x64, .tma = true, .block_m = 128, .block_n = 64, .efficiency = 1.5},
     {.tile = GemmTile::t128x256, .name = "128x256x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
      .types = k128x256, .block_m = 128, .block_n = 256, .efficiency = 1.0},
     {.tile = GemmTile::t128x128, .name = "128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,

@@ -1,5 +1,5 @@
 // src/gemm_sm90.cu -- instantiation unit: the Hopper (sm_90a) tensor-core GEMM, bf16 and f16, operand
-// majorness (K, K), (K, N) and (M, N), tiles 128x128 and 128x256 (12 kernels).  Built for every target architecture; the
+// majorness (K, K), (K, N) and (M, N), tiles 128x64, 128x128 and 128x256 (18 kernels).  Built for every target architecture; the
 // kernels have code only for sm_90a.
 #include "gemm_kernels.hpp"                          // the getters this unit defines
 #include "tessera/atom/smem_sm90.hpp"                // sw128_tile (the TMA boxes)
@@ -36,6 +36,8 @@ KernelInfo sm90_pick(Combo c) {
 }
 }  // namespace
 
+KernelInfo sm90_bf16_wgmma128x64(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 64>(c); }
+KernelInfo sm90_f16_wgmma128x64(Combo c) { return sm90_pick<gemm_sm80::ElemF16, 64>(c); }
 KernelInfo sm90_bf16_wgmma128x128(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 128>(c); }
 KernelInfo sm90_f16_wgmma128x128(Combo c) { return sm90_pick<gemm_sm80::ElemF16, 128>(c); }
 KernelInfo sm90_bf16_wgmma128x256(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 256>(c); }

@@ -148,7 +148,7 @@ bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
 
 TEST(GemmDevice, WgmmaTiles) {
   TESSERA_REQUIRE_SM(90);
-  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
                       GemmTile::cooperative128x256})
     for (Dtype t : {Dtype::bf16, Dtype::f16})
       for (auto [oa, ob] : kOrders)
@@ -170,7 +170,7 @@ TEST(GemmDevice, WgmmaTiles) {
         }
   // The fused epilogue, D orders and types, split-K, several K tiles, every operand majorness.
   int i = 0;
-  for (GemmTile wt : {GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
                       GemmTile::cooperative128x256})
     for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
       for (Dtype out : {Dtype::bf16, Dtype::f32})
@@ -199,9 +199,51 @@ TEST(GemmDevice, WgmmaTiles) {
     GemmCase big;
     big.m = 1024; big.n = 1024; big.k = 512; big.oa = oa; big.ob = ob; big.seed = ++g_seed;
     const GemmTile chosen = run_gemm_case(big).tile;
-    EXPECT_TRUE(chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256 ||
+    EXPECT_TRUE(chosen == GemmTile::wgmma128x64 || chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256 ||
                 chosen == GemmTile::pingpong64x256 || chosen == GemmTile::cooperative128x256)
         << big.str();
+  }
+}
+
+// Below a full wave of its blocks the planner takes the persistent cooperative kernel only for a fused epilogue
+// (its epilogue is the faster one) and only down to nine tenths of a wave; the bare GEMM keeps a non-persistent tile.
+TEST(GemmDevice, PlannerFusedEpilogueBelowAWave) {
+  TESSERA_REQUIRE_SM(90);
+  // Only planned, never touched: far apart, so that no two of them overlap.
+  auto never = [](int i) { return reinterpret_cast<void*>(uintptr_t(i) << 40); };
+  auto args = [&](int64_t m, int64_t n, bool fused) {
+    tessera::GemmArgs g;
+    g.m = m; g.n = n; g.k = 2048;
+    g.a = {never(1), Dtype::bf16, R, 0};
+    g.b = {never(2), Dtype::bf16, C, 0};
+    g.d = {never(3), Dtype::bf16, R, 0};
+    if (fused) {
+      g.bias_mode = BiasMode::per_column;
+      g.bias = never(4);
+      g.bias_type = Dtype::bf16;
+      g.bias_size = n;
+      g.activation = Activation::gelu_tanh;
+    }
+    return g;
+  };
+  auto plan = [&](const tessera::GemmArgs& g) {
+    tessera::GemmPlan p;
+    const tessera::GemmStatus st = tessera::gemm_plan(g, &p);
+    EXPECT_TRUE(st.ok()) << st.message;
+    return p;
+  };
+  // Every resident block of the cooperative kernel (a problem of many waves, the tile forced).
+  tessera::GemmArgs many = args(8192, 8192, false);
+  many.tile = GemmTile::cooperative128x256;
+  const int64_t resident = plan(many).grid_blocks;
+  ASSERT_GE(resident, 40);
+  // M = 256 is one cluster row of two 128-row tiles: `units` columns of 256 make 2 * units blocks.
+  for (const int64_t units : {resident * 19 / 40, resident * 17 / 40}) {  // 95% and 85% of the resident blocks
+    const tessera::GemmPlan bare = plan(args(256, 256 * units, false));
+    const tessera::GemmPlan fused = plan(args(256, 256 * units, true));
+    EXPECT_NE(bare.tile, GemmTile::cooperative128x256) << units << " units: " << bare.str();
+    if (2 * units * 10 >= resident * 9) EXPECT_EQ(fused.tile, GemmTile::cooperative128x256) << units << " units: " << fused.str();
+    else EXPECT_NE(fused.tile, GemmTile::cooperative128x256) << units << " units: " << fused.str();
   }
 }
 
@@ -476,6 +518,8 @@ TEST(GemmSanitize, Subset) {
   { GemmCase c; c.m = 130; c.n = 129; c.k = 33; c.in = c.out = Dtype::f32; c.oa = C; c.split_k = 2; c.workspace = true; add(c); }
   if (tessera::test::gpu_sm() == 90) {  // the Hopper kernel: full and partial tiles, split-K, the epilogue
     { GemmCase c; c.m = 150; c.n = 270; c.k = 136; c.tile = GemmTile::wgmma128x128; c.ob = C; add(c); }
+    { GemmCase c; c.m = 150; c.n = 100; c.k = 600; c.tile = GemmTile::wgmma128x64; c.oa = C; c.ob = R; c.beta = 0.5f;
+      c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 150; c.n = 300; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = C; add(c); }
     { GemmCase c; c.m = 150; c.n = 272; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = R; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }

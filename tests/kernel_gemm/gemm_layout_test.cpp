@@ -278,10 +278,10 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
   using gemm_core::find_gemm_kernel;
   const GemmMath tc = GemmMath::tensor_core;
   for (Dtype in : {Dtype::bf16, Dtype::f16}) {
-    for (GemmTile t : {GemmTile::wgmma128x128, GemmTile::wgmma128x256}) {
+    for (GemmTile t : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256}) {
       const gemm_core::GemmKernelEntry* e = find_gemm_kernel(t);
       ASSERT_NE(e, nullptr);
-      const unsigned bn = t == GemmTile::wgmma128x128 ? 128u : 256u;
+      const unsigned bn = t == GemmTile::wgmma128x64 ? 64u : t == GemmTile::wgmma128x128 ? 128u : 256u;
       expect_box(e->kernel(tc, in, Combo::kk), 64, 128, 64, bn, "wgmma KK");
       expect_box(e->kernel(tc, in, Combo::k_mn), 64, 128, 64, 64, "wgmma KN");
       expect_box(e->kernel(tc, in, Combo::mn_mn), 64, 64, 64, 64, "wgmma MN");

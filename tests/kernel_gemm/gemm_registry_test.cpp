@@ -28,7 +28,8 @@ using gemm_core::GemmSchedule;
 // Every GemmTile other than automatic, in declaration order.
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,       GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128,    GemmTile::wgmma128x128,
-                               GemmTile::wgmma128x256, GemmTile::pingpong64x256, GemmTile::cooperative128x256};
+                               GemmTile::wgmma128x256, GemmTile::pingpong64x256, GemmTile::cooperative128x256,
+                               GemmTile::wgmma128x64};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact};
 
 // What the hand-written tables before the registry said of each tile: its name, the maths a forced tile
@@ -51,11 +52,14 @@ constexpr Expected kExpected[] = {
     {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, true, 1.7, 0},
     {GemmTile::pingpong64x256, "pp64x256x64", true, false, false, true, 1.4, 0},
     {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, true, 1.8, 0},
+    {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, true, 1.5, 0},
 };
-// The planner's candidate order before the registry (its `tiles_all`); ties in cost keep the first.
+// The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
+// cost keep the first.
 constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::pingpong64x256, GemmTile::wgmma128x256,
-                                      GemmTile::wgmma128x128,       GemmTile::t128x256,       GemmTile::t128x128,
-                                      GemmTile::t64x64,             GemmTile::t16x128,        GemmTile::simt128x128};
+                                      GemmTile::wgmma128x128,       GemmTile::wgmma128x64,    GemmTile::t128x256,
+                                      GemmTile::t128x128,           GemmTile::t64x64,         GemmTile::t16x128,
+                                      GemmTile::simt128x128};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
   std::set<GemmTile> tiles;

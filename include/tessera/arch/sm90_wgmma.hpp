@@ -7,7 +7,7 @@
 //   wgmma_fence         wgmma.fence.sync.aligned           order register/shared accesses before wgmma
 //   wgmma_commit        wgmma.commit_group.sync.aligned    close the group of issued wgmma
 //   wgmma_wait<N>       wgmma.wait_group.sync.aligned N    at most N groups still in flight
-//   wgmma_m64n{128,256}k16  wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}
+//   wgmma_m64n{64,128,256}k16  wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}
 //                       D (64 x N, fp32) += A (64 x 16) * B (16 x N); each operand K-major or, with
 //                       imm-trans-a / imm-trans-b = 1, M- / N-major; scale-d = 0 ignores the old D.
 // Accumulator fragment (PTX ISA, wgmma "Register Fragments", matrix D): warp w of the warpgroup holds rows
@@ -99,6 +99,12 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
 // N-major (kTransB = 1, "imm-trans-b").  Transposed operands are 16-bit types only.
 // The accumulator operands are spelled out once per N in the macros below (nvcc does not expand
 // parameter packs in asm operand lists); they are #undef'd at the end of this file.
+#define TESSERA_WGMMA_D32_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define TESSERA_WGMMA_D32_OPERANDS \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 #define TESSERA_WGMMA_D64_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 #define TESSERA_WGMMA_D64_OPERANDS \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -127,6 +133,31 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
   "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+// The same with N = 64: D is 64 x 64 (32 registers per thread, j = 0 .. 7 in the fragment above).
+template <bool kF16, int kTransB = 0, int kTransA = 0>
+TESSERA_DEVICE_INLINE void wgmma_m64n64k16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+  static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");
+  static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");
+#if defined(TESSERA_ARCH_SM90A)
+  if constexpr (kF16) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " TESSERA_WGMMA_D32_REGS
+                 ", %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : TESSERA_WGMMA_D32_OPERANDS
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  } else {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " TESSERA_WGMMA_D32_REGS
+                 ", %32, %33, p, 1, 1, %35, %36;\n}\n"
+                 : TESSERA_WGMMA_D32_OPERANDS
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+  }
+#else
+  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+}
 
 template <bool kF16, int kTransB = 0, int kTransA = 0>
 TESSERA_DEVICE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
@@ -177,6 +208,8 @@ TESSERA_DEVICE_INLINE void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, ui
 #endif
 }
 
+#undef TESSERA_WGMMA_D32_REGS
+#undef TESSERA_WGMMA_D32_OPERANDS
 #undef TESSERA_WGMMA_D64_REGS
 #undef TESSERA_WGMMA_D64_OPERANDS
 #undef TESSERA_WGMMA_D128_REGS

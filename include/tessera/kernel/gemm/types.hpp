@@ -33,6 +33,7 @@ enum class GemmTile : int {
                    // loop; same operand requirements as wgmma128x128
   cooperative128x256,  // Hopper, persistent: both consumer warpgroups on one 128 x 256 tile, the producer
                        // loading the next tile during the epilogue; same operand requirements
+  wgmma128x64,  // the wgmma128x128 kernel with a 128 x 64 block tile (small problems: twice the blocks)
 };
 
 }  // namespace tessera

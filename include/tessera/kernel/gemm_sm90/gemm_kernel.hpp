@@ -1,15 +1,15 @@
 // include/tessera/kernel/gemm_sm90/gemm_kernel.hpp -- the Hopper tensor-core GEMM (sm_90a): TMA loads,
 // an mbarrier ring, warpgroup MMA (wgmma), and the same fused epilogue as the Ampere path.
 //
-//   block tile   128 x BLK_N x 64, BLK_N = 128 or 256 (16-bit A and B, both K-major), kStages = 4 shared
-//                buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
-//                a 128-byte swizzle: 32 / 48 KB per stage, 128 / 192 KB in all, one block per SM
+//   block tile   128 x BLK_N x 64, BLK_N = 64, 128 or 256 (16-bit A and B, both K-major), kStages = 8, 4, 4
+//                shared buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
+//                a 128-byte swizzle: 24 / 32 / 48 KB per stage, 192 / 128 / 192 KB in all, one block per SM
 //   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
 //                TMA loads of a stage after waiting for the stage to be free.  Warpgroups 1 and 2 are
 //                the consumers: rows 0-63 and 64-127 of the tile, BLK_N/2 fp32 accumulators per thread,
 //                four wgmma m64nNk16 per K tile read straight from the swizzled stage; one K tile's
 //                group stays in flight while the next stage is awaited.
-//   ring         full[s]  (count 1): the producer's arrive.expect_tx(32 KB); the TMA bytes complete it
+//   ring         full[s]  (count 1): the producer's arrive.expect_tx(stage bytes); the TMA bytes complete it
 //                empty[s] (count 2): one arrive per consumer warpgroup once its wgmma of stage s are done
 //                Both are waited by parity; a fresh empty barrier counts as free (parity 1 passes).
 //   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
@@ -31,7 +31,7 @@
 
 #include "tessera/arch/sm90_mbarrier.hpp"              // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
-#include "tessera/arch/sm90_wgmma.hpp"                 // wgmma_m64n128k16, smem_desc_k_major_sw128
+#include "tessera/arch/sm90_wgmma.hpp"                 // wgmma_m64n{64,128,256}k16, smem_desc_k_major_sw128
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params, grouped_tile, ElemBf16, ElemF16
 
@@ -42,9 +42,10 @@ using gemm_sm80::Params;
 template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
 struct GemmSm90 {
   static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
-  static_assert(kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 128 or 256 (one wgmma m64nNk16 per k-step)");
+  static_assert(kBN == 64 || kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 64, 128 or 256 (one wgmma m64nNk16 per k-step)");
   static constexpr int kAcc = kBN / 2;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
-  static constexpr int kStages = 4;
+  // The narrow tile (small problems: a block's whole K range is a few dozen K tiles) keeps twice the stages in flight.
+  static constexpr int kStages = kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
   static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
@@ -142,7 +143,8 @@ struct GemmSm90 {
           const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytesN)
                                        : arch::smem_desc_k_major_sw128(b + ks * 32);
           if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
-          else arch::wgmma_m64n128k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
+          else if constexpr (kBN == 128) arch::wgmma_m64n128k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
+          else arch::wgmma_m64n64k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
         }
         arch::wgmma_commit();
         arch::wgmma_wait<1>();

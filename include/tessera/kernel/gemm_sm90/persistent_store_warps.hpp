@@ -94,8 +94,9 @@ struct PersistentStoreWarps {
       if (leader) arch::bulk_wait_read<0>();  // slot 3 read
       if (more) then_free(K::free_bar(c, 0));
     }
-    // The stores have reached global memory before the block ends.
-    if (leader) arch::bulk_wait<0>();
+    // The last stores have read the staging tiles before the block ends (their writes to global memory complete
+    // before the grid does).
+    if (leader) arch::bulk_wait_read<0>();
     __syncwarp();
   }
   // store_tiles with the residual through TMA (p.r_tma, kRingSlot3): buffers 0 and 1 are loaded with the next unit's
@@ -163,7 +164,7 @@ struct PersistentStoreWarps {
       __syncwarp();
       if (arch::lane_id_now() < 4) K::release(sh, last);
     }
-    if (leader) arch::bulk_wait<0>();
+    if (leader) arch::bulk_wait_read<0>();  // as in store_tiles
     __syncwarp();
   }
 #endif  // __CUDACC__ && TESSERA_ARCH_SM90A
