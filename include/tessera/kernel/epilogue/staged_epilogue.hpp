@@ -29,7 +29,7 @@
 
 #include <cstdint>  // int64_t, uint32_t
 
-#include "tessera/kernel/epilogue/activation.hpp"  // activate
+#include "tessera/kernel/fused/expr.hpp"          // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
 #include "tessera/kernel/numeric.hpp"             // Numeric
 #include "tessera/kernel/epilogue/types.hpp"       // Params, Dtype
 
@@ -82,6 +82,55 @@ __device__ __forceinline__ float load_bias(const Params& p, int i) {
   return p.bias_f32 ? static_cast<const float*>(p.bias)[i] : Elem<T>::to_float(static_cast<const T*>(p.bias)[i]);
 }
 
+// bias[i .. i + V) of type B, `valid` of them inside D (the rest read as 0): 16-byte loads when all are valid and
+// the run is 16-byte aligned, else one element at a time.
+template <class B, int V>
+__device__ __forceinline__ void load_bias_run(float (&out)[V], const void* bias, int i, int valid) {
+  constexpr int kPer = Elem<B>::kVec;  // elements per 16 bytes
+  const B* b = static_cast<const B*>(bias) + i;
+  if constexpr (V % kPer == 0) {
+    if (valid == V && reinterpret_cast<uintptr_t>(b) % 16 == 0) {
+#pragma unroll
+      for (int j = 0; j < V; j += kPer) {
+        float f[kPer];
+        Elem<B>::unpack(*reinterpret_cast<const uint4*>(b + j), f);
+#pragma unroll
+        for (int t = 0; t < kPer; ++t) out[j + t] = f[t];
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) out[j] = j < valid ? Elem<B>::to_float(b[j]) : 0.f;
+}
+
+// v = act(v) for V values, the activation picked once (kernel/fused's ew::op functors, as the fragment epilogue
+// uses them; their error bounds are tests/kernel_gemm/activation_bound_test.cu's).
+template <int V>
+__device__ __forceinline__ void activate_run(float (&v)[V], const Params& p) {
+  auto each = [&](auto f) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = f(v[j]);
+  };
+  switch (p.act) {
+    case Activation::none: break;
+    case Activation::relu: each([](float x) { return ew::op::Relu::apply(x); }); break;
+    case Activation::gelu_tanh: each([](float x) { return ew::op::GeluTanh::apply(x); }); break;
+    case Activation::gelu_erf: each([](float x) { return ew::op::Gelu::apply(x); }); break;
+    case Activation::silu: each([](float x) { return ew::op::SiluApprox::apply(x); }); break;
+    case Activation::leaky_relu: {
+      const float slope = p.act_p0;
+      each([slope](float x) { return x >= 0.f ? x : slope * x; });
+      break;
+    }
+    case Activation::clamp: {
+      const float lo = p.act_p0, hi = p.act_p1;
+      each([lo, hi](float x) { return fminf(fmaxf(x, lo), hi); });
+      break;
+    }
+  }
+}
+
 // How the bias varies in D's memory order: 0 none, 1 along the contiguous (inner) dimension, 2 along
 // the outer dimension, 3 a scalar.
 __device__ __forceinline__ int bias_dim_in_d_order(const Params& p) {
@@ -103,17 +152,17 @@ __device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bo
     for (int j = 0; j < V; ++j) v[j] = fmaf(p.beta, c[j], v[j]);
   }
   if (bias_dim == 1) {
+    float b[V];
+    if (p.bias_f32) load_bias_run<float, V>(b, p.bias, gi, valid);
+    else load_bias_run<T, V>(b, p.bias, gi, valid);
 #pragma unroll
-    for (int j = 0; j < V; ++j) v[j] += j < valid ? load_bias<T>(p, gi + j) : 0.f;
+    for (int j = 0; j < V; ++j) v[j] += b[j];
   } else if (bias_dim != 0) {
     const float b = load_bias<T>(p, bias_dim == 2 ? go : 0);
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] += b;
   }
-  if (p.act != Activation::none) {
-#pragma unroll
-    for (int j = 0; j < V; ++j) v[j] = activate(p.act, v[j], p.act_p0, p.act_p1);
-  }
+  activate_run<V>(v, p);
   if (p.residual) {
     float r[V];
     load_along<T, V>(r, p.residual, p.ldr, p.r_row_major == rm, p.r_vec, go, gi, valid);
