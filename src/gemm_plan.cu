@@ -236,12 +236,6 @@ KernelInfo kernel_for(const Problem& p, const GemmKernelEntry& e) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Whether the epilogue does more than store D = A @ B (the planner prefers the kernels whose epilogue is fast).
-bool fused_epilogue(const epilogue::Params& e) {
-  return e.alpha != 1.f || e.beta != 0.f || e.bias_along != epilogue::kBiasNone || e.act != Activation::none ||
-         e.residual != nullptr;
-}
-
 size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
   if (splits <= 1) return 0;
   return counters_bytes(tiles * k.counters_per_tile) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
@@ -309,14 +303,12 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     // A persistent kernel is planned only when its units fill every resident block at least once: below a
     // wave it keeps half the SMs idle where a smaller non-persistent tile spreads (2048^3: 32 cluster
     // units for 66 clusters ran at 0.75x cuBLAS, the non-persistent 128 x 256 tile at 0.86x; forcing a
-    // split K costs more in partial-sum traffic than it gains: 0.36x; docs/PERF.md, 2026-11-24).  With a fused
-    // epilogue nine tenths suffice: the persistent kernel's epilogue is the faster one (2048^3, 128 blocks of
-    // 132: bias+GELU 0.75x cuBLASLt against the non-persistent 128 x 256 tile's 0.62x, whose bare GEMM is the
-    // faster, 0.90x against 0.84x cuBLAS; docs/PERF.md, eleventh session).
+    // split K costs more in partial-sum traffic than it gains: 0.36x; docs/PERF.md, 2026-11-24).  The same holds
+    // with a fused epilogue (2048^3, 128 blocks of 132: bias+GELU 0.86x cuBLASLt on the non-persistent tile,
+    // 0.76x on the cooperative kernel; docs/PERF.md, eleventh session).
     if (k.persistent && g.tile == GemmTile::automatic && g.split_k == 0) {
       const int64_t cluster_units = ceil_div(ceil_div(p.m, k.block_m), k.cluster_m) * ceil_div(p.n, k.block_n);
-      const int64_t blocks = cluster_units * k.cluster_m;
-      if (fused_epilogue(p.ep) ? blocks * 10 < resident * 9 : blocks < resident) continue;
+      if (cluster_units * k.cluster_m < resident) continue;
     }
     const int64_t tm = ceil_div(p.m, k.block_m), tn = ceil_div(p.n, k.block_n), tiles = tm * tn;
     if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
@@ -393,7 +385,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
 struct PlanKey {
   int dev;
   int math, in, d_type, tile, split_k;
-  bool a_kmajor, b_kmajor, a_vec, b_vec, fused;
+  bool a_kmajor, b_kmajor, a_vec, b_vec;
   int64_t m, n, k;
   size_t ws_limit;
   auto operator<=>(const PlanKey&) const = default;
@@ -416,7 +408,6 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
                     p.b.k_major,
                     vec16(p.a.data, p.a.ld, eb),
                     vec16(p.b.data, p.b.ld, eb),
-                    fused_epilogue(p.ep),
                     p.m,
                     p.n,
                     p.k,

@@ -205,48 +205,6 @@ TEST(GemmDevice, WgmmaTiles) {
   }
 }
 
-// Below a full wave of its blocks the planner takes the persistent cooperative kernel only for a fused epilogue
-// (its epilogue is the faster one) and only down to nine tenths of a wave; the bare GEMM keeps a non-persistent tile.
-TEST(GemmDevice, PlannerFusedEpilogueBelowAWave) {
-  TESSERA_REQUIRE_SM(90);
-  // Only planned, never touched: far apart, so that no two of them overlap.
-  auto never = [](int i) { return reinterpret_cast<void*>(uintptr_t(i) << 40); };
-  auto args = [&](int64_t m, int64_t n, bool fused) {
-    tessera::GemmArgs g;
-    g.m = m; g.n = n; g.k = 2048;
-    g.a = {never(1), Dtype::bf16, R, 0};
-    g.b = {never(2), Dtype::bf16, C, 0};
-    g.d = {never(3), Dtype::bf16, R, 0};
-    if (fused) {
-      g.bias_mode = BiasMode::per_column;
-      g.bias = never(4);
-      g.bias_type = Dtype::bf16;
-      g.bias_size = n;
-      g.activation = Activation::gelu_tanh;
-    }
-    return g;
-  };
-  auto plan = [&](const tessera::GemmArgs& g) {
-    tessera::GemmPlan p;
-    const tessera::GemmStatus st = tessera::gemm_plan(g, &p);
-    EXPECT_TRUE(st.ok()) << st.message;
-    return p;
-  };
-  // Every resident block of the cooperative kernel (a problem of many waves, the tile forced).
-  tessera::GemmArgs many = args(8192, 8192, false);
-  many.tile = GemmTile::cooperative128x256;
-  const int64_t resident = plan(many).grid_blocks;
-  ASSERT_GE(resident, 40);
-  // M = 256 is one cluster row of two 128-row tiles: `units` columns of 256 make 2 * units blocks.
-  for (const int64_t units : {resident * 19 / 40, resident * 17 / 40}) {  // 95% and 85% of the resident blocks
-    const tessera::GemmPlan bare = plan(args(256, 256 * units, false));
-    const tessera::GemmPlan fused = plan(args(256, 256 * units, true));
-    EXPECT_NE(bare.tile, GemmTile::cooperative128x256) << units << " units: " << bare.str();
-    if (2 * units * 10 >= resident * 9) EXPECT_EQ(fused.tile, GemmTile::cooperative128x256) << units << " units: " << fused.str();
-    else EXPECT_NE(fused.tile, GemmTile::cooperative128x256) << units << " units: " << fused.str();
-  }
-}
-
 // The persistent kernels (ping-pong and cooperative): the whole epilogue menu on full and edge tiles, blocks that take many
 // units (the ring continues across units of different K lengths), split-K, and the same bits run to run.
 TEST(GemmDevice, PingPongPersistent) {
