@@ -456,6 +456,73 @@ TEST(GemmDevice, LongKAndInPlace) {
 
 // The representative subset for compute-sanitizer: every kernel family and tile, split-K, element-wise
 // (unaligned) loads, column-major D, C aliasing D, the full epilogue.
+// gemm_epilogue_inplace, the epilogue on its own (D = act(D + bias) + residual in place): every output type, bias
+// placement and activation, both D orders, with and without a residual, on a shape whose rows are not whole 16-byte
+// vectors (the element path) and one whose rows are (the 16-byte path).  Reference: float64 of the same inputs.
+TEST(GemmDevice, EpilogueInplace) {
+  TESSERA_REQUIRE_SM(80);
+  using tessera::test::Mat;
+  std::mt19937 rng(4242);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  int runs = 0;
+  for (const Shape& s : {Shape{67, 131, 0}, Shape{64, 128, 0}})
+    for (Dtype t : {Dtype::bf16, Dtype::f16, Dtype::f32})
+      for (MatrixOrder od : {R, C})
+        for (BiasMode b : kBiases)
+          for (Activation a : kActs) {
+            const bool res = (runs++ % 2) == 0;
+            const Dtype bt = runs % 3 ? t : Dtype::f32;
+            Mat D, Rm;
+            tessera::test::make_mat(D, s.m, s.n, od, t, 0, 0, rng, true);
+            for (double& v : D.val) v = tessera::test::round_to(t, 3.0 * v);  // pre-activations in [-3, 3]
+            for (int64_t i = 0; i < s.m; ++i)
+              for (int64_t j = 0; j < s.n; ++j) tessera::test::store_elem(t, D.bytes.data(), D.index(i, j), D.at(i, j));
+            // the residual in D's order (its 16-byte path) or the other one, turn about
+            if (res) tessera::test::make_mat(Rm, s.m, s.n, runs % 4 == 1 ? od : (od == R ? C : R), t, 0, 0, rng, true);
+            const int64_t nb = b == BiasMode::per_column ? s.n : b == BiasMode::per_row ? s.m : b == BiasMode::scalar ? 1 : 0;
+            std::vector<double> bias(static_cast<size_t>(nb));
+            std::vector<unsigned char> bias_bytes(static_cast<size_t>(nb) * tessera::dtype_bytes(bt));
+            for (int64_t i = 0; i < nb; ++i) {
+              bias[static_cast<size_t>(i)] = tessera::test::round_to(bt, u(rng) / 3.0);
+              tessera::test::store_elem(bt, bias_bytes.data(), i, bias[static_cast<size_t>(i)]);
+            }
+            tessera::test::DeviceBuffers db;
+            tessera::test::upload(db, D);
+            if (res) tessera::test::upload(db, Rm);
+            void* dbias = nb ? db.alloc(bias_bytes.size()) : nullptr;
+            if (nb) {
+              ASSERT_EQ(cudaMemcpy(dbias, bias_bytes.data(), bias_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+            }
+            tessera::GemmArgs g;
+            g.m = s.m; g.n = s.n; g.k = 1;
+            g.d = {D.data(), t, od, D.ld};
+            g.bias_mode = b; g.bias = dbias; g.bias_type = bt; g.bias_size = nb;
+            g.activation = a; g.leaky_relu_slope = 0.1f; g.clamp_lo = -0.5f; g.clamp_hi = 0.75f;
+            if (res) g.residual = {Rm.data(), t, Rm.order, Rm.ld};
+            const tessera::GemmStatus st = tessera::gemm_epilogue_inplace(g, nullptr);
+            ASSERT_TRUE(st.ok()) << st.message;
+            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+            std::vector<unsigned char> out(D.bytes.size());
+            ASSERT_EQ(cudaMemcpy(out.data(), D.data(), out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+            const double r_out = t == Dtype::bf16 ? 1.0 / 128 : t == Dtype::f16 ? 1.0 / 1024 : 1e-6;
+            for (int64_t i = 0; i < s.m; ++i)
+              for (int64_t j = 0; j < s.n; ++j) {
+                const double bv = nb == 0 ? 0.0 : bias[static_cast<size_t>(b == BiasMode::per_column ? j : b == BiasMode::per_row ? i : 0)];
+                const double x = D.at(i, j) + bv;
+                const double act = tessera::test::ref_act(a, x, a == Activation::clamp ? -0.5 : 0.1, 0.75);
+                const double y = act + (res ? Rm.at(i, j) : 0.0);
+                const double got = tessera::test::load_elem(t, out.data(), D.index(i, j));
+                // the activations' own error (ActivationBound: 5e-5 relative) plus the rounding of D
+                const double tol = 1e-6 + 5e-5 * std::fabs(act) + r_out * std::fabs(y);
+                ASSERT_LE(std::fabs(got - y), tol) << "D(" << i << "," << j << ") = " << got << ", reference " << y << "; "
+                                                   << s.m << "x" << s.n << " " << tessera::dtype_name(t) << " D "
+                                                   << (od == R ? "row" : "column") << "-major, bias " << static_cast<int>(b)
+                                                   << " (" << tessera::dtype_name(bt) << "), act " << static_cast<int>(a)
+                                                   << (res ? ", residual" : "");
+              }
+          }
+}
+
 TEST(GemmSanitize, Subset) {
   TESSERA_REQUIRE_SM(80);
   std::vector<GemmCase> cases;
