@@ -134,80 +134,44 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
   "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
-// The same with N = 64: D is 64 x 64 (32 registers per thread, j = 0 .. 7 in the fragment above).
-template <bool kF16, int kTransB = 0, int kTransA = 0>
-TESSERA_DEVICE_INLINE void wgmma_m64n64k16(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");
-  static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");
+// wgmma_m64n{N}k16: D (64 x N, N / 2 fp32 registers per thread, j = 0 .. N/8 - 1 in the fragment above) += A * B.
+// One definition per N from the macro below; the operand numbers after the N / 2 accumulators are spelled as text
+// (desc_a, desc_b, scale-d, imm-trans-a, imm-trans-b), since asm templates take no arithmetic.
 #if defined(TESSERA_ARCH_SM90A)
-  if constexpr (kF16) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " TESSERA_WGMMA_D32_REGS
-                 ", %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : TESSERA_WGMMA_D32_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
-  } else {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " TESSERA_WGMMA_D32_REGS
-                 ", %32, %33, p, 1, 1, %35, %36;\n}\n"
-                 : TESSERA_WGMMA_D32_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
-  }
+#define TESSERA_WGMMA_ASM(SHAPE, TYPE, REGS, DA_DB, SCALE, TRANS, ...)                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                         \
+               "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " " REGS ", " DA_DB ", p, 1, 1, " \
+               TRANS ";\n}\n"                                                                               \
+               : __VA_ARGS__                                                                                 \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB))
+#define TESSERA_WGMMA_BODY(SHAPE, REGS, DA_DB, SCALE, TRANS, ...)                       \
+  if constexpr (kF16) TESSERA_WGMMA_ASM(SHAPE, "f16", REGS, DA_DB, SCALE, TRANS, __VA_ARGS__); \
+  else TESSERA_WGMMA_ASM(SHAPE, "bf16", REGS, DA_DB, SCALE, TRANS, __VA_ARGS__);
 #else
-  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;
+#define TESSERA_WGMMA_BODY(SHAPE, REGS, DA_DB, SCALE, TRANS, ...)      \
+  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;                  \
   tessera_error_wgmma_requires_sm_90a();
 #endif
-}
-
-template <bool kF16, int kTransB = 0, int kTransA = 0>
-TESSERA_DEVICE_INLINE void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");
-  static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");
-#if defined(TESSERA_ARCH_SM90A)
-  if constexpr (kF16) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " TESSERA_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1, %67, %68;\n}\n"
-                 : TESSERA_WGMMA_D64_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
-  } else {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " TESSERA_WGMMA_D64_REGS
-                 ", %64, %65, p, 1, 1, %67, %68;\n}\n"
-                 : TESSERA_WGMMA_D64_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+#define TESSERA_WGMMA_DEFINE(NAME, NREGS, SHAPE, REGS, DA_DB, SCALE, TRANS, ...)                                  \
+  template <bool kF16, int kTransB = 0, int kTransA = 0>                                                          \
+  TESSERA_DEVICE_INLINE void NAME(float (&d)[NREGS], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {        \
+    static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");              \
+    static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");              \
+    TESSERA_WGMMA_BODY(SHAPE, REGS, DA_DB, SCALE, TRANS, __VA_ARGS__)                                             \
   }
-#else
-  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;
-  tessera_error_wgmma_requires_sm_90a();
-#endif
-}
 
-// The same with N = 256: D is 64 x 256 (128 registers per thread, j = 0 .. 31 in the fragment above).
-template <bool kF16, int kTransB = 0, int kTransA = 0>
-TESSERA_DEVICE_INLINE void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-  static_assert(kTransB == 0 || kTransB == 1, "wgmma: kTransB is 0 (K-major B) or 1 (N-major B)");
-  static_assert(kTransA == 0 || kTransA == 1, "wgmma: kTransA is 0 (K-major A) or 1 (M-major A)");
+TESSERA_WGMMA_DEFINE(wgmma_m64n64k16, 32, "m64n64k16", TESSERA_WGMMA_D32_REGS, "%32, %33", "%34", "%35, %36",
+                     TESSERA_WGMMA_D32_OPERANDS)
+TESSERA_WGMMA_DEFINE(wgmma_m64n128k16, 64, "m64n128k16", TESSERA_WGMMA_D64_REGS, "%64, %65", "%66", "%67, %68",
+                     TESSERA_WGMMA_D64_OPERANDS)
+TESSERA_WGMMA_DEFINE(wgmma_m64n256k16, 128, "m64n256k16", TESSERA_WGMMA_D128_REGS, "%128, %129", "%130", "%131, %132",
+                     TESSERA_WGMMA_D128_OPERANDS)
+
+#undef TESSERA_WGMMA_DEFINE
+#undef TESSERA_WGMMA_BODY
 #if defined(TESSERA_ARCH_SM90A)
-  if constexpr (kF16) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " TESSERA_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1, %131, %132;\n}\n"
-                 : TESSERA_WGMMA_D128_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
-  } else {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " TESSERA_WGMMA_D128_REGS
-                 ", %128, %129, p, 1, 1, %131, %132;\n}\n"
-                 : TESSERA_WGMMA_D128_OPERANDS
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
-  }
-#else
-  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;
-  tessera_error_wgmma_requires_sm_90a();
+#undef TESSERA_WGMMA_ASM
 #endif
-}
-
 #undef TESSERA_WGMMA_D32_REGS
 #undef TESSERA_WGMMA_D32_OPERANDS
 #undef TESSERA_WGMMA_D64_REGS
