@@ -45,7 +45,8 @@ constexpr GemmKernelEntry kEntries[] = {
      .types = kWgmma128x256, .tma = true, .block_m = 128, .block_n = 256, .efficiency = 1.7},
     {.tile = GemmTile::wgmma128x128, .name = "wgmma128x128x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
      .types = kWgmma128x128, .tma = true, .block_m = 128, .block_n = 128, .efficiency = 1.6},
-    // The same kernel with a 128 x 64 tile, eight stages: problems of fewer 128 x 128 tiles than SMs (1024^3).
+    // The same kernel with a 128 x 64 tile, eight stages: problems whose 128 x 128 tiles fill less than half the SMs
+    // (1024^3: 64 such tiles for 132 SMs); below 1.6 so that it wins only where its own tiles fit one wave.
     {.tile = GemmTile::wgmma128x64, .name = "wgmma128x64x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
      .types = kWgmma128x64, .tma = true, .block_m = 128, .block_n = 64, .efficiency = 1.5},
     {.tile = GemmTile::t128x256, .name = "128x256x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
