@@ -454,8 +454,6 @@ TEST(GemmDevice, LongKAndInPlace) {
   run_gemm_case(e);
 }
 
-// The representative subset for compute-sanitizer: every kernel family and tile, split-K, element-wise
-// (unaligned) loads, column-major D, C aliasing D, the full epilogue.
 // gemm_epilogue_inplace, the epilogue on its own (D = act(D + bias) + residual in place): every output type, bias
 // placement and activation, both D orders, with and without a residual, on a shape whose rows are not whole 16-byte
 // vectors (the element path) and one whose rows are (the 16-byte path).  Reference: float64 of the same inputs.
@@ -523,6 +521,8 @@ TEST(GemmDevice, EpilogueInplace) {
           }
 }
 
+// The representative subset for compute-sanitizer: every kernel family and tile, split-K, element-wise
+// (unaligned) loads, column-major D, C aliasing D, the full epilogue.
 TEST(GemmSanitize, Subset) {
   TESSERA_REQUIRE_SM(80);
   std::vector<GemmCase> cases;

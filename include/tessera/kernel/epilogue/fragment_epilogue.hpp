@@ -189,33 +189,23 @@ struct FragmentEpilogue {
   }
 
   // acc += scale * X(m0 + row, n0 + col) for a whole tile of a row-major 16-bit matrix X whose base and ld
-  // allow 16-byte accesses: one 16-byte load per quad group, transposed among the quad's lanes.
-  template <class T, int kFirst>
-  __device__ __forceinline__ static void add_matrix_quad(Acc& acc, const void* x, int64_t ld, float scale, int m0, int n0,
-                                                         int thread) {
-    uint4 v[kQuadGroups];
-    load_matrix_quad<T, kFirst>(v, x, ld, m0, n0, thread);
-    add_loaded_quad<T, kFirst>(acc, v, scale, thread);
-  }
-  // The same in two steps, so that the loads can be issued before other work on the chunk: load_matrix_quad
-  // reads this lane's kQuadGroups 16-byte pieces, add_loaded_quad transposes and adds them.
+  // allow 16-byte accesses: one 16-byte load per quad group (all of them issued first), transposed among the quad's
+  // lanes.
   static constexpr int kQuadGroups = kChunk / 8;
   // The index (0 .. kQuadGroups - 1) of the quad group whose first register is i (counted from the chunk's first),
   // the inverse of for_each_quad_group's i0 = 16 (g / 2) + 2 (g % 2).
   __host__ __device__ static constexpr int quad_group(int i) { return i / 16 * 2 + i % 16 / 2; }
   template <class T, int kFirst>
-  __device__ __forceinline__ static void load_matrix_quad(uint4 (&v)[kQuadGroups], const void* x, int64_t ld, int m0, int n0,
-                                                          int thread) {
+  __device__ __forceinline__ static void add_matrix_quad(Acc& acc, const void* x, int64_t ld, float scale, int m0, int n0,
+                                                         int thread) {
     static_assert(sizeof(T) == 2 && kQuadRows, "fragment epilogue: 16-byte quad accesses need a 16-bit type and the quad layout");
+    using P = frag_detail::Pair<T>;
     const T* q = static_cast<const T*>(x) + static_cast<int64_t>(m0) * ld + n0;
+    uint4 v[kQuadGroups];
     for_each_quad_group<kFirst>(thread, [&](auto i0, int r, int c) {
       constexpr int g = quad_group(decltype(i0)::value - kFirst);
       v[g] = *reinterpret_cast<const uint4*>(q + static_cast<int64_t>(r) * ld + c);
     });
-  }
-  template <class T, int kFirst>
-  __device__ __forceinline__ static void add_loaded_quad(Acc& acc, const uint4 (&v)[kQuadGroups], float scale, int thread) {
-    using P = frag_detail::Pair<T>;
     for_each_quad_group<kFirst>(thread, [&](auto i0, int, int) {
       constexpr int g = quad_group(decltype(i0)::value - kFirst);
       uint32_t w[4] = {v[g].x, v[g].y, v[g].z, v[g].w};

@@ -435,7 +435,6 @@ struct GemmSm90Persistent {
         epilogue_cooperative(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local,
                              ring_tile(sh, stage_before(s, 1), c), static_cast<uint32_t>(stored & 1));
         stored += ring_slot ? 1 : 0;
-
       } else {
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());

@@ -31,6 +31,18 @@ struct PersistentStoreWarps {
   static constexpr int kRingSlot = K::kRingSlot, kRingSlot3 = K::kRingSlot3;
   static constexpr uint32_t kHandoffThreads = K::kHandoffThreads;
 
+  // Once the consumer says (`bar`) that the staging tile holds D's 64 x 64 piece at (m0, n), the warp's leader stores it
+  // (one bulk group per tile; `row_major`: D's order).
+  __device__ __forceinline__ static void store_staged(bool row_major, const CUtensorMap* map_d, const void* tile, uint32_t bar,
+                                                      int m0, int n, bool leader) {
+    arch::named_barrier_sync(bar, kHandoffThreads);
+    if (leader) {
+      if (row_major) arch::tma_store_2d(map_d, tile, n, m0);
+      else arch::tma_store_2d(map_d, tile, m0, n);
+      arch::bulk_commit();
+    }
+  }
+
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
   // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
   // the block whose rows for consumer c start inside M, four staging tiles each (columns n0 + 64 j, slots 0-3,
@@ -61,12 +73,7 @@ struct PersistentStoreWarps {
       arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
     }
     auto issue = [&](const void* tile, uint32_t bar, int m0, int n) {
-      arch::named_barrier_sync(bar, kHandoffThreads);
-      if (leader) {
-        if (p.ep.d_row_major) arch::tma_store_2d(map_d, tile, n, m0);
-        else arch::tma_store_2d(map_d, tile, m0, n);
-        arch::bulk_commit();
-      }
+      store_staged(p.ep.d_row_major, map_d, tile, bar, m0, n, leader);
     };
     auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
       __syncwarp();
@@ -127,14 +134,7 @@ struct PersistentStoreWarps {
     if (!next_storing(K::first_unit(), m0, n0)) return;
     load_r(0, m0, n0);
     load_r(1, m0, n0 + kCols);
-    auto issue = [&](const void* tile, uint32_t bar, int n) {
-      arch::named_barrier_sync(bar, kHandoffThreads);
-      if (leader) {
-        if (row_major) arch::tma_store_2d(map_d, tile, n, m0);
-        else arch::tma_store_2d(map_d, tile, m0, n);
-        arch::bulk_commit();
-      }
-    };
+    auto issue = [&](const void* tile, uint32_t bar, int n) { store_staged(row_major, map_d, tile, bar, m0, n, leader); };
     int s = 0;  // the ring position after each unit, as the consumers count it
     for (int v = K::first_unit(), local = 0; v < sched.units(); v += K::unit_stride(), ++local) {
       s = (s + sched.k_tiles_of(v)) % kStages;
@@ -164,8 +164,8 @@ struct PersistentStoreWarps {
       __syncwarp();
       if (arch::lane_id_now() < 4) K::release(sh, last);
     }
-    if (leader) arch::bulk_wait_read<0>();  // as in store_tiles
-    __syncwarp();
+    // Nothing is left to read: each storing unit waited for all of its stores' reads (their writes to global memory
+    // complete before the grid does).
   }
 #endif  // __CUDACC__ && TESSERA_ARCH_SM90A
 };
