@@ -164,8 +164,8 @@ struct PersistentStoreWarps {
       __syncwarp();
       if (arch::lane_id_now() < 4) K::release(sh, last);
     }
-    // Nothing is left to read: each storing unit waited for all of its stores' reads (their writes to global memory
-    // complete before the grid does).
+    if (leader) arch::bulk_wait_read<0>();  // as in store_tiles
+    __syncwarp();
   }
 #endif  // __CUDACC__ && TESSERA_ARCH_SM90A
 };
