@@ -5,6 +5,7 @@
 #include "tessera/atom/smem_sm90.hpp"                // sw128_tile (the TMA boxes)
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"  // kernel_info_of
 #include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"  // GemmSm90, gemm_sm90_kernel
+#include "tessera/kernel/gemm_sm90/trace.hpp"        // TESSERA_GEMM_TRACE_ACCESS
 
 namespace tessera::gemm_core {
 
@@ -44,3 +45,5 @@ KernelInfo sm90_bf16_wgmma128x256(Combo c) { return sm90_pick<gemm_sm80::ElemBf1
 KernelInfo sm90_f16_wgmma128x256(Combo c) { return sm90_pick<gemm_sm80::ElemF16, 256>(c); }
 
 }  // namespace tessera::gemm_core
+
+TESSERA_GEMM_TRACE_ACCESS(_np)

@@ -6,23 +6,7 @@
 #include "gemm_kernels.hpp"                                // the getters these units define
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"        // kernel_info_of
 #include "tessera/kernel/gemm_sm90/persistent_kernel.hpp"  // GemmSm90Persistent, gemm_sm90_persistent_kernel
-
-// The timeline probe (-DTESSERA_GEMM_TRACE; kernel/gemm_sm90/persistent_kernel.hpp) has one buffer per
-// instantiation unit: TESSERA_GEMM_TRACE_ACCESS(suffix) defines the unit's tessera_gemm_trace_dump<suffix> and
-// tessera_gemm_trace_clear<suffix>, which scripts/device/trace_gemm.cu calls.
-#if defined(TESSERA_GEMM_TRACE)
-#define TESSERA_GEMM_TRACE_ACCESS(suffix)                                                                          \
-  extern "C" int tessera_gemm_trace_dump##suffix(unsigned long long* host, size_t count) {                         \
-    return static_cast<int>(cudaMemcpyFromSymbol(host, tessera::gemm_sm90::g_gemm_trace, count * sizeof(unsigned long long))); \
-  }                                                                                                                \
-  extern "C" int tessera_gemm_trace_clear##suffix() {                                                              \
-    namespace g = tessera::gemm_sm90; /* the size spelled out: the host pass cannot take sizeof of the symbol */   \
-    static unsigned long long zero[g::kTraceBlocks * 3 * g::kTraceUnits * g::kTraceEvents] = {};                    \
-    return static_cast<int>(cudaMemcpyToSymbol(tessera::gemm_sm90::g_gemm_trace, zero, sizeof(zero)));             \
-  }
-#else
-#define TESSERA_GEMM_TRACE_ACCESS(suffix)
-#endif
+#include "tessera/kernel/gemm_sm90/trace.hpp"              // TESSERA_GEMM_TRACE_ACCESS
 
 namespace tessera::gemm_core {
 

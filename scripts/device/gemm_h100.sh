@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build all tests sanitize bench bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls python
+# Steps: build all tests sanitize bench bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace python
 #   bench_orders the two orders with a column-major A (B column- and row-major), JSON to $OUT/gemm_a_col_major*.json
 #   bench        tessera bench gemm on the issue's shapes (planner's choice), JSON to $OUT/gemm.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
@@ -9,6 +9,8 @@
 #                how many) side by side: time, clock, tensor-pipe activity, L2 hit rate, DRAM bytes, launch shape
 #   ncu_stalls   warp-stall sampling of one Tessera launch (NCU_SKIP: 0 bare, 1 bias+GELU, 2 bias+SiLU+residual)
 #                summarised by scripts/device/ncu_summary.py; the source page to $OUT/src.csv.gz
+#   trace        the timeline probe: the kernels built with -DTESSERA_GEMM_TRACE in their own folder, then
+#                scripts/device/trace_gemm.cu run on each of TRACE_RUNS ("M N K tile; ...", tile as trace_gemm.cu takes it)
 #   python       pip install of the package over this build's kernels, the Python tests, and
 #                python/bench/bench_ops.py (BENCH_OPS_ARGS, default --no-compile) to $OUT/bench_ops.json
 set -uo pipefail
@@ -93,6 +95,17 @@ for s in $STEPS; do
       ncu --import "$OUT/stalls.ncu-rep" --page source --csv --print-source sass > "$OUT/src.csv" 2>&1 && gzip -f "$OUT/src.csv"
       rm -f "$OUT/stalls.ncu-rep"
       python3 scripts/device/ncu_summary.py source "$OUT/src.csv.gz" ;;
+    trace)
+      TB=${TESSERA_TRACE_BUILD_DIR:-/tmp/tessera-trace}
+      t0=$(date +%s)
+      cmake -S . -B "$TB" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
+        -DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE > "$OUT/trace_configure.log" 2>&1 || { tail -20 "$OUT/trace_configure.log"; exit 1; }
+      cmake --build "$TB" -j 16 --target tessera_kernels > "$OUT/trace_build.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/trace_build.log" | head -40; exit 1; }
+      nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu "$TB/libtessera_kernels.a" -lcublasLt -lcublas -lcuda \
+        -o "$TB/trace_gemm" > "$OUT/trace_tool.log" 2>&1 || { head -20 "$OUT/trace_tool.log"; exit 1; }
+      echo "trace build: $(( $(date +%s) - t0 )) s"
+      IFS=';' read -ra runs <<< "${TRACE_RUNS:-1024 1024 1024 w}"
+      for r in "${runs[@]}"; do timeout 120 "$TB/trace_gemm" $r; echo "trace ($r) rc=$?"; done ;;
     python)
       python3 -m pip install --no-build-isolation --no-deps -C cmake.define.TESSERA_WITH_CUDA=OFF \
         -C cmake.define.TESSERA_KERNELS_LIBRARY="$B/libtessera_kernels.a" . > "$OUT/pip.log" 2>&1; echo "pip install rc=$?"

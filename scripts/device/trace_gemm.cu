@@ -5,7 +5,8 @@
 //   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu /tmp/tb/libtessera_kernels.a \
 //        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p|c|-] [all]
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
-// one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one) and prints, per unit, the mean
+// one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one, `w` / `W` the non-persistent
+// 128 x 64 / 128 x 256 tiles, `-` the planner's choice among the persistent ones) and prints, per unit, the mean
 // cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
 // last wgmma, in the epilogue, and between units.
 #include <cstdio>
@@ -19,7 +20,20 @@ extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear();
 extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear_pp();
-static char g_tile = 0;  // 0: the planner's kernel; 'p', 'c' (above)
+extern "C" int tessera_gemm_trace_dump_np(unsigned long long* host, size_t count);
+extern "C" int tessera_gemm_trace_clear_np();
+static char g_tile = 0;  // 0: the planner's kernel; 'p', 'c', 'w', 'W' (above)
+static bool non_persistent() { return g_tile == 'w' || g_tile == 'W'; }
+static void trace_dump(unsigned long long* t, size_t n) {
+  if (g_tile == 'p') tessera_gemm_trace_dump_pp(t, n);
+  else if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
+  else tessera_gemm_trace_dump(t, n);
+}
+static void trace_clear() {
+  if (g_tile == 'p') tessera_gemm_trace_clear_pp();
+  else if (non_persistent()) tessera_gemm_trace_clear_np();
+  else tessera_gemm_trace_clear();
+}
 using namespace tessera;
 static __global__ void read_pass(const float4* x, size_t n, float* sink) {
   float acc = 0.f;
@@ -35,7 +49,7 @@ static void flush_l2() {
 }
 static void report(const char* name, int m, int n, int k) {
   std::vector<unsigned long long> t(160 * 3 * 8 * 8);
-  if (g_tile == 'p') tessera_gemm_trace_dump_pp(t.data(), t.size()); else tessera_gemm_trace_dump(t.data(), t.size());
+  trace_dump(t.data(), t.size());
   auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * 8 + e]; };
   double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
   long long tot_max = 0; double tot = 0; int nb = 0;
@@ -64,7 +78,8 @@ static void report(const char* name, int m, int n, int k) {
   }
   printf("%s %dx%dx%d: blocks %d, units/wg %.2f; per unit (cycles, mean): first-wait %.0f, loop %.0f (full waits %.0f), drain %.0f, epilogue %.0f, gap to next %.0f; producer empty-wait/unit %.0f; kernel mean %.0f max %lld\n",
          name, m, n, k, nb, nu / (2.0 * nb), first / nu, loop / nu, fwait / nu, drain / nu, epi / nu, ng ? gap / ng : 0.0, np ? pwait / np : 0.0, tot / nb, tot_max);
-  if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
+  if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
+  else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;
   for (int b = 0; b < 160; ++b) {
@@ -111,13 +126,15 @@ int main(int argc, char** argv) {
     if (variant == 2 || variant == 6) g.residual = {c, Dtype::bf16, MatrixOrder::row_major, 0};
     if (g_tile == 'p') g.tile = GemmTile::pingpong64x256;
     if (g_tile == 'c') g.tile = GemmTile::cooperative128x256;
+    if (g_tile == 'w') g.tile = GemmTile::wgmma128x64;
+    if (g_tile == 'W') g.tile = GemmTile::wgmma128x256;
     GemmPlan plan; gemm_plan(g, &plan);
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     for (int i = 0; i < 5; ++i) gemm(g);
     cudaDeviceSynchronize();
     float best = 1e9;
     for (int rep = 0; rep < 5; ++rep) {
-      if (g_tile == 'p') tessera_gemm_trace_clear_pp(); else tessera_gemm_trace_clear();
+      trace_clear();
       // L2 is evicted (a read pass of 4 x 50 MB), then two launches run back to back: the second one's events time
       // the GPU alone (the host enqueues it while the first runs) and its probe overwrites the first's; it finds in
       // L2 what the first left there (all of the operands on small shapes).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tessera/atom/mma_sm80.hpp"
+#include "tessera/atom/mma_sm90.hpp"
 #include "tessera/atom/smem_sm90.hpp"
 #include "tessera/kernel/gemm/registry.hpp"
 #include "tessera/atom/tiled_mma.hpp"
@@ -308,6 +309,27 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
 
 // The staging tile of D (FragmentEpilogue::kStageTile) is the hardware's 128-byte swizzle on 64 rows of 64
 // 16-bit elements, so the box the host builds map_d with and the stmatrix addresses agree.
+// The wgmma atom's accumulator layout (atom/mma_sm90.hpp) against the PTX ISA's register-fragment formula, for every
+// N the kernels use: the fragment epilogue reads (m, n) of each register from the layout.
+template <int kN>
+void expect_wgmma_c_layout() {
+  using A = atom::WgmmaAccum64xN<kN>;
+  for (int t = 0; t < A::kThreads; ++t)
+    for (int i = 0; i < A::kValuesC; ++i) {
+      const atom::FragCoord got = A::split(A::kThreadMode(t) + A::kValueMode(i));
+      const atom::FragCoord want = A::c_coord(t, i);
+      ASSERT_EQ(got.row, want.row) << "N " << kN << " thread " << t << " value " << i;
+      ASSERT_EQ(got.col, want.col) << "N " << kN << " thread " << t << " value " << i;
+      ASSERT_EQ(A::c_thread(t).row + A::split(A::kValueMode(i)).row, want.row);
+    }
+}
+
+TEST(GemmLayouts, Sm90WgmmaAccumulatorLayout) {
+  expect_wgmma_c_layout<64>();
+  expect_wgmma_c_layout<128>();
+  expect_wgmma_c_layout<256>();
+}
+
 TEST(GemmLayouts, Sm90StagingTileOfD) {
   const atom::SmemTileSm90 t = atom::sw128_tile(64, 2);
   EXPECT_TRUE(t.matches_hw_sw128());

@@ -31,9 +31,11 @@
 
 #include "tessera/arch/sm90_mbarrier.hpp"              // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
-#include "tessera/arch/sm90_wgmma.hpp"                 // wgmma_m64n{64,128,256}k16, smem_desc_k_major_sw128
+#include "tessera/arch/sm90_wgmma.hpp"                 // smem_desc_k_major_sw128, wgmma_fence, ...
+#include "tessera/atom/mma_sm90.hpp"                   // WgmmaSm90 (the MMA atom)
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params, grouped_tile, ElemBf16, ElemF16
+#include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 namespace tessera::gemm_sm90 {
 
@@ -43,11 +45,13 @@ template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
 struct GemmSm90 {
   static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
   static_assert(kBN == 64 || kBN == 128 || kBN == 256, "gemm_sm90: BLK_N is 64, 128 or 256 (one wgmma m64nNk16 per k-step)");
-  static constexpr int kAcc = kBN / 2;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
+  static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
+  // One atom per consumer warpgroup and K step: wgmma m64nNk16 with N = BLK_N.
+  using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
+  static constexpr int kAcc = Atom::kValuesC;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   // The narrow tile (small problems: a block's whole K range is a few dozen K tiles) keeps twice the stages in flight.
   static constexpr int kStages = kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
-  static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
   static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
   static constexpr int kTileBytesA = kBM * kBK * 2;  // 16 KB, 1024-byte aligned stage buffers
   static constexpr int kTileBytesB = kBN * kBK * 2;
@@ -63,7 +67,7 @@ struct GemmSm90 {
   static constexpr int kSmemBytes = kRingBytes + 2 * kStages * 8 + 1024;  // + slack to align the base to 1024
 
 #if defined(__CUDACC__)
-  __device__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b) {
+  __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b) {
 #if defined(TESSERA_ARCH_SM90A)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // The 128-byte swizzle pattern repeats every 1024 bytes: align the ring to 1024.
@@ -84,6 +88,8 @@ struct GemmSm90 {
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
     if (threadIdx.x == 0) {
+      TTRACE(0, 7, 7, TCLK());
+      TTRACE(0, 7, 6, TGLOBAL());
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
@@ -101,10 +107,14 @@ struct GemmSm90 {
     if (wg == 0) {
       // ---- producer: one thread drives the copy engine ----
       if (threadIdx.x == 0) {
+        TTRACE(0, 0, 0, TCLK());
+        unsigned long long wsum = 0;
         for (int it = 0; it < nk; ++it) {
           const int s = it % kStages;
           const uint32_t round = static_cast<uint32_t>(it / kStages);
+          const unsigned long long tw0 = TCLK();
           arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);  // round 0: fresh barrier, passes
+          wsum += TCLK() - tw0;
           arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           const int k0 = (kt0 + it) * kBK;
           if constexpr (kAMMajor) {
@@ -120,6 +130,8 @@ struct GemmSm90 {
             arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, n0);
           }
         }
+        TTRACE(0, 0, 1, wsum);
+        TTRACE(0, 0, 2, TCLK());
       }
     } else {
       // ---- consumers: warpgroup 1 rows 0-63, warpgroup 2 rows 64-127 ----
@@ -127,9 +139,18 @@ struct GemmSm90 {
       // one group stays in flight while the next full barrier is awaited.
       const int row0 = (wg - 1) * 64;
       int prev = -1;
+      const bool tracer = threadIdx.x % 128 == 0;
+      if (tracer) TTRACE(wg, 0, 0, TCLK());
+      unsigned long long fwait = 0;
       for (int it = 0; it < nk; ++it) {
         const int s = it % kStages;
+        const unsigned long long tf0 = TCLK();
         arch::mbarrier_wait_parity(&full[s], static_cast<uint32_t>(it / kStages) & 1u);
+        if (it == 0) {
+          if (tracer) TTRACE(wg, 0, 1, TCLK());
+        } else {
+          fwait += TCLK() - tf0;
+        }
         // K-major A: rows row0.. of the (128 x 64) box; M-major A: box row0/64.  Both start 8 KB * (wg-1) in.
         const unsigned char* a = sA + s * kTileBytesA + (kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kBK * 2);
         const unsigned char* b = sB + s * kTileBytesB;
@@ -142,9 +163,7 @@ struct GemmSm90 {
           // K-major B: 16 K-elements are 32 bytes along a row; N-major B: 16 K rows of 128 bytes.
           const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytesN)
                                        : arch::smem_desc_k_major_sw128(b + ks * 32);
-          if constexpr (kBN == 256) arch::wgmma_m64n256k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
-          else if constexpr (kBN == 128) arch::wgmma_m64n128k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
-          else arch::wgmma_m64n64k16<kF16, kBNMajor ? 1 : 0, kAMMajor ? 1 : 0>(acc, da, db, 1u);
+          Atom::fma(acc, da, db, 1u);
         }
         arch::wgmma_commit();
         arch::wgmma_wait<1>();
@@ -152,8 +171,13 @@ struct GemmSm90 {
         if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
         prev = s;
       }
+      if (tracer) {
+        TTRACE(wg, 0, 2, fwait);
+        TTRACE(wg, 0, 3, TCLK());
+      }
       arch::wgmma_wait<0>();
       arch::wgmma_fence_operands(acc);
+      if (tracer) TTRACE(wg, 0, 4, TCLK());
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
 
@@ -171,7 +195,13 @@ struct GemmSm90 {
       }
     }
     __syncthreads();
+    if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 6, TCLK());
     gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
+    if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 5, TCLK());
+    if (threadIdx.x == 0) {
+      TTRACE(0, 7, 5, TGLOBAL());
+      TTRACE(0, 7, 4, TCLK());
+    }
 #else
     (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
 #endif

@@ -61,41 +61,11 @@
 #include "tessera/kernel/gemm/scheduler.hpp"                // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"              // Params, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/persistent_store_warps.hpp"  // PersistentStoreWarps
+#include "tessera/kernel/gemm_sm90/trace.hpp"                  // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
-// Timeline probe (off unless built with -DTESSERA_GEMM_TRACE; scripts/device/trace_gemm.cu reads it): SM clock
-// stamps per block, warpgroup and unit (the first 8 units).  Consumers: 0 unit start, 1 first stage full,
-// 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 5 epilogue done,
-// 6 the specialised epilogue's fourth staging tile free (buffer 0's first store read).
-// Producer (warpgroup 0): 0 unit start, 1 cycles waiting on empty stages, 2 last load issued; (unit 7, 7)
-// the block's start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4)
-// the SM clock at its end.
-#if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
-inline constexpr int kTraceBlocks = 160, kTraceUnits = 8, kTraceEvents = 8;
-static __device__ unsigned long long g_gemm_trace[kTraceBlocks * 3 * kTraceUnits * kTraceEvents];
-__device__ __forceinline__ unsigned long long trace_clock() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-__device__ __forceinline__ unsigned long long trace_globaltimer() {  // ns, comparable across SMs
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
-__device__ __forceinline__ void trace_put(int wg, int unit, int ev, unsigned long long v) {
-  if (unit < kTraceUnits && blockIdx.x < kTraceBlocks) g_gemm_trace[((blockIdx.x * 3 + wg) * kTraceUnits + unit) * kTraceEvents + ev] = v;
-}
-#define TTRACE(wg, unit, ev, v) trace_put(wg, unit, ev, v)
-#define TCLK() trace_clock()
-#define TGLOBAL() trace_globaltimer()
-#else
-#define TTRACE(wg, unit, ev, v) ((void)0)
-#define TCLK() 0ull
-#define TGLOBAL() 0ull
-#endif
 
 // kCooperative = false: ping-pong, 64 x 256 tiles, each consumer warpgroup a whole tile (one m64n256k16 atom).
 // kCooperative = true:  128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one

@@ -1,0 +1,61 @@
+// include/tessera/kernel/gemm_sm90/trace.hpp -- the Hopper GEMM kernels' timeline probe: off (every macro a
+// no-op) unless built with -DTESSERA_GEMM_TRACE; scripts/device/trace_gemm.cu reads it.  One buffer per
+// instantiation unit (a static __device__ array): the unit's TESSERA_GEMM_TRACE_ACCESS (src/gemm_sm90*.cu) copies
+// it out.  Slots: (block, warpgroup, unit, event).
+//
+// The persistent kernel (persistent_kernel.hpp): SM clock stamps per block, warpgroup and unit (the first 8
+// units).  Consumers: 0 unit start, 1 first stage full, 2 cycles waiting on later full stages, 3 last wgmma
+// issued, 4 last wgmma complete, 5 epilogue done, 6 the specialised epilogue's fourth staging tile free (buffer
+// 0's first store read).  Producer (warpgroup 0): 0 unit start, 1 cycles waiting on empty stages, 2 last load
+// issued; (unit 7, 7) the block's start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start
+// and end, (unit 7, 4) the SM clock at its end.
+// The non-persistent kernel (gemm_kernel.hpp) uses unit 0: consumers 0 start (after the barriers' set-up), 1 first
+// stage full, 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 6 staging tile
+// written, 5 epilogue done; the producer 0 start, 1 cycles waiting on empty stages, 2 last load issued, and (unit 7)
+// as above.
+#pragma once
+
+namespace tessera::gemm_sm90 {
+
+#if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
+inline constexpr int kTraceBlocks = 160, kTraceUnits = 8, kTraceEvents = 8;
+static __device__ unsigned long long g_gemm_trace[kTraceBlocks * 3 * kTraceUnits * kTraceEvents];
+__device__ __forceinline__ unsigned long long trace_clock() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ unsigned long long trace_globaltimer() {  // ns, comparable across SMs
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ void trace_put(int wg, int unit, int ev, unsigned long long v) {
+  if (unit < kTraceUnits && blockIdx.x < kTraceBlocks) g_gemm_trace[((blockIdx.x * 3 + wg) * kTraceUnits + unit) * kTraceEvents + ev] = v;
+}
+#define TTRACE(wg, unit, ev, v) trace_put(wg, unit, ev, v)
+#define TCLK() trace_clock()
+#define TGLOBAL() trace_globaltimer()
+#else
+#define TTRACE(wg, unit, ev, v) ((void)0)
+#define TCLK() 0ull
+#define TGLOBAL() 0ull
+#endif
+
+}  // namespace tessera::gemm_sm90
+
+// TESSERA_GEMM_TRACE_ACCESS(suffix), once in an instantiation unit, defines the unit's
+// tessera_gemm_trace_dump<suffix> and tessera_gemm_trace_clear<suffix>, which scripts/device/trace_gemm.cu calls.
+#if defined(TESSERA_GEMM_TRACE)
+#define TESSERA_GEMM_TRACE_ACCESS(suffix)                                                                          \
+  extern "C" int tessera_gemm_trace_dump##suffix(unsigned long long* host, size_t count) {                         \
+    return static_cast<int>(cudaMemcpyFromSymbol(host, tessera::gemm_sm90::g_gemm_trace, count * sizeof(unsigned long long))); \
+  }                                                                                                                \
+  extern "C" int tessera_gemm_trace_clear##suffix() {                                                              \
+    namespace g = tessera::gemm_sm90; /* the size spelled out: the host pass cannot take sizeof of the symbol */   \
+    static unsigned long long zero[g::kTraceBlocks * 3 * g::kTraceUnits * g::kTraceEvents] = {};                    \
+    return static_cast<int>(cudaMemcpyToSymbol(tessera::gemm_sm90::g_gemm_trace, zero, sizeof(zero)));             \
+  }
+#else
+#define TESSERA_GEMM_TRACE_ACCESS(suffix)
+#endif
