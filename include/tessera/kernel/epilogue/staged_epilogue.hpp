@@ -274,10 +274,40 @@ struct StagedEpilogue {
     }
   }
 
+  // A whole tile with nothing but alpha and the cast, 16-byte stores: the loop's shape known at compile time.
+  template <class T, bool kRm>
+  __device__ static void store_plain(const float* s, const Params& p, int m0, int n0) {
+    constexpr int V = Elem<T>::kVec;
+    constexpr int kInner = kRm ? kBlockN : kBlockM, kOuter = kRm ? kBlockM : kBlockN;
+    constexpr int kStride = kRm ? kRowStride : kColStride;
+    constexpr int kVecs = kInner / V;
+    const int inner0 = kRm ? n0 : m0, outer0 = kRm ? m0 : n0;
+    T* d = static_cast<T*>(p.d);
+    const float alpha = p.alpha;
+#pragma unroll 4
+    for (int idx = threadIdx.x; idx < kOuter * kVecs; idx += kThreads) {
+      const int o = idx / kVecs, iv = idx % kVecs;
+      float v[V];
+      const float* src = s + o * kStride + iv * V;
+#pragma unroll
+      for (int j = 0; j < V; j += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(src + j);
+        v[j] = q.x * alpha; v[j + 1] = q.y * alpha; v[j + 2] = q.z * alpha; v[j + 3] = q.w * alpha;
+      }
+      *reinterpret_cast<uint4*>(d + static_cast<int64_t>(outer0 + o) * p.ldd + inner0 + iv * V) = Elem<T>::pack(v);
+    }
+  }
+
   template <class T>
   __device__ static void store_as(const float* s, const Params& p, int m0, int n0) {
     constexpr int V = Elem<T>::kVec;
     const bool rm = p.d_row_major;
+    if (p.beta == 0.f && p.bias_along == kBiasNone && p.act == Activation::none && !p.residual && p.d_vec &&
+        m0 + kBlockM <= p.m && n0 + kBlockN <= p.n) {
+      if (rm) store_plain<T, true>(s, p, m0, n0);
+      else store_plain<T, false>(s, p, m0, n0);
+      return;
+    }
     const int inner_tile = rm ? kBlockN : kBlockM;
     const int outer_tile = rm ? kBlockM : kBlockN;
     const int stride = rm ? kRowStride : kColStride;
