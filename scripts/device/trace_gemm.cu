@@ -6,7 +6,7 @@
 //        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p|c|-] [all]
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
 // one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one, `w` / `W` the non-persistent
-// 128 x 64 / 128 x 256 tiles, `-` the planner's choice among the persistent ones) and prints, per unit, the mean
+// 128 x 64 / 128 x 256 tiles, `-` the planner's choice read from the cooperative unit's buffer) and prints, per unit, the mean
 // cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
 // last wgmma, in the epilogue, and between units.
 #include <cstdio>

@@ -274,7 +274,18 @@ struct StagedEpilogue {
     }
   }
 
-  // A whole tile with nothing but alpha and the cast, 16-byte stores: the loop's shape known at compile time.
+  // alpha * the V staged values at src (16-byte aligned).
+  template <int V>
+  __device__ __forceinline__ static void load_staged(float (&v)[V], const float* src, float alpha) {
+#pragma unroll
+    for (int j = 0; j < V; j += 4) {
+      const float4 q = *reinterpret_cast<const float4*>(src + j);
+      v[j] = q.x * alpha; v[j + 1] = q.y * alpha; v[j + 2] = q.z * alpha; v[j + 3] = q.w * alpha;
+    }
+  }
+
+  // A whole tile with nothing but alpha and the cast, 16-byte stores: the loop's shape known at compile time (the
+  // general loop below tests every flag per vector and is bound by instruction issue).
   template <class T, bool kRm>
   __device__ static void store_plain(const float* s, const Params& p, int m0, int n0) {
     constexpr int V = Elem<T>::kVec;
@@ -288,12 +299,7 @@ struct StagedEpilogue {
     for (int idx = threadIdx.x; idx < kOuter * kVecs; idx += kThreads) {
       const int o = idx / kVecs, iv = idx % kVecs;
       float v[V];
-      const float* src = s + o * kStride + iv * V;
-#pragma unroll
-      for (int j = 0; j < V; j += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(src + j);
-        v[j] = q.x * alpha; v[j + 1] = q.y * alpha; v[j + 2] = q.z * alpha; v[j + 3] = q.w * alpha;
-      }
+      load_staged<V>(v, s + o * kStride + iv * V, alpha);
       *reinterpret_cast<uint4*>(d + static_cast<int64_t>(outer0 + o) * p.ldd + inner0 + iv * V) = Elem<T>::pack(v);
     }
   }
@@ -322,12 +328,7 @@ struct StagedEpilogue {
       const int valid = inner_ext - gi < V ? inner_ext - gi : V;
 
       float v[V];
-      const float* src = s + o * stride + iv * V;
-#pragma unroll
-      for (int j = 0; j < V; j += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(src + j);
-        v[j] = q.x * p.alpha; v[j + 1] = q.y * p.alpha; v[j + 2] = q.z * p.alpha; v[j + 3] = q.w * p.alpha;
-      }
+      load_staged<V>(v, s + o * stride + iv * V, p.alpha);
       finish_vector<T, V>(v, p, rm, bias_dim, go, gi, valid);
     }
   }
