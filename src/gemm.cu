@@ -110,7 +110,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       if (kp.d_tma) map_d = map_mn(e.d, e.d_row_major, e.ldd);
       // The residual through TMA into the staging tiles (the same boxes as D's), where the residual has D's order
       // and its base and rows (or columns) are 16-byte aligned.
-      kp.r_tma = kp.d_tma && e.residual != nullptr && e.d_row_major == e.r_row_major &&
+      kp.r_tma = kp.d_tma && k.persistent && e.residual != nullptr && e.d_row_major == e.r_row_major &&
                  reinterpret_cast<uintptr_t>(e.residual) % 16 == 0 && (e.ldr * 2) % 16 == 0;
       if (kp.r_tma) map_r = map_mn(e.residual, e.r_row_major, e.ldr);
     } catch (const std::exception& ex) {

@@ -23,6 +23,9 @@ KernelInfo sm90_info() {
   info.box_a[1] = kA.tma_box().outer;
   info.box_b[0] = kB.tma_box().inner;
   info.box_b[1] = kB.tma_box().outer;
+  info.tma_store = true;  // the bare GEMM's D (GemmSm90::store_bare)
+  info.box_d[0] = K::kBoxD.inner;
+  info.box_d[1] = K::kBoxD.outer;
   return info;
 }
 

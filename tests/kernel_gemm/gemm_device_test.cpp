@@ -160,6 +160,8 @@ TEST(GemmDevice, WgmmaTiles) {
           cs.alpha = 1.25f;
           cs.tile = wt;
           cs.seed = ++g_seed;
+          // D in both orders: the bare GEMM leaves through TMA stores where D's rows (columns) are 16-byte aligned.
+          cs.od = cs.seed % 2 ? C : R;
           if (!wgmma_eligible(oa, ob, s)) {
             expect_unsupported(cs);
             continue;
@@ -547,6 +549,9 @@ TEST(GemmSanitize, Subset) {
       c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 150; c.n = 300; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = C; add(c); }
     { GemmCase c; c.m = 150; c.n = 272; c.k = 136; c.tile = GemmTile::wgmma128x256; c.ob = R; add(c); }
+    // The bare GEMM through TMA stores (stmatrix tiles in the stage buffers): a column-major D with edges, alpha, f16.
+    { GemmCase c; c.m = 152; c.n = 200; c.k = 136; c.tile = GemmTile::wgmma128x256; c.od = C; c.alpha = 0.75f; add(c); }
+    { GemmCase c; c.m = 150; c.n = 136; c.k = 200; c.tile = GemmTile::wgmma128x64; c.in = c.out = Dtype::f16; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
     { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::pingpong64x256; c.ob = C; c.beta = 0.5f;

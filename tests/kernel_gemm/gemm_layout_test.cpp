@@ -286,6 +286,13 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
       expect_box(e->kernel(tc, in, Combo::kk), 64, 128, 64, bn, "wgmma KK");
       expect_box(e->kernel(tc, in, Combo::k_mn), 64, 128, 64, 64, "wgmma KN");
       expect_box(e->kernel(tc, in, Combo::mn_mn), 64, 64, 64, 64, "wgmma MN");
+      // The bare GEMM's D leaves through TMA stores of 64 x 64 tiles (FragmentEpilogue::kStageTile).
+      for (Combo c : gemm_core::kCombos) {
+        const gemm_core::KernelInfo k = e->kernel(tc, in, c);
+        EXPECT_TRUE(k.tma_store);
+        EXPECT_EQ(k.box_d[0], 64u);
+        EXPECT_EQ(k.box_d[1], 64u);
+      }
     }
     for (GemmTile t : {GemmTile::pingpong64x256, GemmTile::cooperative128x256}) {
       const gemm_core::GemmKernelEntry* e = find_gemm_kernel(t);

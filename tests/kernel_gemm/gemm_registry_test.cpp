@@ -136,7 +136,8 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
         EXPECT_GT(k.smem_bytes, 0) << what;
         const bool persistent = e.schedule == GemmSchedule::pingpong || e.schedule == GemmSchedule::cooperative;
         EXPECT_EQ(k.persistent, persistent) << what;
-        EXPECT_EQ(k.tma_store, e.schedule == GemmSchedule::cooperative) << what;
+        // D through TMA: the cooperative kernels for every epilogue, the non-persistent Hopper ones for the bare GEMM.
+        EXPECT_EQ(k.tma_store, e.schedule == GemmSchedule::cooperative || e.schedule == GemmSchedule::wgmma) << what;
         if (!e.tma) {
           EXPECT_EQ(k.box_a[0], 0u) << what;
           EXPECT_EQ(k.cluster_m, 1) << what;

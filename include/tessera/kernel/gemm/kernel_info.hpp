@@ -28,9 +28,10 @@ struct KernelInfo {
   int cluster_m = 1;          // blocks per cluster along M (launched with a cluster dimension when > 1);
                               // each loads block_n / cluster_m rows of B and multicasts them
   // Kernels that can store D with TMA: the box of D's staging tile (inner, outer), 128-byte swizzled, along
-  // D's contiguous dimension first.  Every persistent Hopper kernel takes a third and a fourth CUtensorMap
-  // argument, map_d and map_r (the residual, the same box), after map_a and map_b (read only when Params::d_tma,
-  // Params::r_tma are set).
+  // D's contiguous dimension first.  Every Hopper kernel takes a third CUtensorMap argument, map_d, after map_a
+  // and map_b, and every persistent one a fourth, map_r (the residual, the same box); read only when
+  // Params::d_tma, Params::r_tma are set (the non-persistent kernels store only the bare GEMM through TMA and
+  // never read the residual that way).
   bool tma_store = false;
   unsigned box_d[2] = {0, 0};
 };

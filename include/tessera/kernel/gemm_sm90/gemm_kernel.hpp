@@ -15,6 +15,10 @@
 //   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
 //                reduction -> one pass applying alpha, beta*C, bias, activation, residual and storing D
 //                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.
+//                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma, so no split-K)
+//                instead leaves from the consumers' registers: each 64-column chunk of a consumer's 64 rows is
+//                cast and written with stmatrix into a 128-byte-swizzled 64 x 64 tile (FragmentEpilogue::
+//                stage_sw128, the stage buffers reused) and stored by one TMA store, whose bounds clip the edges.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
 // zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
@@ -33,6 +37,8 @@
 #include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
 #include "tessera/arch/sm90_wgmma.hpp"                 // smem_desc_k_major_sw128, wgmma_fence, ...
 #include "tessera/atom/mma_sm90.hpp"                   // WgmmaSm90 (the MMA atom)
+#include "tessera/arch/sm90_warpgroup.hpp"             // named_barrier_sync
+#include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue (stage_sw128)
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params, grouped_tile, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
@@ -62,12 +68,20 @@ struct GemmSm90 {
   static constexpr int kBoxBytesN = 64 * kBK * 2;
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
+  // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
+  // consumer warpgroup, in the stage buffers.
+  using FragEpi = epilogue::FragmentEpilogue<Atom>;
+  static constexpr int kDTiles = kBN / FragEpi::kStageCols;  // per consumer warpgroup
+  static constexpr int kDTileBytes = static_cast<int>(FragEpi::kStageTile.bytes());
+  static_assert(2 * kDTiles * kDTileBytes <= kRingBytes, "gemm_sm90: the D tiles reuse the stage buffers");
+  static constexpr atom::SmemTileSm90::Box kBoxD = FragEpi::kStageTile.tma_box();
   // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers].
   static constexpr int kBarrierOffset = kRingBytes;
   static constexpr int kSmemBytes = kRingBytes + 2 * kStages * 8 + 1024;  // + slack to align the base to 1024
 
 #if defined(__CUDACC__)
-  __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b) {
+  __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             const CUtensorMap* map_d) {
 #if defined(TESSERA_ARCH_SM90A)
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // The 128-byte swizzle pattern repeats every 1024 bytes: align the ring to 1024.
@@ -92,6 +106,7 @@ struct GemmSm90 {
       TTRACE(0, 7, 6, TGLOBAL());
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
+      if (p.d_tma) arch::tma_prefetch_desc(map_d);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
         arch::mbarrier_init(&empty[s], 2);
@@ -182,6 +197,10 @@ struct GemmSm90 {
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
 
     // ---- epilogue ----
+    if (bare_tma(p)) {  // (the same answer in every thread)
+      if (wg > 0) store_bare(acc, p, smem + (wg - 1) * kDTiles * kDTileBytes, m0 + (wg - 1) * 64, n0, map_d, wg);
+      return;
+    }
     float* stage = reinterpret_cast<float*>(smem);
     const bool rm = p.ep.d_row_major;
     if (wg > 0) {
@@ -203,17 +222,59 @@ struct GemmSm90 {
       TTRACE(0, 7, 4, TCLK());
     }
 #else
-    (void)p; (void)map_a; (void)map_b;  // built for sm_90a only; the host never launches it elsewhere
+    (void)p; (void)map_a; (void)map_b; (void)map_d;  // built for sm_90a only; the host never launches it elsewhere
 #endif
   }
+
+#if defined(TESSERA_ARCH_SM90A)
+  // D = alpha * A @ B and nothing else, through TMA stores (p.d_tma: 16-bit D, aligned, no split-K).
+  __device__ __forceinline__ static bool bare_tma(const Params& p) {
+    const epilogue::Params& e = p.ep;
+    return p.d_tma && e.beta == 0.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
+  }
+  // Consumer warpgroup wg's 64 rows at (m, n0): each 64-column chunk cast into its tile (stmatrix, 128-byte swizzle),
+  // then one thread stores it; the chunks' stores overlap the next chunk's staging.  The block ends only once the
+  // stores have read shared memory.
+  __device__ __forceinline__ static void store_bare(float (&acc)[kAcc], const Params& p, unsigned char* tiles, int m, int n0,
+                                                    const CUtensorMap* map_d, int wg) {
+    const int thread = static_cast<int>(threadIdx.x) % 128;
+    if (p.ep.alpha != 1.f) {
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) acc[i] *= p.ep.alpha;
+    }
+    const bool f16 = p.ep.d_type == Dtype::f16, rm = p.ep.d_row_major;
+    const uint32_t bar = static_cast<uint32_t>(wg);  // named barriers 1 and 2: one per consumer warpgroup
+    epilogue::frag_detail::static_for<kDTiles>([&](auto jc) {
+      constexpr int j = decltype(jc)::value;
+      unsigned char* tile = tiles + j * kDTileBytes;
+      if (rm) {
+        if (f16) FragEpi::template stage_sw128<__half, 32 * j, false>(acc, tile, thread);
+        else FragEpi::template stage_sw128<__nv_bfloat16, 32 * j, false>(acc, tile, thread);
+      } else {
+        if (f16) FragEpi::template stage_sw128<__half, 32 * j, true>(acc, tile, thread);
+        else FragEpi::template stage_sw128<__nv_bfloat16, 32 * j, true>(acc, tile, thread);
+      }
+      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+      arch::named_barrier_sync(bar, 128);
+      if (thread == 0) {
+        const int n = n0 + j * FragEpi::kStageCols;
+        if (rm) arch::tma_store_2d(map_d, tile, n, m);
+        else arch::tma_store_2d(map_d, tile, m, n);
+        arch::bulk_commit();
+      }
+    });
+    if (thread == 0) arch::bulk_wait_read<0>();
+  }
+#endif
 #endif  // __CUDACC__
 };
 
 #if defined(__CUDACC__)
 template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
 __global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::kThreads, 1)
-    gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b) {
-  GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::run(p, &map_a, &map_b);
+    gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                     const __grid_constant__ CUtensorMap map_d) {
+  GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::run(p, &map_a, &map_b, &map_d);
 }
 #endif
 
