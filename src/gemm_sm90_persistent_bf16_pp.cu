@@ -4,7 +4,7 @@
 
 namespace tessera::gemm_core {
 
-KernelInfo sm90_bf16_pp64x256(Combo c) { return persistent_pick<gemm_sm80::ElemBf16, false>(c); }
+KernelInfo sm90_bf16_pp128x128(Combo c) { return persistent_pick<gemm_sm80::ElemBf16, false>(c); }
 
 }  // namespace tessera::gemm_core
 

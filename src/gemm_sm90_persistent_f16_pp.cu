@@ -4,6 +4,6 @@
 
 namespace tessera::gemm_core {
 
-KernelInfo sm90_f16_pp64x256(Combo c) { return persistent_pick<gemm_sm80::ElemF16, false>(c); }
+KernelInfo sm90_f16_pp128x128(Combo c) { return persistent_pick<gemm_sm80::ElemF16, false>(c); }
 
 }  // namespace tessera::gemm_core

@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     if (variant == 2 || variant == 5) g.activation = Activation::silu;
     if (variant == 4) g.activation = Activation::relu;
     if (variant == 2 || variant == 6) g.residual = {c, Dtype::bf16, MatrixOrder::row_major, 0};
-    if (g_tile == 'p') g.tile = GemmTile::pingpong64x256;
+    if (g_tile == 'p') g.tile = GemmTile::pingpong128x128;
     if (g_tile == 'c') g.tile = GemmTile::cooperative128x256;
     if (g_tile == 'w') g.tile = GemmTile::wgmma128x64;
     if (g_tile == 'W') g.tile = GemmTile::wgmma128x256;

@@ -148,7 +148,7 @@ bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
 
 TEST(GemmDevice, WgmmaTiles) {
   TESSERA_REQUIRE_SM(90);
-  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong128x128,
                       GemmTile::cooperative128x256})
     for (Dtype t : {Dtype::bf16, Dtype::f16})
       for (auto [oa, ob] : kOrders)
@@ -172,7 +172,7 @@ TEST(GemmDevice, WgmmaTiles) {
         }
   // The fused epilogue, D orders and types, split-K, several K tiles, every operand majorness.
   int i = 0;
-  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong64x256,
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong128x128,
                       GemmTile::cooperative128x256})
     for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
       for (Dtype out : {Dtype::bf16, Dtype::f32})
@@ -202,7 +202,7 @@ TEST(GemmDevice, WgmmaTiles) {
     big.m = 1024; big.n = 1024; big.k = 512; big.oa = oa; big.ob = ob; big.seed = ++g_seed;
     const GemmTile chosen = run_gemm_case(big).tile;
     EXPECT_TRUE(chosen == GemmTile::wgmma128x64 || chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256 ||
-                chosen == GemmTile::pingpong64x256 || chosen == GemmTile::cooperative128x256)
+                chosen == GemmTile::pingpong128x128 || chosen == GemmTile::cooperative128x256)
         << big.str();
   }
 }
@@ -227,7 +227,7 @@ TEST(GemmDevice, PingPongPersistent) {
           cs.k = 64 + 8 * (i % 40);
           cs.in = i % 2 ? Dtype::f16 : Dtype::bf16;
           cs.out = out;
-          cs.tile = i % 2 ? GemmTile::pingpong64x256 : GemmTile::cooperative128x256;
+          cs.tile = i % 2 ? GemmTile::pingpong128x128 : GemmTile::cooperative128x256;
           cs.od = od;
           cs.oc = i % 7 < 4 ? od : (od == R ? C : R);
           cs.orr = i % 11 < 6 ? od : (od == R ? C : R);
@@ -244,7 +244,7 @@ TEST(GemmDevice, PingPongPersistent) {
           if (::testing::Test::HasFailure()) return;
         }
   // Many units per block: 17 x 15 tiles, and x 3 splits of uneven K length (1, 1, 2 K tiles; 3, 3, 4).
-  for (GemmTile tile : {GemmTile::pingpong64x256, GemmTile::cooperative128x256})
+  for (GemmTile tile : {GemmTile::pingpong128x128, GemmTile::cooperative128x256})
   for (int split : {1, 3})
     for (int64_t k : {200, 640}) {
       GemmCase cs;
@@ -265,7 +265,7 @@ TEST(GemmDevice, PingPongPersistent) {
   for (int split : {1, 4}) {
     GemmCase cs;
     cs.m = 700; cs.n = 520; cs.k = 3000; cs.ob = C; cs.out = Dtype::f32;
-    cs.tile = split > 1 ? GemmTile::cooperative128x256 : GemmTile::pingpong64x256; cs.split_k = split; cs.workspace = split > 1; cs.seed = ++g_seed;
+    cs.tile = split > 1 ? GemmTile::cooperative128x256 : GemmTile::pingpong128x128; cs.split_k = split; cs.workspace = split > 1; cs.seed = ++g_seed;
     EXPECT_TRUE(tessera::test::gemm_repeatable(cs)) << cs.str();
   }
   {  // bf16 D from the cooperative kernel with split K (registers: the TMA store is for unsplit plans)
@@ -554,9 +554,9 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 150; c.n = 136; c.k = 200; c.tile = GemmTile::wgmma128x64; c.in = c.out = Dtype::f16; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
-    { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::pingpong64x256; c.ob = C; c.beta = 0.5f;
+    { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::pingpong128x128; c.ob = C; c.beta = 0.5f;
       c.bias = BiasMode::per_row; c.act = Activation::silu; c.residual = true; add(c); }
-    { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::pingpong64x256; c.oa = C; c.ob = R; c.od = C; add(c); }
+    { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::pingpong128x128; c.oa = C; c.ob = R; c.od = C; add(c); }
     { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_erf; c.residual = true; add(c); }
     // The residual through TMA into the staging tiles with the specialised body: whole tiles, edge tiles and a spare
@@ -571,7 +571,7 @@ TEST(GemmSanitize, Subset) {
       c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 264; c.n = 304; c.k = 700; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.split_k = 3;
       c.workspace = true; c.out = Dtype::f16; c.in = Dtype::f16; add(c); }
-    { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong64x256; c.split_k = 3; c.workspace = true;
+    { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong128x128; c.split_k = 3; c.workspace = true;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.out = Dtype::f32; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;
       c.workspace = true; c.beta = 1.0f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true;

@@ -77,15 +77,15 @@ using gemm_sm80::Params;
 // A + 16 KB of B per K tile instead of 16 + 32).  A stage of either block is then written by both
 // producers, so it is free only when the consumers of both blocks have released it: every consumer warp
 // arrives on the empty barrier of its own block and of its peer.
-template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = kCooperative ? 2 : 4>
+template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
 struct GemmSm90Persistent {
   // ---- preconditions ----
   static_assert(Elem::kBytes == 2, "gemm_sm90 persistent: 16-bit operands (bf16 or f16)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 persistent: an M-major A comes with an N-major B (the host transposes (M, K))");
   static_assert(kClusterM == 1 || kClusterM == 2 || kClusterM == 4, "gemm_sm90 persistent: clusters of 1, 2 or 4 blocks along M");
 
-  static constexpr int kBM = kCooperative ? 128 : 64, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
-  static constexpr int kStages = kCooperative ? 4 : 5;  // 48 KB / 40 KB a stage
+  static constexpr int kBM = 128, kBN = kCooperative ? 256 : 128, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
+  static constexpr int kStages = kCooperative ? 4 : 6;  // 48 KB / 32 KB a stage
   // wgmma groups (K tiles) a consumer keeps in flight: one warpgroup alone on the tensor cores (ping-pong)
   // needs a deeper queue than two that share them.
   static constexpr int kInFlight = 1;  // measured: 2 for ping-pong was not faster (docs/PERF.md)
@@ -97,10 +97,18 @@ struct GemmSm90Persistent {
   static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;     // atoms stacked along M per consumer
   using Epilogue = epilogue::FragmentEpilogue<Atom>;
-  // D through shared memory and TMA stores (cooperative schedule; the ping-pong ring leaves no room):
-  // per consumer warpgroup two (64, 64) 16-bit staging tiles (Epilogue::kStageTile), 64 columns = 32
-  // registers each.
-  static constexpr bool kTmaStore = kCooperative;
+  // D through shared memory and TMA stores: per consumer warpgroup two (64, 64) 16-bit staging tiles
+  // (Epilogue::kStageTile), 64 columns = 32 registers each.
+  static constexpr bool kTmaStore = true;
+  // A consumer's unit leaves as four staging tiles (slots 0-3) of 64 x 64: cooperative, its 64 rows x 256 columns
+  // (slot j at column 64 j); ping-pong, its 128 x 128 tile (slot j at row 64 (j / 2), column 64 (j % 2)).  Its
+  // accumulators are two halves of 64 registers (Epilogue::kChunk), each two slots: cooperative, columns 0-127 and
+  // 128-255 of the one m64n256 atom; ping-pong, the two m64n128 atoms (rows 0-63 and 64-127).
+  static constexpr int kSlots = 4;
+  __host__ __device__ static constexpr int slot_row(int j) { return kCooperative ? 0 : 64 * (j / 2); }
+  __host__ __device__ static constexpr int slot_col(int j) { return kCooperative ? 64 * j : 64 * (j % 2); }
+  __host__ __device__ static constexpr int half_row(int h) { return kCooperative ? 0 : 64 * h; }
+  __host__ __device__ static constexpr int half_col(int h) { return kCooperative ? 128 * h : 0; }
   static constexpr atom::SmemTileSm90::Box kBoxD = Epilogue::kStageTile.tma_box();
   // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
   static constexpr int kBoxBytes = 64 * kBK * 2;
@@ -130,7 +138,7 @@ struct GemmSm90Persistent {
     alignas(1024) uint16_t b[kBN * kBK];  // (BLK_N, BLK_K) 128-byte swizzled
   };
   struct DStage {
-    alignas(1024) unsigned char tile[kSlices][2][Epilogue::kStageTile.bytes()];
+    alignas(1024) unsigned char tile[2][2][Epilogue::kStageTile.bytes()];  // [consumer][buffer]
   };
   struct NoDStage {};
   struct SharedStorage {
@@ -140,7 +148,8 @@ struct GemmSm90Persistent {
     uint64_t empty[kStages];
     uint64_t order[2];
     uint64_t rfull[2][4];  // residual through TMA (p.r_tma): staging slot j of consumer c holds this unit's residual
-    uint64_t drained;      // residual through TMA: every consumer warp's wgmma of the unit are complete
+    uint64_t drained[2];   // residual through TMA: every consumer warp's wgmma of the unit are complete (ping-pong:
+                           // per consumer; cooperative: [0] for both)
     int last[2];  // split-K: this warpgroup's unit completes its tile
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
@@ -202,7 +211,8 @@ struct GemmSm90Persistent {
       arch::mbarrier_init(&sh.order[1], 128);
       for (int c = 0; c < 2; ++c)
         for (int j = 0; j < 4; ++j) arch::mbarrier_init(&sh.rfull[c][j], 1);
-      arch::mbarrier_init(&sh.drained, 4 * kSlices);
+      arch::mbarrier_init(&sh.drained[0], 4 * kSlices);
+      arch::mbarrier_init(&sh.drained[1], 4 * kSlices);
       arch::fence_mbarrier_init();
     }
     // The peers' barriers exist before anyone arrives on them or multicasts into their block.
@@ -278,13 +288,17 @@ struct GemmSm90Persistent {
   // The first row of D that cooperative consumer c stores in the block's tile row tm.  The store warp, the consumer's
   // ring-slot test and its epilogue all use this one formula: they must agree on which units store D (rows inside
   // M), or a staged / free barrier waits forever.
-  __device__ __forceinline__ static int consumer_m0(int tm, int c) { return tm * kBM + Atom::kM * c; }
+  __device__ __forceinline__ static int consumer_m0(int tm, int c) { return tm * kBM + (kCooperative ? Atom::kM * c : 0); }
+  // Whether consumer c takes unit `local` (the block's local unit index): cooperative, every unit; ping-pong, every
+  // other one.
+  __device__ __forceinline__ static bool takes(int local, int c) { return kCooperative || (local & 1) == c; }
+  __device__ __forceinline__ static uint64_t* drained_bar(SharedStorage& sh, int c) { return &sh.drained[kCooperative ? 0 : c]; }
   // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
   __device__ __forceinline__ static int stage_before(int s, int d) { return s >= d ? s - d : s - d + kStages; }
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
   __device__ __forceinline__ static unsigned char* ring_tile(SharedStorage& sh, int s, int c) {
     static_assert(Epilogue::kStageTile.bytes() == kBoxBytes && Atom::kM == 64, "gemm_sm90 persistent: a staging tile is one 64-row A box");
-    return reinterpret_cast<unsigned char*>(sh.stage[s].a) + c * kBoxBytes;
+    return reinterpret_cast<unsigned char*>(sh.stage[s].a) + (kCooperative ? c * kBoxBytes : 0);
   }
 
   __device__ __forceinline__ static int first_unit() { return static_cast<int>(blockIdx.x) / kClusterM; }
@@ -391,7 +405,7 @@ struct GemmSm90Persistent {
       const bool ring_slot = kTmaStore && p.d_tma && consumer_m0(w.tm, c) < p.m;
       // The residual through TMA: the store warps load slots 2 and 3 into this unit's last ring stage once no
       // consumer warp reads it any more.
-      if (kTmaStore && p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
+      if (kTmaStore && p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
       static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -401,14 +415,9 @@ struct GemmSm90Persistent {
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
-      if constexpr (kTmaStore) {
-        epilogue_cooperative(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local,
-                             ring_tile(sh, stage_before(s, 1), c), static_cast<uint32_t>(stored & 1));
-        stored += ring_slot ? 1 : 0;
-      } else {
-#pragma unroll
-        for (int h = 0; h < kHalves; ++h) Epilogue::apply(acc[h], p.ep, w.tm * kBM + Atom::kM * h, w.tn * kBN, thread_now());
-      }
+      epilogue_unit(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
+                    static_cast<uint32_t>(stored & 1));
+      stored += ring_slot ? 1 : 0;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
   }
@@ -418,38 +427,58 @@ struct GemmSm90Persistent {
   // spills in the cooperative kernel).
   __device__ __forceinline__ static int thread_now() { return static_cast<int>(arch::tid_x_now() % 128u); }
 
-  // The cooperative epilogue of this warpgroup's 64 x 256 tile at (m0, n0), one register chunk (Epilogue::kChunk
-  // registers, 2 x 64 columns) at a time: the passes, then D from registers or, with p.d_tma, through two
-  // staging tiles that store warp c hands to the TMA unit.  One call site for both: the passes are compiled once.
-  // `unit` (the warpgroup's local unit index) only feeds the timeline probe.
-  __device__ __forceinline__ static void epilogue_cooperative(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
-                                                      SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
-                                                      unsigned char* ring, uint32_t rpar) {
+  // The epilogue of this warpgroup's part of a unit at (m0, n0) (cooperative: 64 x 256; ping-pong: 128 x 128), one
+  // half (64 registers, Epilogue::kChunk; half_row / half_col) at a time: the passes, then D from registers or, with
+  // p.d_tma, through the staging tiles that store warp c hands to the TMA unit.  One call site per body: the passes
+  // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
+  static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;  // rows of D one consumer stores per unit
+  __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
+                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
+                                                       unsigned char* ring, uint32_t rpar) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
-    const bool full = m0 + Atom::kM <= p.m && n0 + kBN <= p.n;
-    if constexpr (kTmaStore) {
-      switch (specialised(p, full)) {
-        case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-        case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-        case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-        case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-        case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-        case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-        default: break;
+    const bool full = m0 + kConsumerRows <= p.m && n0 + kBN <= p.n;
+    switch (specialised(p, full)) {
+      case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+      case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+      case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+      case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+      case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
+      case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      default: break;
+    }
+    if constexpr (kCooperative) {
+      epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, rpar);
+    } else {
+      // Ping-pong: the general body once, on each atom in turn (the second moved into the first's registers).
+#pragma unroll 1
+      for (int h = 0; h < kHalves; ++h) {
+        const int mh = m0 + half_row(h);
+        epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, rpar, 2 * h);
+        if (h + 1 < kHalves) next_half(acc);
       }
     }
-    epilogue_chunk<0>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
+  }
+  // The second half's registers into the first's (cooperative: registers 64-127 of the atom; ping-pong: the second atom).
+  __device__ __forceinline__ static void next_half(float (&acc)[kHalves][Atom::kValuesC]) {
+    constexpr int kHalf = Epilogue::kChunk;
+    if constexpr (kCooperative) {
+#pragma unroll
+      for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[0][i + kHalf];
+    } else {
+#pragma unroll
+      for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[1][i];
+    }
   }
 
   // ---- specialised epilogues: the common menus as straight-line code ----
@@ -489,52 +518,51 @@ struct GemmSm90Persistent {
     return 1 + act + (e.residual != nullptr ? 4 : 0);
   }
   template <class Act, int kBias, bool kResidual>
-  __device__ __forceinline__ static void epilogue_fast(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0,
+  __device__ __forceinline__ static void epilogue_fast(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
                                                        unsigned char* ring, uint32_t rpar, Act act) {
-    constexpr int kHalf = Atom::kValuesC / 2;      // registers of one half: Epilogue::kChunk
-    constexpr int kHalfCols = Atom::kN / 2;        // its columns
-    static_assert(kHalf == Epilogue::kChunk && kHalf == 64, "gemm_sm90 persistent: two halves of two staging tiles each");
+    constexpr int kHalf = Epilogue::kChunk;  // registers of one half
+    static_assert(kHalf == 64 && kHalves * Atom::kValuesC == 2 * kHalf, "gemm_sm90 persistent: two halves of two staging tiles each");
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
-      const int nh = n0 + half * kHalfCols;  // registers 0 .. kHalf - 1 hold columns [nh, nh + kHalfCols)
+      // registers 0 .. kHalf - 1 of acc[0] hold rows [mh, mh + 64) x columns [nh, nh + 128)
+      const int mh = m0 + half_row(half), nh = n0 + half_col(half);
       if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
         if (p.ep.alpha != 1.f) {
 #pragma unroll
-          for (int i = 0; i < kHalf; ++i) acc[i] *= p.ep.alpha;
+          for (int i = 0; i < kHalf; ++i) acc[0][i] *= p.ep.alpha;
         }
-        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc, p.ep.bias, nh, thread);
-        else Epilogue::template add_bias_rows<ElemT, 0>(acc, p.ep.bias, m0, thread);
+        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc[0], p.ep.bias, nh, thread);
+        else Epilogue::template add_bias_rows<ElemT, 0>(acc[0], p.ep.bias, mh, thread);
       }
-      Epilogue::template activate<0>(acc, act);
+      Epilogue::template activate<0>(acc[0], act);
       // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
       // probe: event 6 = the fourth staging tile's buffer was free
-      store_tma_tile<0, kResidual>(acc, p, sh, c, thread, 2 * half, ring, rpar, kResidual);
-      store_tma_tile<32, kResidual>(acc, p, sh, c, thread, 2 * half + 1, ring, rpar, kResidual, half == 1 ? unit : -1, 6);
-      if (half == 0) {
-#pragma unroll
-        for (int i = 0; i < kHalf; ++i) acc[i] = acc[i + kHalf];
-      }
+      store_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, rpar, kResidual);
+      store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, rpar, kResidual, half == 1 ? unit : -1, 6);
+      if (half == 0) next_half(acc);
     }
   }
   // The general body reads the residual from global memory; with p.r_tma the store warp still loads it into the
   // staging tiles (its protocol does not depend on the unit's body), so the staging waits for those loads.
+  // `slot0`: the staging slot of registers 0-31 (ping-pong: 2 x the atom).
   template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
-                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, uint32_t rpar) {
+                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, uint32_t rpar,
+                                                        int slot0 = 0) {
     Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
-      // staging tiles (slots) kFirst / 32 and + 1, 64 columns (32 registers) each
-      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, kFirst / 32, ring, rpar, p.r_tma);
-      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, kFirst / 32 + 1, ring, rpar, p.r_tma);
+      // staging tiles (slots) slot0 + kFirst / 32 and + 1, 64 columns (32 registers) each
+      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, slot0 + kFirst / 32, ring, rpar, p.r_tma);
+      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, slot0 + kFirst / 32 + 1, ring, rpar, p.r_tma);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, rpar);
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, rpar, slot0);
   }
   // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot` (kRingSlot): stmatrix
   // into its buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this

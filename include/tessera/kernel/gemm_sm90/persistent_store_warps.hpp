@@ -31,39 +31,42 @@ struct PersistentStoreWarps {
   static constexpr int kRingSlot = K::kRingSlot, kRingSlot3 = K::kRingSlot3;
   static constexpr uint32_t kHandoffThreads = K::kHandoffThreads;
 
-  // Once the consumer says (`bar`) that the staging tile holds D's 64 x 64 piece at (m0, n), the warp's leader stores it
+  // Once the consumer says (`bar`) that the staging tile holds D's 64 x 64 piece at (m, n), the warp's leader stores it
   // (one bulk group per tile; `row_major`: D's order).
   __device__ __forceinline__ static void store_staged(bool row_major, const CUtensorMap* map_d, const void* tile, uint32_t bar,
-                                                      int m0, int n, bool leader) {
+                                                      int m, int n, bool leader) {
     arch::named_barrier_sync(bar, kHandoffThreads);
     if (leader) {
-      if (row_major) arch::tma_store_2d(map_d, tile, n, m0);
-      else arch::tma_store_2d(map_d, tile, m0, n);
+      if (row_major) arch::tma_store_2d(map_d, tile, n, m);
+      else arch::tma_store_2d(map_d, tile, m, n);
       arch::bulk_commit();
     }
   }
 
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
   // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
-  // the block whose rows for consumer c start inside M, four staging tiles each (columns n0 + 64 j, slots 0-3,
-  // kRingSlot), in the consumer's order.  Buffer b cycles: free (this warp) -> the consumer writes it -> staged
-  // (consumer) -> this warp stores it and waits until the store has read it -> free.  The warp frees a buffer
-  // only for a later tile, so every barrier phase completes.  Slot 2 lies in the unit's last ring stage, which
-  // this warp releases (for consumer c's four warps) once the store has read it.
+  // the block that consumer c takes (K::takes) and whose rows for consumer c start inside M, four staging tiles
+  // each (slots 0-3 at (m0 + K::slot_row(j), n0 + K::slot_col(j)), kRingSlot), in the consumer's order.  Buffer b
+  // cycles: free (this warp) -> the consumer writes it -> staged (consumer) -> this warp stores it and waits until
+  // the store has read it -> free.  The warp frees a buffer only for a later tile, so every barrier phase completes.
+  // Slot 2 lies in the unit's last ring stage, which this warp releases (for consumer c's four warps) once the
+  // store has read it.  (A tile whose rows all lie past M is stored too: the map's bounds drop it.)
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                      int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
-    static_assert(Atom::kN / Epilogue::kStageCols == 4, "gemm_sm90 persistent: four staging tiles per unit and consumer");
+    static_assert(K::kSlots == 4 && K::kHalves * Atom::kN / Epilogue::kStageCols == K::kSlots,
+                  "gemm_sm90 persistent: four staging tiles per unit and consumer");
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
-    auto stores = [&](int u, int& m0, int& n0) {  // the consumer's test (epilogue_cooperative): rows inside M
+    auto stores = [&](int u, int local, int& m0, int& n0) {  // the consumer's tests (consume, epilogue_unit)
+      if (!K::takes(local, c)) return false;
       const gemm_core::TileWork w = sched.work(u);
       m0 = K::consumer_m0(w.tm * kClusterM + rank, c);
       n0 = w.tn * kBN;
       return m0 < p.m;
     };
     int units = 0;
-    for (int u = K::first_unit(); u < sched.units(); u += K::unit_stride()) {
+    for (int u = K::first_unit(), local = 0; u < sched.units(); u += K::unit_stride(), ++local) {
       int m0, n0;
-      units += stores(u, m0, n0) ? 1 : 0;
+      units += stores(u, local, m0, n0) ? 1 : 0;
     }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
@@ -72,27 +75,26 @@ struct PersistentStoreWarps {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
       arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
     }
-    auto issue = [&](const void* tile, uint32_t bar, int m0, int n) {
-      store_staged(p.ep.d_row_major, map_d, tile, bar, m0, n, leader);
-    };
     auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
       __syncwarp();
       arch::named_barrier_arrive(bar, kHandoffThreads);
     };
     int s = 0;  // the ring position after each unit, as the consumers count it
-    for (int u = K::first_unit(), i = 0; u < sched.units(); u += K::unit_stride()) {
+    for (int u = K::first_unit(), local = 0, i = 0; u < sched.units(); u += K::unit_stride(), ++local) {
       s = (s + sched.k_tiles_of(u)) % kStages;
       int m0, n0;
-      if (!stores(u, m0, n0)) continue;
+      if (!stores(u, local, m0, n0)) continue;
+      auto issue = [&](const void* tile, uint32_t bar, int j) {
+        store_staged(p.ep.d_row_major, map_d, tile, bar, m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+      };
       const int last = K::stage_before(s, 1);  // the unit's last stage: slot 2
       const bool more = ++i < units;
-      constexpr int kCols = Epilogue::kStageCols;
-      issue(sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0);
-      issue(sh.d.tile[c][1], K::staged_bar(c, 1), m0, n0 + kCols);
-      issue(K::ring_tile(sh, last, c), K::staged_ring_bar(c), m0, n0 + 2 * kCols);
+      issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
+      issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
+      issue(K::ring_tile(sh, last, c), K::staged_ring_bar(c), 2);
       if (leader) arch::bulk_wait_read<2>();  // slot 0 read: buffer 0 for slot 3
       then_free(K::free_bar(c, 0));
-      issue(sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0 + 3 * kCols);
+      issue(sh.d.tile[c][0], K::staged_bar(c, 0), 3);
       if (leader) arch::bulk_wait_read<2>();  // slot 1 read
       if (more) then_free(K::free_bar(c, 1));
       if (leader) arch::bulk_wait_read<1>();  // slot 2 read: the ring stage is free, for consumer c's warps
@@ -113,53 +115,57 @@ struct PersistentStoreWarps {
   __device__ __forceinline__ static void store_tiles_residual(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                               int c, const CUtensorMap* map_d, const CUtensorMap* map_r,
                                                               Stores&& stores) {
-    constexpr int kCols = Epilogue::kStageCols;
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
     const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
-    auto load_box = [&](void* tile, uint64_t* bar, int m0, int n) {  // the residual's 64 x 64 box at (m0, n)
+    auto load_box = [&](void* tile, uint64_t* bar, int m, int n) {  // the residual's 64 x 64 box at (m, n)
       arch::mbarrier_arrive_expect_tx(bar, kTileBytes);
-      if (row_major) arch::tma_load_2d(tile, map_r, bar, n, m0);
-      else arch::tma_load_2d(tile, map_r, bar, m0, n);
+      if (row_major) arch::tma_load_2d(tile, map_r, bar, n, m);
+      else arch::tma_load_2d(tile, map_r, bar, m, n);
     };
-    auto load_r = [&](int b, int m0, int n) {  // buffer b
-      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0, n);
+    auto load_r = [&](int b, int m0, int n0) {  // buffer b holds slot b
+      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0 + K::slot_row(b), n0 + K::slot_col(b));
     };
-    auto next_storing = [&](int u, int& m0, int& n0) {  // the first unit from u on that stores D; false: none
-      for (; u < sched.units(); u += K::unit_stride())
-        if (stores(u, m0, n0)) return true;
+    // The first unit from (u, local) on that stores D; false: none.
+    auto next_storing = [&](int u, int local, int& m0, int& n0) {
+      for (; u < sched.units(); u += K::unit_stride(), ++local)
+        if (stores(u, local, m0, n0)) return true;
       return false;
     };
     int m0 = 0, n0 = 0;
-    if (!next_storing(K::first_unit(), m0, n0)) return;
+    if (!next_storing(K::first_unit(), 0, m0, n0)) return;
     load_r(0, m0, n0);
-    load_r(1, m0, n0 + kCols);
-    auto issue = [&](const void* tile, uint32_t bar, int n) { store_staged(row_major, map_d, tile, bar, m0, n, leader); };
+    load_r(1, m0, n0);
+    auto issue = [&](const void* tile, uint32_t bar, int j) {
+      store_staged(row_major, map_d, tile, bar, m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+    };
     int s = 0;  // the ring position after each unit, as the consumers count it
+    int mine = 0;  // units of consumer c so far: the drained barrier's phase
     for (int v = K::first_unit(), local = 0; v < sched.units(); v += K::unit_stride(), ++local) {
       s = (s + sched.k_tiles_of(v)) % kStages;
-      // Every unit's drain, in order (the barrier's phases are counted by unit).
-      arch::mbarrier_wait_parity(&sh.drained, static_cast<uint32_t>(local & 1));
+      if (!K::takes(local, c)) continue;
+      // Every drain of consumer c's units, in order (the barrier's phases are counted by unit).
+      arch::mbarrier_wait_parity(K::drained_bar(sh, c), static_cast<uint32_t>(mine++ & 1));
       int vm0, vn0;
-      if (!stores(v, vm0, vn0)) continue;
+      if (!stores(v, local, vm0, vn0)) continue;
       m0 = vm0;
       n0 = vn0;
       const int last = K::stage_before(s, 1);
       unsigned char* ring = K::ring_tile(sh, last, c);
-      if (leader) {  // slots 2 and 3: the consumer's A rows and its quarter of the B rows of the last stage
-        load_box(ring, &sh.rfull[c][kRingSlot], m0, n0 + 2 * kCols);
-        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0, n0 + 3 * kCols);
+      if (leader) {  // slots 2 and 3: the consumer's A rows and (from the B rows) the next 8 KB of the last stage
+        load_box(ring, &sh.rfull[c][kRingSlot], m0 + K::slot_row(2), n0 + K::slot_col(2));
+        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0 + K::slot_row(3), n0 + K::slot_col(3));
       }
       int nm0 = 0, nn0 = 0;
-      const bool more = next_storing(v + K::unit_stride(), nm0, nn0);
-      issue(sh.d.tile[c][0], K::staged_bar(c, 0), n0);
-      issue(sh.d.tile[c][1], K::staged_bar(c, 1), n0 + kCols);
-      issue(ring, K::staged_ring_bar(c), n0 + 2 * kCols);
-      issue(ring + sizeof(Stage::a), K::staged_ring3_bar(c), n0 + 3 * kCols);
+      const bool more = next_storing(v + K::unit_stride(), local + 1, nm0, nn0);
+      issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
+      issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
+      issue(ring, K::staged_ring_bar(c), 2);
+      issue(ring + sizeof(Stage::a), K::staged_ring3_bar(c), 3);
       if (leader) arch::bulk_wait_read<3>();  // slot 0 read: buffer 0 takes the next unit's residual
       if (more) load_r(0, nm0, nn0);
       if (leader) arch::bulk_wait_read<2>();  // slot 1 read
-      if (more) load_r(1, nm0, nn0 + kCols);
+      if (more) load_r(1, nm0, nn0);
       if (leader) arch::bulk_wait_read<0>();  // slots 2 and 3 read: the ring stage is free, for consumer c's warps
       __syncwarp();
       if (arch::lane_id_now() < 4) K::release(sh, last);
