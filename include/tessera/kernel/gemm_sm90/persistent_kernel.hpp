@@ -8,10 +8,10 @@
 //                cluster tile row kClusterM * tm + r.
 //   warpgroup 0  producer (setmaxnreg 40): one thread issues, per K tile, the TMA loads of a stage after
 //                waiting for the stage to be empty: its own A box and its part of B, multicast to the cluster.
-//                Cooperative, TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
-//   warpgroups 1, 2  consumers (setmaxnreg 232): 64 x 256 fp32 accumulators each (128 per thread, one
-//                wgmma m64n256k16 per 16-wide K step).  Cooperative: both on one 128 x 256 unit (rows
-//                0-63, 64-127).  Ping-pong: each on a whole 64 x 256 unit, local unit i to consumer i % 2.
+//                TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
+//   warpgroups 1, 2  consumers (setmaxnreg 232): 128 fp32 accumulators per thread.  Cooperative: both on one
+//                128 x 256 unit (rows 0-63, 64-127; one wgmma m64n256k16 per 16-wide K step).  Ping-pong: each
+//                on a whole 128 x 128 unit (two m64n128k16 per K step), local unit i to consumer i % 2.
 //   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
 //                kTileA / kTileB, atom/smem_sm90.hpp)
 //                full[s]  (count 1): the producer's arrive.expect_tx(stage bytes); the TMA bytes, the
@@ -23,7 +23,7 @@
 //                on the tensor cores while each warpgroup runs its epilogue in the other's main loop.
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
-//                Cooperative, 16-bit D (p.d_tma): 64 columns at a time into an 8 KB swizzled staging slot
+//                16-bit D (p.d_tma): a 64 x 64 piece at a time (slot_row / slot_col) into an 8 KB swizzled staging slot
 //                (stmatrix): the consumer's two staging buffers, or (the unit's third tile) its own A rows of
 //                the unit's last ring stage (kRingSlot), each handed through named barriers (staged / free)
 //                to the consumer's store warp, which issues the TMA store, waits until it has read the slot
@@ -67,7 +67,9 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-// kCooperative = false: ping-pong, 64 x 256 tiles, each consumer warpgroup a whole tile (one m64n256k16 atom).
+// kCooperative = false: ping-pong, 128 x 128 tiles, each consumer warpgroup a whole tile (two m64n128k16 atoms);
+//                       one warpgroup alone keeps the tensor cores busy (scripts/device/wgmma_rate.cu), but a
+//                       128 x 128 tile reads 1.5 times the L2 bytes per multiply-add of 128 x 256 (docs/PERF.md).
 // kCooperative = true:  128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one
 //                       m64n256k16 atom each); the epilogue does not overlap a main loop, but the producer
 //                       keeps loading the next unit during it.
