@@ -22,11 +22,9 @@ KernelInfo persistent_info() {
   info.box_a[1] = K::kBoxA.outer;
   info.box_b[0] = K::kBoxB.inner;
   info.box_b[1] = K::kBoxB.outer;
-  info.tma_store = K::kTmaStore;
-  if (K::kTmaStore) {  // the box of D's staging tile (Epilogue::kStageTile)
-    info.box_d[0] = K::kBoxD.inner;
-    info.box_d[1] = K::kBoxD.outer;
-  }
+  info.tma_store = true;  // the box of D's staging tile (Epilogue::kStageTile)
+  info.box_d[0] = K::kBoxD.inner;
+  info.box_d[1] = K::kBoxD.outer;
   return info;
 }
 

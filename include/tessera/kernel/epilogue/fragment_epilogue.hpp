@@ -435,6 +435,19 @@ struct FragmentEpilogue {
     });
   }
 
+  // stage_sw128 with D's type (f16, else bf16) and order picked at run time.
+  template <int kFirst>
+  __device__ __forceinline__ static void stage_sw128_as(const Acc& acc, Dtype d_type, bool row_major, unsigned char* tile,
+                                                        int thread) {
+    if (row_major) {
+      if (d_type == Dtype::f16) stage_sw128<__half, kFirst, false>(acc, tile, thread);
+      else stage_sw128<__nv_bfloat16, kFirst, false>(acc, tile, thread);
+    } else {
+      if (d_type == Dtype::f16) stage_sw128<__half, kFirst, true>(acc, tile, thread);
+      else stage_sw128<__nv_bfloat16, kFirst, true>(acc, tile, thread);
+    }
+  }
+
   // The converse of stage_sw128: acc[kFirst .. kFirst + 31] += X for a 16-bit matrix X of type T that TMA loaded into
   // `tile` (kStageTile, the 64 x 64 box at the fragment's rows and these 64 columns; with kTrans X is column-major and
   // the tile holds (n, m)).  ldmatrix.x4 (.trans) with stage_sw128's addresses returns each lane exactly its own
@@ -466,6 +479,17 @@ struct FragmentEpilogue {
         acc[i + 2 * w + 1] += b;
       }
     });
+  }
+  // add_sw128 with X's type (f16, else bf16) and order (D's) picked at run time.
+  template <int kFirst>
+  __device__ __forceinline__ static void add_sw128_as(Acc& acc, Dtype x_type, bool row_major, const unsigned char* tile, int thread) {
+    if (row_major) {
+      if (x_type == Dtype::f16) add_sw128<__half, kFirst, false>(acc, tile, thread);
+      else add_sw128<__nv_bfloat16, kFirst, false>(acc, tile, thread);
+    } else {
+      if (x_type == Dtype::f16) add_sw128<__half, kFirst, true>(acc, tile, thread);
+      else add_sw128<__nv_bfloat16, kFirst, true>(acc, tile, thread);
+    }
   }
 };
 

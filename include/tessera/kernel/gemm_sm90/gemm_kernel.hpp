@@ -242,18 +242,13 @@ struct GemmSm90 {
 #pragma unroll
       for (int i = 0; i < kAcc; ++i) acc[i] *= p.ep.alpha;
     }
-    const bool f16 = p.ep.d_type == Dtype::f16, rm = p.ep.d_row_major;
+    const Dtype dt = p.ep.d_type;  // (read once: the barriers between the chunks would reload it)
+    const bool rm = p.ep.d_row_major;
     const uint32_t bar = static_cast<uint32_t>(wg);  // named barriers 1 and 2: one per consumer warpgroup
     epilogue::frag_detail::static_for<kDTiles>([&](auto jc) {
       constexpr int j = decltype(jc)::value;
       unsigned char* tile = tiles + j * kDTileBytes;
-      if (rm) {
-        if (f16) FragEpi::template stage_sw128<__half, 32 * j, false>(acc, tile, thread);
-        else FragEpi::template stage_sw128<__nv_bfloat16, 32 * j, false>(acc, tile, thread);
-      } else {
-        if (f16) FragEpi::template stage_sw128<__half, 32 * j, true>(acc, tile, thread);
-        else FragEpi::template stage_sw128<__nv_bfloat16, 32 * j, true>(acc, tile, thread);
-      }
+      FragEpi::template stage_sw128_as<32 * j>(acc, dt, rm, tile, thread);
       arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
       arch::named_barrier_sync(bar, 128);
       if (thread == 0) {

@@ -99,9 +99,8 @@ struct GemmSm90Persistent {
   static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;     // atoms stacked along M per consumer
   using Epilogue = epilogue::FragmentEpilogue<Atom>;
-  // D through shared memory and TMA stores: per consumer warpgroup two (64, 64) 16-bit staging tiles
+  // D through shared memory and TMA stores (p.d_tma): per consumer warpgroup two (64, 64) 16-bit staging tiles
   // (Epilogue::kStageTile), 64 columns = 32 registers each.
-  static constexpr bool kTmaStore = true;
   // A consumer's unit leaves as four staging tiles (slots 0-3) of 64 x 64: cooperative, its 64 rows x 256 columns
   // (slot j at column 64 j); ping-pong, its 128 x 128 tile (slot j at row 64 (j / 2), column 64 (j % 2)).  Its
   // accumulators are two halves of 64 registers (Epilogue::kChunk), each two slots: cooperative, columns 0-127 and
@@ -142,10 +141,9 @@ struct GemmSm90Persistent {
   struct DStage {
     alignas(1024) unsigned char tile[2][2][Epilogue::kStageTile.bytes()];  // [consumer][buffer]
   };
-  struct NoDStage {};
   struct SharedStorage {
     Stage stage[kStages];
-    [[no_unique_address]] std::conditional_t<kTmaStore, DStage, NoDStage> d;
+    DStage d;
     uint64_t full[kStages];
     uint64_t empty[kStages];
     uint64_t order[2];
@@ -162,7 +160,7 @@ struct GemmSm90Persistent {
                 "gemm_sm90 persistent: the stage buffers hold exactly the tiles the boxes fill");
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + 1024;  // + slack to align to 1024
 
-  // Named barriers (0 is __syncthreads').  The TMA-store hand-off (kTmaStore, p.d_tma) has two per staging
+  // Named barriers (0 is __syncthreads').  The TMA-store hand-off (p.d_tma) has two per staging
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13 };
@@ -203,8 +201,8 @@ struct GemmSm90Persistent {
       TTRACE(0, 7, 6, TGLOBAL());
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
-      if (kTmaStore && p.d_tma) arch::tma_prefetch_desc(map_d);
-      if (kTmaStore && p.r_tma) arch::tma_prefetch_desc(map_r);
+      if (p.d_tma) arch::tma_prefetch_desc(map_d);
+      if (p.r_tma) arch::tma_prefetch_desc(map_r);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
@@ -225,11 +223,8 @@ struct GemmSm90Persistent {
       arch::setmaxnreg_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
-      if constexpr (kTmaStore) {
-        if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
-          PersistentStoreWarps<GemmSm90Persistent>::store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d,
-                                                                map_r);
-      }
+      if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
+        PersistentStoreWarps<GemmSm90Persistent>::store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
       consume(sh, sched, p, wg - 1);
@@ -404,11 +399,11 @@ struct GemmSm90Persistent {
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
-      const bool ring_slot = kTmaStore && p.d_tma && consumer_m0(w.tm, c) < p.m;
+      const bool ring_slot = p.d_tma && consumer_m0(w.tm, c) < p.m;
       // The residual through TMA: the store warps load slots 2 and 3 into this unit's last ring stage once no
       // consumer warp reads it any more.
-      if (kTmaStore && p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
-      static_assert(kInFlight == 1 || !kTmaStore, "gemm_sm90 persistent: the stage released after the drain is the last one");
+      if (p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
+      static_assert(kInFlight == 1, "gemm_sm90 persistent: the stage released after the drain is the last one (kRingSlot)");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
           if (!(ring_slot && d == 1)) release(sh, stage_before(s, d));
@@ -580,30 +575,16 @@ struct GemmSm90Persistent {
     unsigned char* tile = slot == kRingSlot ? ring : rt && slot == kRingSlot3 ? ring + sizeof(Stage::a) : sh.d.tile[c][b];
     if (rt) {
       arch::mbarrier_wait_parity(&sh.rfull[c][slot], rpar);
-      if constexpr (kAddR) {
-        if (p.ep.d_row_major) add_residual<kFirst, false>(acc, p, tile, thread);
-        else add_residual<kFirst, true>(acc, p, tile, thread);
-      }
+      if constexpr (kAddR) Epilogue::template add_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
     } else if (slot != kRingSlot) {
       // Free: the store that last read it (of this unit or the previous one) is past its reads.
       arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
     }
     if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
-    if (p.ep.d_row_major) stage<kFirst, false>(acc, p, tile, thread);
-    else stage<kFirst, true>(acc, p, tile, thread);
+    Epilogue::template stage_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
     arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : rt && slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
                                kHandoffThreads);
-  }
-  template <int kFirst, bool kTrans>
-  __device__ __forceinline__ static void add_residual(float (&acc)[Atom::kValuesC], const Params& p, const unsigned char* tile, int thread) {
-    if (p.ep.d_type == Dtype::f16) Epilogue::template add_sw128<__half, kFirst, kTrans>(acc, tile, thread);
-    else Epilogue::template add_sw128<__nv_bfloat16, kFirst, kTrans>(acc, tile, thread);
-  }
-  template <int kFirst, bool kTrans>
-  __device__ __forceinline__ static void stage(const float (&acc)[Atom::kValuesC], const Params& p, unsigned char* tile, int thread) {
-    if (p.ep.d_type == Dtype::f16) Epilogue::template stage_sw128<__half, kFirst, kTrans>(acc, tile, thread);
-    else Epilogue::template stage_sw128<__nv_bfloat16, kFirst, kTrans>(acc, tile, thread);
   }
 
   // Split-K: publishes this unit's partial tile; returns true in the unit that completes the tile, whose

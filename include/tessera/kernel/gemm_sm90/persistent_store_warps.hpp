@@ -1,5 +1,5 @@
 // include/tessera/kernel/gemm_sm90/persistent_store_warps.hpp -- the store warps of the persistent Hopper GEMM
-// (kernel/gemm_sm90/persistent_kernel.hpp, cooperative schedule with D through TMA): warp c of the producer
+// (kernel/gemm_sm90/persistent_kernel.hpp, either schedule, D through TMA): warp c of the producer
 // warpgroup hands consumer c's staged D tiles to the TMA unit and, with the residual through TMA, loads the
 // residual into the staging tiles ahead of the consumer.  K is the GemmSm90Persistent instantiation: its shared
 // storage, barriers, ring helpers and staging slots are the ones described there.
