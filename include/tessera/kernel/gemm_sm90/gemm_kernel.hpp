@@ -258,7 +258,14 @@ struct GemmSm90 {
         arch::bulk_commit();
       }
     });
-    if (thread == 0) arch::bulk_wait_read<0>();
+    if (thread == 0) {
+      arch::bulk_wait_read<0>();
+      // probe: this warpgroup's epilogue done; the block's end, written by each consumer warpgroup as it finishes
+      // (the later write stays)
+      TTRACE(wg, 0, 5, TCLK());
+      TTRACE(0, 7, 5, TGLOBAL());
+      TTRACE(0, 7, 4, TCLK());
+    }
   }
 #endif
 #endif  // __CUDACC__

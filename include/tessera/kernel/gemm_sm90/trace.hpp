@@ -12,7 +12,8 @@
 // The non-persistent kernel (gemm_kernel.hpp) uses unit 0: consumers 0 start (after the barriers' set-up), 1 first
 // stage full, 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 6 staging tile
 // written, 5 epilogue done; the producer 0 start, 1 cycles waiting on empty stages, 2 last load issued, and (unit 7)
-// as above.
+// as above.  The bare GEMM through TMA stores (GemmSm90::store_bare) writes no 6, and each consumer warpgroup stamps
+// the block's end (unit 7, 5 and 4) once its stores have read shared memory.
 #pragma once
 
 namespace tessera::gemm_sm90 {
