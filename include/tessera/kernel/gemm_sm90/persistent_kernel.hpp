@@ -24,8 +24,9 @@
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
 //                16-bit D (p.d_tma): a 64 x 64 piece at a time (slot_row / slot_col) into an 8 KB swizzled staging slot
-//                (stmatrix): the consumer's two staging buffers, or (the unit's third tile) its own A rows of
-//                the unit's last ring stage (kRingSlot), each handed through named barriers (staged / free)
+//                (stmatrix): the consumer's two staging buffers, or (the unit's third and fourth tiles) its own A
+//                rows and its quarter of the B rows of the unit's last ring stage (kRingSlot, kRingSlot3), each
+//                handed through named barriers (staged / free)
 //                to the consumer's store warp, which issues the TMA store, waits until it has read the slot
 //                (cp.async.bulk.wait_group.read) and frees it or releases the ring stage; the consumer goes
 //                on to the next chunk and then to the next unit's main loop meanwhile.  Whole tiles with the
@@ -169,18 +170,23 @@ struct GemmSm90Persistent {
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t staged_ring_bar(int c) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged_ring) + c); }
   __device__ __forceinline__ static uint32_t staged_ring3_bar(int c) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged_ring3) + c); }
-  // A unit's four staging tiles per consumer (slots 0-3): slot 0 and 3 in buffer 0, slot 1 in buffer 1, slot 2 in
-  // the consumer's own A rows of the unit's last ring stage (8 KB, read by no one else once its wgmma are
-  // complete).  The consumer does not release that stage; its store warp does, once the store has read it.
-  // So only the fourth tile waits for a store's read (buffer 0's first), not the third and fourth.
+  // A unit's four staging tiles per consumer (slots 0-3): slot 0 in buffer 0, slot 1 in buffer 1, slot 2 in the
+  // consumer's own A rows of the unit's last ring stage (8 KB, read by no one else once its wgmma are complete), slot
+  // 3 in its quarter of that stage's B rows (kRingSlot3: free once every consumer warp's wgmma of the unit are
+  // complete, the `drained` barrier).  The consumer does not release that stage; its store warp does, once the
+  // stores have read slots 2 and 3.  So no tile of a unit waits for a store of the same unit to read its buffer
+  // (buffers 0 and 1 were read during the main loop).
   static constexpr int kRingSlot = 2;
   // With the residual through TMA (p.r_tma) every slot first holds the residual of its 64 x 64 piece of D, which the
   // consumer reads in its fragment layout (Epilogue::add_sw128) and overwrites with D in place: slots 0 and 1 in the
   // consumer's two buffers, loaded by its store warp as soon as the previous unit's stores have read them (a main
-  // loop ahead); slots 2 and 3 in the unit's last ring stage, the consumer's A rows and its quarter of the B rows
-  // (kRingSlot3), loaded by the store warp once every consumer warp's wgmma of the unit are complete (`drained`).
-  // Buffer 0 then serves slot 0 only, and the store warp releases the ring stage once slots 2 and 3 are read.
+  // loop ahead); slots 2 and 3, loaded by the store warp once `drained` completes.
   static constexpr int kRingSlot3 = 3;
+  // The barrier phases a unit's epilogue waits for: r, the residual's loads (rfull; the count of units whose D this
+  // warpgroup stored); d, the drain of every consumer warp's wgmma (drained; the count of units it took).
+  struct Phases {
+    uint32_t r, d;
+  };
 
 #if defined(__CUDACC__)
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
@@ -400,9 +406,10 @@ struct GemmSm90Persistent {
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
       const bool ring_slot = p.d_tma && consumer_m0(w.tm, c) < p.m;
-      // The residual through TMA: the store warps load slots 2 and 3 into this unit's last ring stage once no
-      // consumer warp reads it any more.
-      if (p.r_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
+      // Slot 3 lies in this unit's last ring stage (B rows): it is written (by this consumer, or with the residual
+      // through TMA first loaded by the store warp) once no consumer warp reads the stage any more.  Every unit
+      // arrives, so the barrier's phase is the count of units this warpgroup took.
+      if (p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
       static_assert(kInFlight == 1, "gemm_sm90 persistent: the stage released after the drain is the last one (kRingSlot)");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -413,7 +420,7 @@ struct GemmSm90Persistent {
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
       epilogue_unit(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
-                    static_cast<uint32_t>(stored & 1));
+                    Phases{static_cast<uint32_t>(stored & 1), static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1)});
       stored += ring_slot ? 1 : 0;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
@@ -431,37 +438,37 @@ struct GemmSm90Persistent {
   static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;  // rows of D one consumer stores per unit
   __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
-                                                       unsigned char* ring, uint32_t rpar) {
+                                                       unsigned char* ring, Phases ph) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
     const bool full = m0 + kConsumerRows <= p.m && n0 + kBN <= p.n;
     switch (specialised(p, full)) {
-      case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-      case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-      case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-      case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-      case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, ActNone{});
-      case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
-      case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, rpar, {});
+      case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+      case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+      case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+      case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+      case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+      case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+      case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
       default: break;
     }
     if constexpr (kCooperative) {
-      epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, rpar);
+      epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, ph);
     } else {
       // Ping-pong: the general body once, on each atom in turn (the second moved into the first's registers).
 #pragma unroll 1
       for (int h = 0; h < kHalves; ++h) {
         const int mh = m0 + half_row(h);
-        epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, rpar, 2 * h);
+        epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, ph, 2 * h);
         if (h + 1 < kHalves) next_half(acc);
       }
     }
@@ -517,7 +524,7 @@ struct GemmSm90Persistent {
   template <class Act, int kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
-                                                       unsigned char* ring, uint32_t rpar, Act act) {
+                                                       unsigned char* ring, Phases ph, Act act) {
     constexpr int kHalf = Epilogue::kChunk;  // registers of one half
     static_assert(kHalf == 64 && kHalves * Atom::kValuesC == 2 * kHalf, "gemm_sm90 persistent: two halves of two staging tiles each");
 #pragma unroll 1
@@ -535,8 +542,8 @@ struct GemmSm90Persistent {
       Epilogue::template activate<0>(acc[0], act);
       // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
       // probe: event 6 = the fourth staging tile's buffer was free
-      store_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, rpar, kResidual);
-      store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, rpar, kResidual, half == 1 ? unit : -1, 6);
+      store_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, ph, kResidual);
+      store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
       if (half == 0) next_half(acc);
     }
   }
@@ -545,37 +552,40 @@ struct GemmSm90Persistent {
   // `slot0`: the staging slot of registers 0-31 (ping-pong: 2 x the atom).
   template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
-                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, uint32_t rpar,
+                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, Phases ph,
                                                         int slot0 = 0) {
     Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
       // staging tiles (slots) slot0 + kFirst / 32 and + 1, 64 columns (32 registers) each
-      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, slot0 + kFirst / 32, ring, rpar, p.r_tma);
-      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, slot0 + kFirst / 32 + 1, ring, rpar, p.r_tma);
+      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, slot0 + kFirst / 32, ring, ph, p.r_tma);
+      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, slot0 + kFirst / 32 + 1, ring, ph, p.r_tma);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, rpar, slot0);
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, ph, slot0);
   }
-  // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot` (kRingSlot): stmatrix
-  // into its buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this
-  // warpgroup's wgmma are complete), then handed to that warp (a staged barrier; the warp knows the tile's
-  // place, store_tiles).
+  // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot`: stmatrix into its
+  // buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this warpgroup's wgmma
+  // are complete; slot 3, the B rows after it, once `drained` completes), then handed to that warp (a staged
+  // barrier; the warp knows the tile's place, store_tiles).
   // `rt` (p.r_tma): the tile holds the residual (slot 3 in the ring stage, kRingSlot3) once rfull says so; kAddR adds
   // it to the fragment (add_sw128) before D is staged in place.
   template <int kFirst, bool kAddR>
   __device__ __forceinline__ static void store_tma_tile(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
-                                                        int c, int thread, int slot, unsigned char* ring, uint32_t rpar, bool rt,
+                                                        int c, int thread, int slot, unsigned char* ring, Phases ph, bool rt,
                                                         [[maybe_unused]] int tr_unit = -1, [[maybe_unused]] int tr_ev = 0) {
     const int b = slot == 1 ? 1 : 0;
-    unsigned char* tile = slot == kRingSlot ? ring : rt && slot == kRingSlot3 ? ring + sizeof(Stage::a) : sh.d.tile[c][b];
+    unsigned char* tile = slot == kRingSlot ? ring : slot == kRingSlot3 ? ring + sizeof(Stage::a) : sh.d.tile[c][b];
     if (rt) {
-      arch::mbarrier_wait_parity(&sh.rfull[c][slot], rpar);
+      arch::mbarrier_wait_parity(&sh.rfull[c][slot], ph.r);
       if constexpr (kAddR) Epilogue::template add_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
+    } else if (slot == kRingSlot3) {
+      // B rows of the last stage: free once every consumer warp's wgmma of the unit are complete.
+      arch::mbarrier_wait_parity(drained_bar(sh, c), ph.d);
     } else if (slot != kRingSlot) {
       // Free: the store that last read it (of this unit or the previous one) is past its reads.
       arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
@@ -583,7 +593,7 @@ struct GemmSm90Persistent {
     if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
     Epilogue::template stage_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-    arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : rt && slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
+    arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
                                kHandoffThreads);
   }
 

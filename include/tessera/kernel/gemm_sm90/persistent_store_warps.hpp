@@ -48,9 +48,10 @@ struct PersistentStoreWarps {
   // the block that consumer c takes (K::takes) and whose rows for consumer c start inside M, four staging tiles
   // each (slots 0-3 at (m0 + K::slot_row(j), n0 + K::slot_col(j)), kRingSlot), in the consumer's order.  Buffer b
   // cycles: free (this warp) -> the consumer writes it -> staged (consumer) -> this warp stores it and waits until
-  // the store has read it -> free.  The warp frees a buffer only for a later tile, so every barrier phase completes.
-  // Slot 2 lies in the unit's last ring stage, which this warp releases (for consumer c's four warps) once the
-  // store has read it.  (A tile whose rows all lie past M is stored too: the map's bounds drop it.)
+  // the store has read it -> free (for the next unit: buffer b holds slot b).  The warp frees a buffer only for a
+  // later tile, so every barrier phase completes.  Slots 2 and 3 lie in the unit's last ring stage, which this warp
+  // releases (for consumer c's four warps) once the stores have read both.  (A tile whose rows all lie past M is
+  // stored too: the map's bounds drop it.)
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                      int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
     static_assert(K::kSlots == 4 && K::kHalves * Atom::kN / Epilogue::kStageCols == K::kSlots,
@@ -87,21 +88,20 @@ struct PersistentStoreWarps {
       auto issue = [&](const void* tile, uint32_t bar, int j) {
         store_staged(p.ep.d_row_major, map_d, tile, bar, m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
       };
-      const int last = K::stage_before(s, 1);  // the unit's last stage: slot 2
+      const int last = K::stage_before(s, 1);  // the unit's last stage: slots 2 and 3
+      unsigned char* ring = K::ring_tile(sh, last, c);
       const bool more = ++i < units;
       issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
       issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
-      issue(K::ring_tile(sh, last, c), K::staged_ring_bar(c), 2);
-      if (leader) arch::bulk_wait_read<2>();  // slot 0 read: buffer 0 for slot 3
-      then_free(K::free_bar(c, 0));
-      issue(sh.d.tile[c][0], K::staged_bar(c, 0), 3);
+      issue(ring, K::staged_ring_bar(c), 2);
+      issue(ring + sizeof(Stage::a), K::staged_ring3_bar(c), 3);
+      if (leader) arch::bulk_wait_read<3>();  // slot 0 read
+      if (more) then_free(K::free_bar(c, 0));
       if (leader) arch::bulk_wait_read<2>();  // slot 1 read
       if (more) then_free(K::free_bar(c, 1));
-      if (leader) arch::bulk_wait_read<1>();  // slot 2 read: the ring stage is free, for consumer c's warps
+      if (leader) arch::bulk_wait_read<0>();  // slots 2 and 3 read: the ring stage is free, for consumer c's warps
       __syncwarp();
       if (lane < 4) K::release(sh, last);
-      if (leader) arch::bulk_wait_read<0>();  // slot 3 read
-      if (more) then_free(K::free_bar(c, 0));
     }
     // The last stores have read the staging tiles before the block ends (their writes to global memory complete
     // before the grid does).
@@ -109,8 +109,8 @@ struct PersistentStoreWarps {
     __syncwarp();
   }
   // store_tiles with the residual through TMA (p.r_tma, kRingSlot3): buffers 0 and 1 are loaded with the next unit's
-  // residual as soon as this unit's stores have read them, instead of being handed back free; slot 3 leaves from the
-  // ring stage, which is released once slots 2 and 3 are read.
+  // residual as soon as this unit's stores have read them, instead of being handed back free, and slots 2 and 3 with
+  // this unit's once `drained` completes.
   template <class Stores>
   __device__ __forceinline__ static void store_tiles_residual(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                               int c, const CUtensorMap* map_d, const CUtensorMap* map_r,
