@@ -33,6 +33,10 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     return fail(GemmError::insufficient_workspace,
                 fmt("split_k %d with tile %s needs a workspace of %zu bytes (gemm_workspace_size); got %zu", c.splits,
                     c.entry->name, c.workspace, workspace ? workspace_bytes : size_t(0)));
+  if (c.sk_tiles > 0 && (!workspace || workspace_bytes < c.workspace))
+    return fail(GemmError::insufficient_workspace,
+                fmt("stream_k (on) with tile %s needs a workspace of %zu bytes (gemm_workspace_size); got %zu",
+                    c.entry->name, c.workspace, workspace ? workspace_bytes : size_t(0)));
 
   gemm_sm80::Params kp;
   kp.m = static_cast<int>(p.m);
@@ -51,15 +55,17 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   kp.tiles_n = c.tiles_n;
   kp.group_m = std::min(8, c.tiles_m);
   kp.splits = c.splits;
+  kp.sk_tiles = c.sk_tiles;
   kp.ep = p.ep;
-  if (c.splits > 1) {
+  if (c.splits > 1 || c.sk_tiles > 0) {
     kp.counters = static_cast<int*>(workspace);
-    const int64_t counters = c.tiles * c.kernel.counters_per_tile;
+    // stream-K: one slot per block of the grid (c.ctas = workers x cluster_m)
+    const int64_t counters = (c.sk_tiles > 0 ? c.ctas : c.tiles) * c.kernel.counters_per_tile;
     kp.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + counters_bytes(counters));
     if (!zeroed || counters > kFixedCounters) {  // beyond the fixed region, earlier partial sums may lie
       // The whole counter region, not only this plan's counters: later calls on this workspace may trust it.
       const cudaError_t e = cudaMemsetAsync(workspace, 0, counters_bytes(counters), stream);
-      if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaMemsetAsync of the split-K counters failed: %s", cudaGetErrorString(e)));
+      if (e != cudaSuccess) return fail(GemmError::cuda_error, fmt("cudaMemsetAsync of the split-K / stream-K counters failed: %s", cudaGetErrorString(e)));
     }
   }
   // A persistent kernel loops over tiles x splits units itself.

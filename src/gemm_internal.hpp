@@ -72,6 +72,7 @@ struct Choice {
   int occupancy = 0;
   double cost = 0;
   size_t workspace = 0;
+  int sk_tiles = 0;  // persistent kernels: tiles (of clusters) of the stream-K tail (Params::sk_tiles)
 };
 
 // Workspace layout: [counters (int), at least kFixedCounters of them, padded to 256 bytes][tiles * splits

@@ -350,6 +350,27 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       }
     }
   }
+  // The stream-K tail (kernel/gemm/scheduler.hpp) of a persistent kernel whose cluster units leave the last wave
+  // partly idle: that wave and one full wave are shared out by K tiles.  Workspace: per worker (cluster) and block
+  // counters_per_tile flags and one fp32 tile.  Automatically only when the last wave is at most a quarter full: the
+  // tail's pieces of one tile run at different K offsets at the same time, so the tiles sharing rows of A or columns of
+  // B no longer meet in L2, and the tail ran 1.3-1.6 times slower per K tile than whole tiles (bf16 on the H100:
+  // 8192x14336x4096, last wave 10 of 66 clusters, 0.98 -> 1.02x cuBLAS; 8192^3, 34 of 66, 1.02 -> 0.99; 4096^3, 58 of 66,
+  // 0.96 -> 0.83; docs/PERF.md, fourteenth session).
+  if (have && best.kernel.persistent && best.kernel.stream_k && best.splits == 1 && g.stream_k != GemmStreamK::off) {
+    const KernelInfo& k = best.kernel;
+    const int64_t units = ceil_div(best.tiles_m, k.cluster_m) * best.tiles_n;
+    const int64_t workers = best.ctas / k.cluster_m;
+    const bool pays = (units % workers) * 4 <= workers;
+    if (workers > 0 && units > workers && units % workers != 0 && (pays || g.stream_k == GemmStreamK::on)) {
+      const int64_t slots = workers * k.cluster_m;
+      const size_t ws = counters_bytes(slots * k.counters_per_tile) + static_cast<size_t>(slots) * k.block_m * k.block_n * sizeof(float);
+      if (g.stream_k == GemmStreamK::on || ws <= workspace_limit) {
+        best.sk_tiles = static_cast<int>(units % workers + workers);
+        best.workspace = ws;
+      }
+    }
+  }
   if (!have) {
     if (!too_many_splits.empty()) return invalid(too_many_splits);
     if (g.tile != GemmTile::automatic)
@@ -368,6 +389,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->tile = c.entry->tile;
   plan->math = p.math;
   plan->split_k = c.splits;
+  plan->stream_k_tiles = c.sk_tiles;
   plan->transposed = p.transposed;
   plan->grid_tiles = c.tiles;
   plan->grid_blocks = c.kernel.persistent ? c.ctas : c.ctas * c.splits;
@@ -384,7 +406,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
 // ---------------------------------------------------------------------------------------------------
 struct PlanKey {
   int dev;
-  int math, in, d_type, tile, split_k;
+  int math, in, d_type, tile, split_k, stream_k;
   bool a_kmajor, b_kmajor, a_vec, b_vec;
   int64_t m, n, k;
   size_t ws_limit;
@@ -404,6 +426,7 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
                     static_cast<int>(p.ep.d_type),
                     static_cast<int>(g.tile),
                     g.split_k,
+                    static_cast<int>(g.stream_k),
                     p.a.k_major,
                     p.b.k_major,
                     vec16(p.a.data, p.a.ld, eb),
@@ -443,11 +466,12 @@ std::string GemmPlan::str() const {
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile);
   const gemm_core::GemmKernelType* t = e && math == GemmMath::tf32 ? e->type(GemmMath::tf32, Dtype::f32) : nullptr;
   if (t) tile_str = fmt("%dx%dx%d", e->block_m, e->block_n, t->block_k);
+  const std::string sk = stream_k_tiles > 0 ? fmt(" stream-K %d", stream_k_tiles) : std::string();
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "%s %s split %d%s, %" PRId64 " tiles, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
+                "%s %s split %d%s%s, %" PRId64 " tiles, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
                 math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc", tile_str.c_str(),
-                split_k, transposed ? " (transposed)" : "", grid_tiles, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
+                split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;
 }

@@ -17,6 +17,7 @@ KernelInfo persistent_info() {
       reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
   info.persistent = true;
   info.counters_per_tile = K::kSlices;
+  info.stream_k = kCooperative;
   info.cluster_m = K::kClusterBlocks;
   info.box_a[0] = K::kBoxA.inner;
   info.box_a[1] = K::kBoxA.outer;

@@ -246,6 +246,10 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     return invalid(fmt("argument 'tile' is %s, which does not run math %s", gemm_tile_name(g.tile), math_name(math)));
   if (g.split_k < 0 || g.split_k > 65535)
     return invalid(fmt("argument 'split_k' is %d; expected 0 (automatic) or 1..65535", g.split_k));
+  if (static_cast<int>(g.stream_k) < 0 || static_cast<int>(g.stream_k) > static_cast<int>(GemmStreamK::on))
+    return invalid(fmt("argument 'stream_k' is %d; expected GemmStreamK::automatic (0), off (1) or on (2)", static_cast<int>(g.stream_k)));
+  if (g.stream_k == GemmStreamK::on && g.split_k > 1)
+    return invalid(fmt("arguments 'stream_k' (on) and 'split_k' (%d) exclude each other", g.split_k));
   if (g.workspace && reinterpret_cast<uintptr_t>(g.workspace) % 16 != 0)
     return invalid(fmt("argument 'workspace' (%p) must be 16-byte aligned", g.workspace));
   if (!g.workspace && g.workspace_bytes != 0)

@@ -221,18 +221,21 @@ int run_gemm_bench(const BenchOptions& o) {
   bool a_col_major = false;  // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
   GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
   int force_split = 0;                        // --split-k N: every Tessera GEMM with N K splits
+  GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
-          "                          [--kernels] [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N]\n\n"
+          "                          [--kernels] [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N]\n"
+          "                          [--stream-k on|off]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
           "weights), or K x N row-major with --b-row-major; --a-col-major stores A column-major (M contiguous).\n"
           "--tile forces one tile for every Tessera GEMM\n"
           "(%s);\n"
-          "--split-k N forces N K splits (the workspace is sized for it).\n"
+          "--split-k N forces N K splits (the workspace is sized for it); --stream-k on|off forces the persistent\n"
+          "kernels' stream-K tail on or off (default: the planner's choice).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
           bench_tile_names().c_str());
       return 0;
@@ -250,6 +253,14 @@ int run_gemm_bench(const BenchOptions& o) {
       }
       force_split = static_cast<int>(n);
     }
+    else if (o.args[i] == "--stream-k" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      if (v != "on" && v != "off") {
+        std::fprintf(stderr, "bench gemm: --stream-k expects on or off; got '%s'\n", v.c_str());
+        return 2;
+      }
+      force_sk = v == "on" ? GemmStreamK::on : GemmStreamK::off;
+    }
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) {
       const std::string name = o.args[++i];
       const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(name);
@@ -261,7 +272,7 @@ int run_gemm_bench(const BenchOptions& o) {
       force_tile = e->tile;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -338,6 +349,7 @@ int run_gemm_bench(const BenchOptions& o) {
     plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
     plain.tile = force_tile;
     plain.split_k = force_split;
+    plain.stream_k = force_sk;
     GemmArgs gelu = plain;
     gelu.bias_mode = BiasMode::per_column;
     gelu.bias = bias;

@@ -48,6 +48,7 @@ struct GemmCase {
   bool c_is_d = false;  // beta != 0 with C aliasing D (C's data copied into D first)
   GemmTile tile = GemmTile::automatic;
   int split_k = 0;
+  GemmStreamK stream_k = GemmStreamK::automatic;
   bool workspace = false;  // pass a workspace of gemm_workspace_size bytes
   bool reuse_workspace = false;  // run twice; the second run trusts the counters the first left at zero
   void* shared_workspace = nullptr;  // with workspace: this one (shared_workspace_bytes), trusted to be zeroed
@@ -63,7 +64,7 @@ struct GemmCase {
       << off_b << "," << off_c << "," << off_d << "," << off_r << " alpha=" << alpha << " beta=" << beta
       << " bias=" << bias_mode_name(bias) << "/" << dtype_name(bias_type) << " act=" << activation_name(act) << "(" << p0
       << "," << p1 << ") residual=" << residual << " c_is_d=" << c_is_d << " tile=" << static_cast<int>(tile)
-      << " split_k=" << split_k << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed;
+      << " split_k=" << split_k << " stream_k=" << static_cast<int>(stream_k) << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed;
     return s.str();
   }
 };
@@ -233,6 +234,7 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   g.math = cs.math;
   g.tile = cs.tile;
   g.split_k = cs.split_k;
+  g.stream_k = cs.stream_k;
   size_t ws_bytes = 0;
   if (cs.workspace && cs.shared_workspace) {
     // A workspace that other problems used before: their completed calls left its counters zero.
@@ -270,6 +272,15 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   }
   std::vector<unsigned char> out(D.bytes.size());
   EXPECT_EQ(cudaMemcpy(out.data(), D.dev, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  if (plan.stream_k_tiles > 0 && ws_bytes) {
+    // The stream-K flags (two per block) are left at zero.
+    std::vector<int> flags(static_cast<size_t>(plan.grid_blocks) * 2);
+    EXPECT_EQ(cudaMemcpy(flags.data(), g.workspace, flags.size() * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < flags.size(); ++i) {
+      EXPECT_EQ(flags[i], 0) << "stream-K flag " << i << " not reset\n  case: " << cs.str();
+      if (flags[i] != 0) break;
+    }
+  }
   if (plan.split_k > 1 && ws_bytes) {
     // The kernel leaves the tile counters at zero.
     std::vector<int> counters(static_cast<size_t>(plan.grid_tiles));

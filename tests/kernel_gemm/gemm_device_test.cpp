@@ -13,6 +13,7 @@ using tessera::Activation;
 using tessera::BiasMode;
 using tessera::Dtype;
 using tessera::GemmMath;
+using tessera::GemmStreamK;
 using tessera::GemmTile;
 using tessera::MatrixOrder;
 using tessera::test::GemmCase;
@@ -413,6 +414,54 @@ TEST(GemmDevice, SplitKSharedWorkspace) {
   EXPECT_EQ(cudaFree(ws), cudaSuccess);
 }
 
+// The stream-K tail of the cooperative kernel (kernel/gemm/scheduler.hpp): more cluster units than clusters, the last
+// wave partial, so the last wave and one full wave are shared out by K tiles; pieces of a tile publish partial sums
+// that the tile's head adds before the epilogue.  Edges in M, N and K, every path of D (TMA stores in either order,
+// the residual through TMA, fp32 D from registers), a spare cluster row, and a reused workspace (the flags left zero).
+TEST(GemmDevice, StreamKTail) {
+  TESSERA_REQUIRE_SM(90);
+  struct Sk { int64_t m, n, k; Dtype out; MatrixOrder od; BiasMode bias; Activation act; bool residual; float beta; };
+  const Sk cases[] = {
+      {2100, 1800, 200, Dtype::bf16, R, BiasMode::none, Activation::none, false, 0.f},   // 72 cluster units, 4 K tiles
+      {2100, 1800, 640, Dtype::bf16, C, BiasMode::none, Activation::none, false, 0.f},
+      {4100, 2000, 264, Dtype::bf16, R, BiasMode::per_column, Activation::gelu_tanh, false, 0.f},  // 136 units
+      {4100, 2000, 264, Dtype::f16, R, BiasMode::per_column, Activation::silu, true, 0.f},  // residual through TMA
+      {2600, 2100, 520, Dtype::bf16, C, BiasMode::per_row, Activation::relu, true, 0.f},     // spare cluster row
+      {2100, 1800, 456, Dtype::f32, R, BiasMode::per_column, Activation::gelu_erf, true, 0.5f},  // D from registers
+      {3300, 2800, 136, Dtype::bf16, R, BiasMode::none, Activation::none, false, 0.f},  // 143 units: 11 + 66 in the tail
+      {2100, 1800, 64, Dtype::bf16, R, BiasMode::per_column, Activation::none, false, 0.5f},  // 1 K tile: whole tiles only
+  };
+  int i = 0;
+  for (const Sk& sk : cases) {
+    ++i;
+    GemmCase cs;
+    cs.m = sk.m; cs.n = sk.n; cs.k = sk.k;
+    cs.in = sk.out == Dtype::f16 ? Dtype::f16 : Dtype::bf16;
+    cs.out = sk.out;
+    cs.ob = C;
+    cs.od = sk.od; cs.oc = sk.od; cs.orr = sk.od;
+    cs.alpha = i % 2 ? 1.f : -0.75f;
+    cs.beta = sk.beta;
+    cs.bias = sk.bias;
+    cs.bias_type = sk.out;  // f32 or D's type
+    cs.act = sk.act;
+    cs.residual = sk.residual;
+    cs.tile = GemmTile::cooperative128x256;
+    cs.stream_k = GemmStreamK::on;
+    cs.workspace = true;
+    cs.reuse_workspace = i % 3 == 0;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_GT(plan.stream_k_tiles, 0) << "the plan should have a stream-K tail: " << cs.str() << "\n  plan: " << plan.str();
+    if (::testing::Test::HasFailure()) return;
+  }
+  // Off: the same problem without the tail.
+  GemmCase off;
+  off.m = 2100; off.n = 1800; off.k = 200; off.ob = C; off.tile = GemmTile::cooperative128x256;
+  off.stream_k = GemmStreamK::off; off.workspace = true; off.seed = ++g_seed;
+  EXPECT_EQ(run_gemm_case(off).stream_k_tiles, 0);
+}
+
 TEST(GemmDevice, Tf32AndExactFp32) {
   TESSERA_REQUIRE_SM(80);
   for (GemmMath math : {GemmMath::tf32, GemmMath::fp32_exact})
@@ -571,6 +620,10 @@ TEST(GemmSanitize, Subset) {
       c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 264; c.n = 304; c.k = 700; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.split_k = 3;
       c.workspace = true; c.out = Dtype::f16; c.in = Dtype::f16; add(c); }
+    // The stream-K tail (72 cluster units on 66 clusters, K tiles shared out): partial sums published and added, flags reset.
+    { GemmCase c; c.m = 2100; c.n = 1800; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.stream_k = GemmStreamK::on;
+      c.workspace = true; c.reuse_workspace = true; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
+      c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong128x128; c.split_k = 3; c.workspace = true;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.out = Dtype::f32; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;

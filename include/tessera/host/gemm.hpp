@@ -50,7 +50,7 @@
 #include <string>   // std::string
 
 #include "tessera/kernel/epilogue/types.hpp"  // Dtype, MatrixOrder, Activation, BiasMode
-#include "tessera/kernel/gemm/types.hpp"      // GemmMath, GemmTile
+#include "tessera/kernel/gemm/types.hpp"      // GemmMath, GemmTile, GemmStreamK
 
 namespace tessera {
 
@@ -96,6 +96,15 @@ struct GemmArgs {
 
   GemmTile tile = GemmTile::automatic;
   int split_k = 0;  // 0 = automatic; >= 1 forces that many K splits (> 1 needs the workspace)
+  // Stream-K tail of the persistent cooperative kernels: when the output tiles leave the last wave of clusters
+  // partly idle, the last wave and one full wave are shared out by K tiles instead of whole tiles (each cluster
+  // then does the same work), and the pieces of a tile are summed in a fixed order.  Needs the workspace
+  // (gemm_workspace_size: per cluster two flags and one fp32 tile per block).  automatic: where the workspace
+  // allows, the problem is larger than one wave and its last wave is at most a quarter full (the tail's pieces
+  // share less of A and B in L2 than whole tiles do, so it pays only where the idle part of the last wave is
+  // large); on: whenever the last wave is partial, also without a large enough workspace, which then fails with
+  // insufficient_workspace; off: never.  Not with split-K.
+  GemmStreamK stream_k = GemmStreamK::automatic;
 };
 
 enum class GemmError : int {
@@ -118,6 +127,7 @@ struct GemmPlan {
   GemmTile tile = GemmTile::automatic;
   GemmMath math = GemmMath::automatic;
   int split_k = 1;
+  int stream_k_tiles = 0;      // tiles (of clusters) of the stream-K tail; 0: none
   bool transposed = false;     // computed as D^T = B^T A^T
   int64_t grid_tiles = 0;      // output tiles (blocks per split)
   int64_t grid_blocks = 0;     // blocks launched (a persistent kernel: at most the resident blocks)

@@ -8,6 +8,18 @@
 //
 // A persistent kernel launches min(units, resident blocks) blocks; block b takes units b, b + G, b + 2G,
 // ... (G = gridDim.x).  A non-persistent kernel takes unit blockIdx.x + tiles * blockIdx.z.
+//
+// Stream-K tail (persistent kernels, splits = 1, sk_tiles > 0): the last sk_tiles tiles of the grouped order are
+// not handed out whole.  Their K tiles, S = sk_tiles * k_tiles in (tile, K tile) order, are cut into G ranges of
+// (almost) equal length, range r = [r S / G, (r + 1) S / G), which worker G - 1 - r takes after its whole tiles
+// (G = `workers`); each range falls into pieces, one per tile it touches.  A range ends with the head of a tile
+// (its K tiles from 0), which its worker reaches last, so the piece holding a tile's K tile 0 completes the tile:
+// it adds the partial sums of the tile's later pieces -- each the first piece of a following range, done at the
+// start of that range by a worker of lower index -- and stores D.  A piece that does not start at K tile 0
+// publishes its partial sums in its worker's slot instead.  A tile's head thus waits only on workers of lower
+// index, which a GPU shared with other work starts no later.  With sk_tiles = (tiles mod G) + G the last partial
+// wave is spread over every worker (the workers' K tiles differ by at most one), and with S >= G no range is
+// empty.
 #pragma once
 
 #include <cstdint>  // int64_t
@@ -28,10 +40,16 @@ TESSERA_HD constexpr void grouped_tile(int pid, int tiles_m, int tiles_n, int gr
 }
 
 // One unit of work: output tile (tm, tn), split `split`, K tiles [k_tile0, k_tile0 + k_tiles).
+// Stream-K pieces: `stores` is false for a piece that does not start at K tile 0 (it publishes its partial sums
+// in slot `partial`, its worker's); a piece that does and completes a tile begun by others adds the slots of the
+// `peers` workers after its own, in order, before storing D.
 struct TileWork {
   int tm = 0, tn = 0;
   int split = 0;
   int k_tile0 = 0, k_tiles = 0;
+  bool stores = true;
+  int partial = -1;
+  int peers = 0;
 };
 
 struct TileScheduler {
@@ -58,6 +76,49 @@ struct TileScheduler {
   }
   // Only the K-tile count of a unit (the consumers skip the units of the other warpgroup with it).
   TESSERA_HD constexpr int k_tiles_of(int unit) const { return k_per + (unit % splits < k_rem ? 1 : 0); }
+
+  // ---- a persistent worker's list: its whole units, then its stream-K pieces ----
+  int sk_tiles = 0;  // tiles of the stream-K tail (0: none; needs splits = 1 and sk_tiles * k_tiles >= workers)
+  int workers = 1;   // G: the persistent grid's workers (blocks, or clusters of a clustered kernel)
+
+  // Worker w's whole units: w, w + G, ... below units() - sk_tiles.
+  TESSERA_HD constexpr int whole_items(int w) const {
+    const int du = units() - sk_tiles;
+    return w < du ? (du - w + workers - 1) / workers : 0;
+  }
+  // The start of stream-K range r in (tile, K tile) order (64-bit: sk_tiles * k_tiles may pass 2^31); worker w
+  // takes range workers - 1 - w.
+  TESSERA_HD constexpr int64_t sk_start(int r) const {
+    return static_cast<int64_t>(sk_tiles) * k_tiles * r / workers;
+  }
+  // How many units and pieces worker w runs.
+  TESSERA_HD constexpr int items(int w) const {
+    const int whole = whole_items(w);
+    if (sk_tiles == 0) return whole;
+    const int r = workers - 1 - w;
+    const int64_t lo = sk_start(r), hi = sk_start(r + 1);
+    return whole + (hi > lo ? static_cast<int>((hi - 1) / k_tiles - lo / k_tiles) + 1 : 0);
+  }
+  // Worker w's item v (0 <= v < items(w)).
+  TESSERA_HD constexpr TileWork item(int w, int v) const {
+    const int whole = whole_items(w);
+    if (v < whole) return work(w + v * workers);
+    const int r = workers - 1 - w;
+    const int64_t lo = sk_start(r), hi = sk_start(r + 1);
+    const int j = v - whole;
+    const int64_t t = lo / k_tiles + j;  // tile of the tail
+    const int64_t t0 = t * k_tiles, t1 = t0 + k_tiles;
+    const int64_t a = j == 0 ? lo : t0, b = hi < t1 ? hi : t1;
+    TileWork res;
+    grouped_tile(units() - sk_tiles + static_cast<int>(t), tiles_m, tiles_n, group_m, res.tm, res.tn);
+    res.k_tile0 = static_cast<int>(a - t0);
+    res.k_tiles = static_cast<int>(b - a);
+    res.stores = a == t0;
+    res.partial = res.stores ? -1 : w;
+    if (res.stores)  // the following ranges that start inside this tile: workers w - 1, w - 2, ...
+      for (int x = r + 1; x < workers && sk_start(x) < t1; ++x) ++res.peers;
+    return res;
+  }
 };
 
 }  // namespace tessera::gemm_core

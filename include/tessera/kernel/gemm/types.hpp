@@ -1,5 +1,5 @@
-// include/tessera/kernel/gemm/types.hpp -- the GEMM's public choices of arithmetic and block tile
-// (GemmMath, GemmTile), shared by the host API (tessera/host/gemm.hpp) and the kernel registry
+// include/tessera/kernel/gemm/types.hpp -- the GEMM's public choices of arithmetic, block tile and stream-K
+// tail (GemmMath, GemmTile, GemmStreamK), shared by the host API (tessera/host/gemm.hpp) and the kernel registry
 // (kernel/gemm/registry.hpp).  Plain enums: compiles with any C++20 compiler, no CUDA needed.
 #pragma once
 
@@ -35,5 +35,8 @@ enum class GemmTile : int {
                        // loading the next tile during the epilogue; same operand requirements
   wgmma128x64,  // the wgmma128x128 kernel with a 128 x 64 block tile (small problems: twice the blocks)
 };
+
+// The stream-K tail of the persistent kernels that have one (GemmArgs::stream_k).
+enum class GemmStreamK : int { automatic = 0, off, on };
 
 }  // namespace tessera

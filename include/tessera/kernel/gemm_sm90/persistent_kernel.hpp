@@ -197,9 +197,10 @@ struct GemmSm90Persistent {
     SharedStorage& sh = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                                           ~static_cast<uintptr_t>(1023));
     // The scheduler hands out cluster tiles (kClusterM tile rows each); block rank r takes row kClusterM * tm + r.
-    const gemm_core::TileScheduler sched((p.tiles_m + kClusterM - 1) / kClusterM, p.tiles_n,
-                                         p.group_m > kClusterM ? p.group_m / kClusterM : 1, p.splits,
-                                         (p.k + kBK - 1) / kBK);
+    gemm_core::TileScheduler sched((p.tiles_m + kClusterM - 1) / kClusterM, p.tiles_n,
+                                   p.group_m > kClusterM ? p.group_m / kClusterM : 1, p.splits, (p.k + kBK - 1) / kBK);
+    sched.sk_tiles = p.sk_tiles;
+    sched.workers = workers();
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
     if (threadIdx.x == 0) {
@@ -252,8 +253,8 @@ struct GemmSm90Persistent {
     uint32_t phase = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     int pl = 0;
-    for (int u = first_unit(); u < sched.units(); u += unit_stride(), ++pl) {
-      const gemm_core::TileWork w = sched.work(u);
+    for (int v = 0, n = sched.items(worker()); v < n; ++v, ++pl) {
+      const gemm_core::TileWork w = sched.item(worker(), v);
       const int m0 = (w.tm * kClusterM + rank) * kBM, n0 = w.tn * kBN;
       TTRACE(0, pl, 0, TCLK());
       unsigned long long wsum = 0;
@@ -304,8 +305,10 @@ struct GemmSm90Persistent {
     return reinterpret_cast<unsigned char*>(sh.stage[s].a) + (kCooperative ? c * kBoxBytes : 0);
   }
 
-  __device__ __forceinline__ static int first_unit() { return static_cast<int>(blockIdx.x) / kClusterM; }
-  __device__ __forceinline__ static int unit_stride() { return static_cast<int>(gridDim.x) / kClusterM; }
+  // This block's worker (its cluster) and the workers of the grid (kernel/gemm/scheduler.hpp: the worker's
+  // items are its whole units, then its stream-K pieces).
+  __device__ __forceinline__ static int worker() { return static_cast<int>(blockIdx.x) / kClusterM; }
+  __device__ __forceinline__ static int workers() { return static_cast<int>(gridDim.x) / kClusterM; }
   __device__ __forceinline__ static void load_b(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1) {
     if constexpr (kClusterM > 1) arch::tma_load_2d_multicast(dst, map, bar, c0, c1, static_cast<uint16_t>((1u << kClusterM) - 1));
     else arch::tma_load_2d(dst, map, bar, c0, c1);
@@ -337,16 +340,17 @@ struct GemmSm90Persistent {
     // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
     // integer divisions were on the path between one unit's epilogue and the next main loop).
     gemm_core::TileWork w_next{};
-    if (kCooperative && first_unit() < sched.units()) w_next = sched.work(first_unit());
-    for (int u = first_unit(); u < sched.units(); u += unit_stride(), ++local) {
+    const int items = sched.items(worker());
+    if (kCooperative && items > 0) w_next = sched.item(worker(), 0);
+    for (int v = 0; v < items; ++v, ++local) {
       if (!kCooperative && (local & 1) != c) {  // ping-pong: the other warpgroup's unit: skip its stages
-        const int kt = sched.k_tiles_of(u);
+        const int kt = sched.item(worker(), v).k_tiles;
         s += kt;
         phase ^= static_cast<uint32_t>((s / kStages) & 1);
         s %= kStages;
         continue;
       }
-      gemm_core::TileWork w = kCooperative ? w_next : sched.work(u);
+      gemm_core::TileWork w = kCooperative ? w_next : sched.item(worker(), v);
       w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
       const bool tr = thread == 0;
       if (tr) TTRACE(1 + c, local, 0, TCLK());
@@ -399,13 +403,13 @@ struct GemmSm90Persistent {
       // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
-      if (kCooperative && u + unit_stride() < sched.units()) w_next = sched.work(u + unit_stride());
+      if (kCooperative && v + 1 < items) w_next = sched.item(worker(), v + 1);
       arch::wgmma_wait<0>();
       if (tr) TTRACE(1 + c, local, 4, TCLK());
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
-      const bool ring_slot = p.d_tma && consumer_m0(w.tm, c) < p.m;
+      const bool ring_slot = p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
       // Slot 3 lies in this unit's last ring stage (B rows): it is written (by this consumer, or with the residual
       // through TMA first loaded by the store warp) once no consumer warp reads the stage any more.  Every unit
       // arrives, so the barrier's phase is the count of units this warpgroup took.
@@ -419,6 +423,11 @@ struct GemmSm90Persistent {
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
+      if (w.partial >= 0) {  // a stream-K piece after K tile 0: its partial sums for the tile's head
+        publish_partial(acc, p, w, c, thread_now());
+        continue;
+      }
+      if (w.peers > 0) add_partials(acc, p, w, c, thread_now());
       epilogue_unit(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
                     Phases{static_cast<uint32_t>(stored & 1), static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1)});
       stored += ring_slot ? 1 : 0;
@@ -595,6 +604,53 @@ struct GemmSm90Persistent {
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
     arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
                                kHandoffThreads);
+  }
+
+  // ---- stream-K (kernel/gemm/scheduler.hpp): a piece's partial sums in its worker's slot ----
+  // Slot (worker, block rank, consumer): kHalves * kValuesC floats per thread, thread-fastest float4 (every store
+  // coalesced), in p.partials; its flag p.counters[slot] is 1 while the slot holds this launch's sums and is set back
+  // to 0 by the reader (every launch leaves the counters zero).
+  __device__ __forceinline__ static int sk_slot(int worker_index, int c) {
+    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    return (worker_index * kClusterM + rank) * kSlices + (kCooperative ? c : 0);
+  }
+  static constexpr int kQuadsPerThread = kHalves * Atom::kValuesC / 4;
+  __device__ __forceinline__ static void publish_partial(const float (&acc)[kHalves][Atom::kValuesC], const Params& p,
+                                                         const gemm_core::TileWork& w, int c, int thread) {
+    const int slot = sk_slot(w.partial, c);
+    float4* mine = reinterpret_cast<float4*>(p.partials) + static_cast<int64_t>(slot) * kQuadsPerThread * 128 + thread;
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+      const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
+      __stcg(mine + q * 128, make_float4(acc[h][i], acc[h][i + 1], acc[h][i + 2], acc[h][i + 3]));
+    }
+    __threadfence();  // this thread's sums are visible device-wide before the flag says so
+    arch::named_barrier_sync(static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1), 128);
+    if (thread == 0) atomicExch(p.counters + slot, 1);
+  }
+  // The head piece of a tile: adds the slots of the `peers` workers before its own (w - 1, w - 2, ...: the following
+  // ranges), in that order (the sum does not depend on timing), once each is published.  Those pieces ran at the start
+  // of their workers' ranges, while this one ran at the end of its worker's: the flags are normally set already.
+  __device__ __forceinline__ static void add_partials(float (&acc)[kHalves][Atom::kValuesC], const Params& p,
+                                                      const gemm_core::TileWork& w, int c, int thread) {
+    const uint32_t bar = static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1);
+#pragma unroll 1
+    for (int x = 1; x <= w.peers; ++x) {
+      const int slot = sk_slot(worker() - x, c);
+      if (thread == 0) {
+        while (atomicAdd(p.counters + slot, 0) == 0) __nanosleep(64);
+        p.counters[slot] = 0;  // ready for the next launch on this workspace
+      }
+      arch::named_barrier_sync(bar, 128);
+      __threadfence();  // the reads below come after the observed flag
+      const float4* src = reinterpret_cast<const float4*>(p.partials) + static_cast<int64_t>(slot) * kQuadsPerThread * 128 + thread;
+#pragma unroll
+      for (int q = 0; q < kQuadsPerThread; ++q) {
+        const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
+        const float4 v = __ldcg(src + q * 128);
+        acc[h][i] += v.x; acc[h][i + 1] += v.y; acc[h][i + 2] += v.z; acc[h][i + 3] += v.w;
+      }
+    }
   }
 
   // Split-K: publishes this unit's partial tile; returns true in the unit that completes the tile, whose

@@ -57,21 +57,23 @@ struct PersistentStoreWarps {
     static_assert(K::kSlots == 4 && K::kHalves * Atom::kN / Epilogue::kStageCols == K::kSlots,
                   "gemm_sm90 persistent: four staging tiles per unit and consumer");
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
-    auto stores = [&](int u, int local, int& m0, int& n0) {  // the consumer's tests (consume, epilogue_unit)
-      if (!K::takes(local, c)) return false;
-      const gemm_core::TileWork w = sched.work(u);
+    // Item v of this block's worker (its whole units, then its stream-K pieces; local index v).
+    auto stores = [&](int v, int& m0, int& n0) {  // the consumer's tests (consume, epilogue_unit)
+      if (!K::takes(v, c)) return false;
+      const gemm_core::TileWork w = sched.item(K::worker(), v);
       m0 = K::consumer_m0(w.tm * kClusterM + rank, c);
       n0 = w.tn * kBN;
-      return m0 < p.m;
+      return w.stores && m0 < p.m;
     };
+    const int items = sched.items(K::worker());
     int units = 0;
-    for (int u = K::first_unit(), local = 0; u < sched.units(); u += K::unit_stride(), ++local) {
+    for (int v = 0; v < items; ++v) {
       int m0, n0;
-      units += stores(u, local, m0, n0) ? 1 : 0;
+      units += stores(v, m0, n0) ? 1 : 0;
     }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
-    if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, stores);
+    if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, items, stores);
     if (units > 0) {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
       arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
@@ -81,10 +83,10 @@ struct PersistentStoreWarps {
       arch::named_barrier_arrive(bar, kHandoffThreads);
     };
     int s = 0;  // the ring position after each unit, as the consumers count it
-    for (int u = K::first_unit(), local = 0, i = 0; u < sched.units(); u += K::unit_stride(), ++local) {
-      s = (s + sched.k_tiles_of(u)) % kStages;
+    for (int v = 0, i = 0; v < items; ++v) {
+      s = (s + sched.item(K::worker(), v).k_tiles) % kStages;
       int m0, n0;
-      if (!stores(u, local, m0, n0)) continue;
+      if (!stores(v, m0, n0)) continue;
       auto issue = [&](const void* tile, uint32_t bar, int j) {
         store_staged(p.ep.d_row_major, map_d, tile, bar, m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
       };
@@ -114,7 +116,7 @@ struct PersistentStoreWarps {
   template <class Stores>
   __device__ __forceinline__ static void store_tiles_residual(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                               int c, const CUtensorMap* map_d, const CUtensorMap* map_r,
-                                                              Stores&& stores) {
+                                                              int items, Stores&& stores) {
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
     const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
@@ -126,14 +128,14 @@ struct PersistentStoreWarps {
     auto load_r = [&](int b, int m0, int n0) {  // buffer b holds slot b
       if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0 + K::slot_row(b), n0 + K::slot_col(b));
     };
-    // The first unit from (u, local) on that stores D; false: none.
-    auto next_storing = [&](int u, int local, int& m0, int& n0) {
-      for (; u < sched.units(); u += K::unit_stride(), ++local)
-        if (stores(u, local, m0, n0)) return true;
+    // The first item from v on that stores D; false: none.
+    auto next_storing = [&](int v, int& m0, int& n0) {
+      for (; v < items; ++v)
+        if (stores(v, m0, n0)) return true;
       return false;
     };
     int m0 = 0, n0 = 0;
-    if (!next_storing(K::first_unit(), 0, m0, n0)) return;
+    if (!next_storing(0, m0, n0)) return;
     load_r(0, m0, n0);
     load_r(1, m0, n0);
     auto issue = [&](const void* tile, uint32_t bar, int j) {
@@ -141,13 +143,13 @@ struct PersistentStoreWarps {
     };
     int s = 0;  // the ring position after each unit, as the consumers count it
     int mine = 0;  // units of consumer c so far: the drained barrier's phase
-    for (int v = K::first_unit(), local = 0; v < sched.units(); v += K::unit_stride(), ++local) {
-      s = (s + sched.k_tiles_of(v)) % kStages;
-      if (!K::takes(local, c)) continue;
+    for (int v = 0; v < items; ++v) {
+      s = (s + sched.item(K::worker(), v).k_tiles) % kStages;
+      if (!K::takes(v, c)) continue;
       // Every drain of consumer c's units, in order (the barrier's phases are counted by unit).
       arch::mbarrier_wait_parity(K::drained_bar(sh, c), static_cast<uint32_t>(mine++ & 1));
       int vm0, vn0;
-      if (!stores(v, local, vm0, vn0)) continue;
+      if (!stores(v, vm0, vn0)) continue;
       m0 = vm0;
       n0 = vn0;
       const int last = K::stage_before(s, 1);
@@ -157,7 +159,7 @@ struct PersistentStoreWarps {
         load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0 + K::slot_row(3), n0 + K::slot_col(3));
       }
       int nm0 = 0, nn0 = 0;
-      const bool more = next_storing(v + K::unit_stride(), local + 1, nm0, nn0);
+      const bool more = next_storing(v + 1, nm0, nn0);
       issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
       issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
       issue(ring, K::staged_ring_bar(c), 2);
