@@ -419,6 +419,12 @@ struct GemmSm90Persistent {
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
           if (!(ring_slot && d == 1)) release(sh, stage_before(s, d));
       }
+      // Every phase of `drained` is waited for: by this consumer before slot 3 (a unit it stores), by the store warp
+      // (the residual through TMA), or here.  A warpgroup that went on unchecked could reach its next unit's drain
+      // (units of a few K tiles) before the other had arrived for this one, and its arrivals would complete the
+      // wrong phase.
+      if (p.d_tma && !p.r_tma && !ring_slot)
+        arch::mbarrier_wait_parity(drained_bar(sh, c), static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1));
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
@@ -641,6 +647,7 @@ struct GemmSm90Persistent {
         while (atomicAdd(p.counters + slot, 0) == 0) __nanosleep(64);
         p.counters[slot] = 0;  // ready for the next launch on this workspace
       }
+      __syncwarp();  // the barrier below is warp-aligned
       arch::named_barrier_sync(bar, 128);
       __threadfence();  // the reads below come after the observed flag
       const float4* src = reinterpret_cast<const float4*>(p.partials) + static_cast<int64_t>(slot) * kQuadsPerThread * 128 + thread;
