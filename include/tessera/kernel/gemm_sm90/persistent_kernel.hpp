@@ -419,11 +419,11 @@ struct GemmSm90Persistent {
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
           if (!(ring_slot && d == 1)) release(sh, stage_before(s, d));
       }
-      // Every phase of `drained` is waited for: by this consumer before slot 3 (a unit it stores), by the store warp
-      // (the residual through TMA), or here.  A warpgroup that went on unchecked could reach its next unit's drain
-      // (units of a few K tiles) before the other had arrived for this one, and its arrivals would complete the
-      // wrong phase.
-      if (p.d_tma && !p.r_tma && !ring_slot)
+      // Every phase of `drained` is waited for by this consumer: before slot 3 in a unit it stores (with the residual
+      // through TMA: its store warp waits, then loads slot 3, for which the consumer waits), otherwise here.  A
+      // warpgroup that went on unchecked could reach its next unit's drain (units of a few K tiles) before the other
+      // had arrived for this one, and its arrivals would complete the wrong phase.
+      if (p.d_tma && !ring_slot)
         arch::mbarrier_wait_parity(drained_bar(sh, c), static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1));
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
