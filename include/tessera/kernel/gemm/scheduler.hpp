@@ -74,8 +74,6 @@ struct TileScheduler {
     w.k_tiles = k_per + (w.split < k_rem ? 1 : 0);
     return w;
   }
-  // Only the K-tile count of a unit (the consumers skip the units of the other warpgroup with it).
-  TESSERA_HD constexpr int k_tiles_of(int unit) const { return k_per + (unit % splits < k_rem ? 1 : 0); }
 
   // ---- a persistent worker's list: its whole units, then its stream-K pieces ----
   int sk_tiles = 0;  // tiles of the stream-K tail (0: none; needs splits = 1 and sk_tiles * k_tiles >= workers)

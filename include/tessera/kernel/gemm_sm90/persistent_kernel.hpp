@@ -34,9 +34,9 @@
 //                + the same activations) run a
 //                specialised straight-line body (epilogue_fast); the rest the general one.  Otherwise D is
 //                stored from registers.
-//                Split-K units first exchange their partial sums through the workspace (fp32, in
-//                fragment order, 16-byte coalesced); the unit that completes the count adds them in
-//                split order 0, 1, ... (deterministic) and stores D.
+//                Split-K units and stream-K pieces first exchange their partial sums through the workspace
+//                (persistent_partials.hpp): the split that completes the count, or the piece holding the tile's
+//                K tile 0, adds them in a fixed order (deterministic) and stores D.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros; the epilogue stores only
 // inside D.  Requires (checked by the host): 16-bit A and B; K-major A and B, or an N-major B (kBNMajor:
@@ -61,6 +61,7 @@
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"    // FragmentEpilogue
 #include "tessera/kernel/gemm/scheduler.hpp"                // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"              // Params, ElemBf16, ElemF16
+#include "tessera/kernel/gemm_sm90/persistent_partials.hpp"     // PersistentPartials (split-K, stream-K)
 #include "tessera/kernel/gemm_sm90/persistent_store_warps.hpp"  // PersistentStoreWarps
 #include "tessera/kernel/gemm_sm90/trace.hpp"                  // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
@@ -297,6 +298,10 @@ struct GemmSm90Persistent {
   // other one.
   __device__ __forceinline__ static bool takes(int local, int c) { return kCooperative || (local & 1) == c; }
   __device__ __forceinline__ static uint64_t* drained_bar(SharedStorage& sh, int c) { return &sh.drained[kCooperative ? 0 : c]; }
+  // The phase of drained_bar for the block's local unit `local`: the count of units its consumer took before it.
+  __device__ __forceinline__ static uint32_t drained_parity(int local) {
+    return static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1);
+  }
   // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
   __device__ __forceinline__ static int stage_before(int s, int d) { return s >= d ? s - d : s - d + kStages; }
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
@@ -424,18 +429,19 @@ struct GemmSm90Persistent {
       // warpgroup that went on unchecked could reach its next unit's drain (units of a few K tiles) before the other
       // had arrived for this one, and its arrivals would complete the wrong phase.
       if (p.d_tma && !ring_slot)
-        arch::mbarrier_wait_parity(drained_bar(sh, c), static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1));
+        arch::mbarrier_wait_parity(drained_bar(sh, c), drained_parity(local));
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
-      if (sched.splits > 1 && !reduce_split_k(acc, p, w, sh, c, thread)) continue;
+      using Partials = PersistentPartials<GemmSm90Persistent>;
+      if (sched.splits > 1 && !Partials::reduce_split_k(acc, p, w, sh, c, thread)) continue;
       if (w.partial >= 0) {  // a stream-K piece after K tile 0: its partial sums for the tile's head
-        publish_partial(acc, p, w, c, thread_now());
+        Partials::publish(acc, p, w, c, thread_now());
         continue;
       }
-      if (w.peers > 0) add_partials(acc, p, w, c, thread_now());
+      if (w.peers > 0) Partials::add_peers(acc, p, w, worker(), c, thread_now());
       epilogue_unit(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
-                    Phases{static_cast<uint32_t>(stored & 1), static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1)});
+                    Phases{static_cast<uint32_t>(stored & 1), drained_parity(local)});
       stored += ring_slot ? 1 : 0;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
@@ -610,93 +616,6 @@ struct GemmSm90Persistent {
     arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
     arch::named_barrier_arrive(slot == kRingSlot ? staged_ring_bar(c) : slot == kRingSlot3 ? staged_ring3_bar(c) : staged_bar(c, b),
                                kHandoffThreads);
-  }
-
-  // ---- stream-K (kernel/gemm/scheduler.hpp): a piece's partial sums in its worker's slot ----
-  // Slot (worker, block rank, consumer): kHalves * kValuesC floats per thread, thread-fastest float4 (every store
-  // coalesced), in p.partials; its flag p.counters[slot] is 1 while the slot holds this launch's sums and is set back
-  // to 0 by the reader (every launch leaves the counters zero).
-  __device__ __forceinline__ static int sk_slot(int worker_index, int c) {
-    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
-    return (worker_index * kClusterM + rank) * kSlices + (kCooperative ? c : 0);
-  }
-  static constexpr int kQuadsPerThread = kHalves * Atom::kValuesC / 4;
-  __device__ __forceinline__ static void publish_partial(const float (&acc)[kHalves][Atom::kValuesC], const Params& p,
-                                                         const gemm_core::TileWork& w, int c, int thread) {
-    const int slot = sk_slot(w.partial, c);
-    float4* mine = reinterpret_cast<float4*>(p.partials) + static_cast<int64_t>(slot) * kQuadsPerThread * 128 + thread;
-#pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) {
-      const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
-      __stcg(mine + q * 128, make_float4(acc[h][i], acc[h][i + 1], acc[h][i + 2], acc[h][i + 3]));
-    }
-    __threadfence();  // this thread's sums are visible device-wide before the flag says so
-    arch::named_barrier_sync(static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1), 128);
-    if (thread == 0) atomicExch(p.counters + slot, 1);
-  }
-  // The head piece of a tile: adds the slots of the `peers` workers before its own (w - 1, w - 2, ...: the following
-  // ranges), in that order (the sum does not depend on timing), once each is published.  Those pieces ran at the start
-  // of their workers' ranges, while this one ran at the end of its worker's: the flags are normally set already.
-  __device__ __forceinline__ static void add_partials(float (&acc)[kHalves][Atom::kValuesC], const Params& p,
-                                                      const gemm_core::TileWork& w, int c, int thread) {
-    const uint32_t bar = static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1);
-#pragma unroll 1
-    for (int x = 1; x <= w.peers; ++x) {
-      const int slot = sk_slot(worker() - x, c);
-      if (thread == 0) {
-        while (atomicAdd(p.counters + slot, 0) == 0) __nanosleep(64);
-        p.counters[slot] = 0;  // ready for the next launch on this workspace
-      }
-      __syncwarp();  // the barrier below is warp-aligned
-      arch::named_barrier_sync(bar, 128);
-      __threadfence();  // the reads below come after the observed flag
-      const float4* src = reinterpret_cast<const float4*>(p.partials) + static_cast<int64_t>(slot) * kQuadsPerThread * 128 + thread;
-#pragma unroll
-      for (int q = 0; q < kQuadsPerThread; ++q) {
-        const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
-        const float4 v = __ldcg(src + q * 128);
-        acc[h][i] += v.x; acc[h][i + 1] += v.y; acc[h][i + 2] += v.z; acc[h][i + 3] += v.w;
-      }
-    }
-  }
-
-  // Split-K: publishes this unit's partial tile; returns true in the unit that completes the tile, whose
-  // acc then holds the sum over all splits (added in split order).
-  __device__ __forceinline__ static bool reduce_split_k(float (&acc)[kHalves][Atom::kValuesC], const Params& p, const gemm_core::TileWork& w,
-                                        SharedStorage& sh, int c, int thread) {
-    constexpr int kQuads = kHalves * Atom::kValuesC / 4;  // float4 per thread
-    // Cooperative: each consumer reduces its own rows, with its own counter (tile * 2 + c).
-    const int tile = (w.tm * p.tiles_n + w.tn) * kSlices + (kCooperative ? c : 0);
-    const uint32_t bar = static_cast<uint32_t>(c == 0 ? Barrier::consumer0 : Barrier::consumer1);
-    // Partial of unit (tile, split): kQuads x 128 float4, thread-fastest (every store is coalesced).
-    float4* parts = reinterpret_cast<float4*>(p.partials);
-    float4* mine = parts + (static_cast<int64_t>(tile) * p.splits + w.split) * kQuads * 128 + thread;
-#pragma unroll
-    for (int q = 0; q < kQuads; ++q) {
-      const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
-      __stcg(mine + q * 128, make_float4(acc[h][i], acc[h][i + 1], acc[h][i + 2], acc[h][i + 3]));
-    }
-    __threadfence();  // this thread's partial is visible device-wide before the count says so
-    arch::named_barrier_sync(bar, 128);
-    if (thread == 0) sh.last[c] = atomicAdd(p.counters + tile, 1) == p.splits - 1;
-    arch::named_barrier_sync(bar, 128);
-    if (!sh.last[c]) return false;
-    __threadfence();  // order the partial reads after observing the final count
-    const float4* first = parts + static_cast<int64_t>(tile) * p.splits * kQuads * 128 + thread;
-    // Every unit's partial, its own included, comes back from L2 and is added in split order 0, 1, ...:
-    // the sum does not depend on which unit arrived last.
-#pragma unroll
-    for (int q = 0; q < kQuads; ++q) {
-      const int h = q / (Atom::kValuesC / 4), i = 4 * (q % (Atom::kValuesC / 4));
-      float4 sum = __ldcg(first + q * 128);
-      for (int k = 1; k < p.splits; ++k) {
-        const float4 v = __ldcg(first + (static_cast<int64_t>(k) * kQuads + q) * 128);
-        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
-      }
-      acc[h][i] = sum.x; acc[h][i + 1] = sum.y; acc[h][i + 2] = sum.z; acc[h][i + 3] = sum.w;
-    }
-    if (thread == 0) p.counters[tile] = 0;  // ready for the next call on this workspace
-    return true;
   }
 #endif  // TESSERA_ARCH_SM90A
 #endif  // __CUDACC__
