@@ -124,6 +124,14 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     }
     kargs = kargs_sm90;
   }
+  // The bare GEMM through TMA stores runs the kernel compiled for it alone, where there is one.
+  const void* fn = c.kernel.fn;
+  {
+    const epilogue::Params& e = kp.ep;
+    if (c.kernel.fn_bare && kp.d_tma && e.d_type == p.in && e.alpha == 1.f && e.beta == 0.f &&
+        e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr)
+      fn = c.kernel.fn_bare;
+  }
   cudaError_t e;
   if (c.kernel.cluster_m > 1) {
     cudaLaunchConfig_t cfg{};
@@ -138,9 +146,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    e = cudaLaunchKernelExC(&cfg, c.kernel.fn, kargs);
+    e = cudaLaunchKernelExC(&cfg, fn, kargs);
   } else {
-    e = cudaLaunchKernel(c.kernel.fn, grid, block, kargs, static_cast<size_t>(c.kernel.smem_bytes), stream);
+    e = cudaLaunchKernel(fn, grid, block, kargs, static_cast<size_t>(c.kernel.smem_bytes), stream);
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();

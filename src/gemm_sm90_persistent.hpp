@@ -26,6 +26,7 @@ KernelInfo persistent_info() {
   info.tma_store = true;  // the box of D's staging tile (Epilogue::kStageTile)
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
+  info.fn_bare = reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor, true>);
   return info;
 }
 

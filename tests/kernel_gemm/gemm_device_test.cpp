@@ -624,6 +624,12 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 2100; c.n = 1800; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.stream_k = GemmStreamK::on;
       c.workspace = true; c.reuse_workspace = true; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
       c.act = Activation::gelu_tanh; c.residual = true; add(c); }
+    // The persistent kernels compiled for the bare GEMM alone (KernelInfo::fn_bare): edge tiles and a spare cluster row,
+    // D column-major from the ping-pong kernel, and the stream-K tail.
+    { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; add(c); }
+    { GemmCase c; c.m = 304; c.n = 272; c.k = 136; c.tile = GemmTile::pingpong128x128; c.od = C; c.in = c.out = Dtype::f16; add(c); }
+    { GemmCase c; c.m = 2100; c.n = 1800; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.stream_k = GemmStreamK::on;
+      c.workspace = true; add(c); }
     { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong128x128; c.split_k = 3; c.workspace = true;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.out = Dtype::f32; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;

@@ -36,6 +36,10 @@ struct KernelInfo {
   // never read the residual that way).
   bool tma_store = false;
   unsigned box_d[2] = {0, 0};
+  // Persistent Hopper kernels: the same kernel compiled with the bare epilogue alone (D = A B through TMA stores,
+  // alpha = 1, beta = 0, nothing else; D of the operands' type), launched in place of fn for exactly that
+  // epilogue: its code is a fraction of fn's, which the instruction cache feels between units.  Null: none.
+  const void* fn_bare = nullptr;
 };
 
 }  // namespace tessera::gemm_core

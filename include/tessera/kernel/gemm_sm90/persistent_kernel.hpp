@@ -190,6 +190,7 @@ struct GemmSm90Persistent {
   };
 
 #if defined(__CUDACC__)
+  template <bool kBareOnly = false>
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
                                              const CUtensorMap* map_d, const CUtensorMap* map_r) {
 #if defined(TESSERA_ARCH_SM90A)
@@ -235,7 +236,7 @@ struct GemmSm90Persistent {
         PersistentStoreWarps<GemmSm90Persistent>::store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
-      consume(sh, sched, p, wg - 1);
+      consume<kBareOnly>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
     __syncwarp();  // the producer's lane 0 rejoins its warp: the cluster barrier is warp-aligned
@@ -263,6 +264,7 @@ struct GemmSm90Persistent {
         const unsigned long long tw0 = TCLK();
         arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
         wsum += TCLK() - tw0;
+        if (kt == 0) TTRACE(0, pl, 3, TCLK());
         arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
         const int k0 = (w.k_tile0 + kt) * kBK;
         Stage& st = sh.stage[s];
@@ -329,6 +331,7 @@ struct GemmSm90Persistent {
   }
 
   // ---- consumers: warpgroup c takes every unit (cooperative: its 64 rows) or every other one (ping-pong) ----
+  template <bool kBareOnly>
   __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     float acc[kHalves][Atom::kValuesC];
@@ -440,7 +443,7 @@ struct GemmSm90Persistent {
         continue;
       }
       if (w.peers > 0) Partials::add_peers(acc, p, w, worker(), c, thread_now());
-      epilogue_unit(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
+      epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
                     Phases{static_cast<uint32_t>(stored & 1), drained_parity(local)});
       stored += ring_slot ? 1 : 0;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
@@ -457,40 +460,47 @@ struct GemmSm90Persistent {
   // p.d_tma, through the staging tiles that store warp c hands to the TMA unit.  One call site per body: the passes
   // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;  // rows of D one consumer stores per unit
+  template <bool kBareOnly>
   __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
                                                        unsigned char* ring, Phases ph) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
-    const bool full = m0 + kConsumerRows <= p.m && n0 + kBN <= p.n;
-    switch (specialised(p, full)) {
-      case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
-      case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
-      case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
-      case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
-      case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
-      case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-      default: break;
-    }
-    if constexpr (kCooperative) {
-      epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, ph);
+    [[maybe_unused]] const bool full = m0 + kConsumerRows <= p.m && n0 + kBN <= p.n;
+    // The kernel compiled for the bare GEMM through TMA alone (the host launches it only then): one body, whole or
+    // partial tiles alike (the TMA store clips the edges), and none of the other bodies' code.
+    if constexpr (kBareOnly) {
+      epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
     } else {
-      // Ping-pong: the general body once, on each atom in turn (the second moved into the first's registers).
+      switch (specialised(p, full)) {
+        case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        default: break;
+      }
+      if constexpr (kCooperative) {
+        epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, ph);
+      } else {
+        // Ping-pong: the general body once, on each atom in turn (the second moved into the first's registers).
 #pragma unroll 1
-      for (int h = 0; h < kHalves; ++h) {
-        const int mh = m0 + half_row(h);
-        epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, ph, 2 * h);
-        if (h + 1 < kHalves) next_half(acc);
+        for (int h = 0; h < kHalves; ++h) {
+          const int mh = m0 + half_row(h);
+          epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, ph, 2 * h);
+          if (h + 1 < kHalves) next_half(acc);
+        }
       }
     }
   }
@@ -622,13 +632,13 @@ struct GemmSm90Persistent {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
+template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor, bool kBareOnly = false>
 __global__ void __launch_bounds__(GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::kThreads, 1)
     // launched with a cluster dimension of GemmSm90Persistent<...>::kClusterM along x
     gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
                                 const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_d,
                                 const __grid_constant__ CUtensorMap map_r) {
-  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::run(p, &map_a, &map_b, &map_d, &map_r);
+  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::template run<kBareOnly>(p, &map_a, &map_b, &map_d, &map_r);
 }
 #endif
 
