@@ -54,6 +54,7 @@ static void report(const char* name, int m, int n, int k) {
   double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
   long long tot_max = 0; double tot = 0; int nb = 0;
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
+  double e7a = 0, e7b = 0; int ne7 = 0;
   for (int b = 0; b < 160; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
     long long last = 0;
@@ -64,6 +65,9 @@ static void report(const char* name, int m, int n, int k) {
         fwait += at(b, wg, u, 2); drain += at(b, wg, u, 4) - at(b, wg, u, 3); epi += at(b, wg, u, 5) - at(b, wg, u, 4); ++nu;
         if (at(b, wg, u, 6)) {  // the specialised epilogue's probe point
           e6 += at(b, wg, u, 6) - at(b, wg, u, 4); e5 += at(b, wg, u, 5) - at(b, wg, u, 6); ++ne;
+        }
+        if (at(b, wg, u, 7) && at(b, wg, u, 6)) {  // the bare kernel's epilogue start
+          e7a += at(b, wg, u, 7) - at(b, wg, u, 4); e7b += at(b, wg, u, 6) - at(b, wg, u, 7); ++ne7;
         }
         if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
         last = std::max(last, at(b, wg, u, 5));
@@ -89,6 +93,7 @@ static void report(const char* name, int m, int n, int k) {
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
+  if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;
   for (int b = 0; b < 160; ++b) {

@@ -48,7 +48,7 @@
 
 #include <cstddef>      // offsetof
 #include <cstdint>      // uintptr_t, uint16_t
-#include <type_traits>  // std::is_same_v, std::conditional_t
+#include <type_traits>  // std::is_same_v, std::conditional_t, std::integral_constant
 
 #include "tessera/arch/sm90_cluster.hpp"                    // cluster_ctarank, cluster_sync, multicast loads
 #include "tessera/arch/sm90_stmatrix.hpp"                   // stmatrix (through the epilogue)
@@ -469,7 +469,8 @@ struct GemmSm90Persistent {
     // The kernel compiled for the bare GEMM through TMA alone (the host launches it only then): one body, whole or
     // partial tiles alike (the TMA store clips the edges), and none of the other bodies' code.
     if constexpr (kBareOnly) {
-      epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+      if (p.ep.d_row_major) epilogue_bare<false>(acc, sh, c, thread, unit, ring, ph);
+      else epilogue_bare<true>(acc, sh, c, thread, unit, ring, ph);
     } else {
       switch (specialised(p, full)) {
         case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
@@ -577,6 +578,35 @@ struct GemmSm90Persistent {
       store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
       if (half == 0) next_half(acc);
     }
+  }
+  // The bare GEMM's epilogue in the kernel compiled for it alone: D = A B in the operands' type, kTrans for a
+  // column-major D.  Every slot's registers are fixed at compile time (no loop over the halves, so no register moves
+  // between them), and one proxy fence covers two slots: slots 0 and 1 (the consumer's buffers, once the previous
+  // unit's stores have read them), then slots 2 and 3 (the unit's last ring stage; slot 3 once `drained` completes).
+  template <bool kTrans>
+  __device__ __forceinline__ static void epilogue_bare(float (&acc)[kHalves][Atom::kValuesC], SharedStorage& sh, int c, int thread,
+                                                       [[maybe_unused]] int unit, unsigned char* ring, Phases ph) {
+    static_assert(kHalves * Atom::kValuesC == kSlots * 32, "gemm_sm90 persistent: 32 registers per staging slot");
+    // slot j: registers 32 (j % (Atom::kValuesC / 32)) .. + 31 of the atom j / (Atom::kValuesC / 32)
+    auto stage = [&](auto jc, unsigned char* tile) {
+      constexpr int j = decltype(jc)::value, kPer = Atom::kValuesC / 32;
+      Epilogue::template stage_sw128<ElemT, 32 * (j % kPer), kTrans>(acc[j / kPer], tile, thread);
+    };
+    if (thread == 0) TTRACE(1 + c, unit, 7, TCLK());
+    arch::named_barrier_sync(free_bar(c, 0), kHandoffThreads);
+    stage(std::integral_constant<int, 0>{}, sh.d.tile[c][0]);
+    arch::named_barrier_sync(free_bar(c, 1), kHandoffThreads);
+    stage(std::integral_constant<int, 1>{}, sh.d.tile[c][1]);
+    arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+    arch::named_barrier_arrive(staged_bar(c, 0), kHandoffThreads);
+    arch::named_barrier_arrive(staged_bar(c, 1), kHandoffThreads);
+    stage(std::integral_constant<int, 2>{}, ring);
+    arch::mbarrier_wait_parity(drained_bar(sh, c), ph.d);  // slot 3: B rows of the last stage
+    if (thread == 0) TTRACE(1 + c, unit, 6, TCLK());
+    stage(std::integral_constant<int, 3>{}, ring + sizeof(Stage::a));
+    arch::fence_proxy_async_shared_cta();
+    arch::named_barrier_arrive(staged_ring_bar(c), kHandoffThreads);
+    arch::named_barrier_arrive(staged_ring3_bar(c), kHandoffThreads);
   }
   // The general body reads the residual from global memory; with p.r_tma the store warp still loads it into the
   // staging tiles (its protocol does not depend on the unit's body), so the staging waits for those loads.
