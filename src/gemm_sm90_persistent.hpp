@@ -1,43 +1,16 @@
-// src/gemm_sm90_persistent.hpp -- shared by the instantiation units of the persistent Hopper GEMM
-// (src/gemm_sm90_persistent_{bf16,f16}_{pp,coop}.cu): one element type and one schedule each, the three
-// operand-majorness combinations.  Not installed.
+// src/gemm_sm90_persistent.hpp -- the persistent Hopper GEMM's KernelInfo per element type, schedule and operand
+// order.  persistent_info is defined in gemm_sm90_persistent_info.hpp and instantiated by one unit per kernel pair
+// (src/gemm_sm90_persistent_<type>_<schedule>_<order>.cu: the general kernel and the bare one), so that the twelve
+// units compile in parallel; the getters of gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration
+// only.  Not installed.
 #pragma once
 
-#include "gemm_kernels.hpp"                                // the getters these units define
-#include "tessera/kernel/gemm_sm80/instantiate.hpp"        // kernel_info_of
-#include "tessera/kernel/gemm_sm90/persistent_kernel.hpp"  // GemmSm90Persistent, gemm_sm90_persistent_kernel
-#include "tessera/kernel/gemm_sm90/trace.hpp"              // TESSERA_GEMM_TRACE_ACCESS
+#include "gemm_kernels.hpp"                     // KernelInfo, Combo, the getters
+#include "tessera/kernel/gemm_sm80/config.hpp"  // ElemBf16, ElemF16
 
 namespace tessera::gemm_core {
 
 template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
-KernelInfo persistent_info() {
-  using K = gemm_sm90::GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>;
-  KernelInfo info = gemm_sm80::kernel_info_of<K>(
-      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
-  info.persistent = true;
-  info.counters_per_tile = K::kSlices;
-  info.stream_k = kCooperative;
-  info.cluster_m = K::kClusterBlocks;
-  info.box_a[0] = K::kBoxA.inner;
-  info.box_a[1] = K::kBoxA.outer;
-  info.box_b[0] = K::kBoxB.inner;
-  info.box_b[1] = K::kBoxB.outer;
-  info.tma_store = true;  // the box of D's staging tile (Epilogue::kStageTile)
-  info.box_d[0] = K::kBoxD.inner;
-  info.box_d[1] = K::kBoxD.outer;
-  info.fn_bare = reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor, true>);
-  return info;
-}
-
-template <class Elem, bool kCooperative>
-KernelInfo persistent_pick(Combo c) {
-  switch (c) {
-    case Combo::kk: return persistent_info<Elem, kCooperative, false, false>();
-    case Combo::k_mn: return persistent_info<Elem, kCooperative, true, false>();
-    case Combo::mn_mn: return persistent_info<Elem, kCooperative, true, true>();
-  }
-  return {};
-}
+KernelInfo persistent_info();
 
 }  // namespace tessera::gemm_core

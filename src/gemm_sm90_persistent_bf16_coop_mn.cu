@@ -1,0 +1,10 @@
+// src/gemm_sm90_persistent_bf16_coop_mn.cu -- instantiation unit: the persistent Hopper GEMM, cooperative 128x256
+// tiles, bf16 operands, operand majorness (M, N): A M-major, B N-major: the general kernel and the bare one.  Code
+// only for sm_90a.
+#include "gemm_sm90_persistent_info.hpp"
+
+namespace tessera::gemm_core {
+
+template KernelInfo persistent_info<gemm_sm80::ElemBf16, true, true, true>();
+
+}  // namespace tessera::gemm_core

@@ -1,0 +1,12 @@
+// src/gemm_sm90_persistent_bf16_pp_kk.cu -- instantiation unit: the persistent Hopper GEMM, ping-pong 128x128 tiles,
+// bf16 operands, operand majorness (K, K): A and B K-major: the general kernel and the bare one.  Code only for
+// sm_90a.
+#include "gemm_sm90_persistent_info.hpp"
+
+namespace tessera::gemm_core {
+
+template KernelInfo persistent_info<gemm_sm80::ElemBf16, false, false, false>();
+
+}  // namespace tessera::gemm_core
+
+TESSERA_GEMM_TRACE_ACCESS(_pp)

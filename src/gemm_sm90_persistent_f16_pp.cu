@@ -1,9 +1,0 @@
-// src/gemm_sm90_persistent_f16_pp.cu -- instantiation unit: the persistent Hopper GEMM, ping-pong 64x256 tiles,
-// f16 operands, operand majorness (K, K), (K, N), (M, N).  Code only for sm_90a.
-#include "gemm_sm90_persistent.hpp"
-
-namespace tessera::gemm_core {
-
-KernelInfo sm90_f16_pp128x128(Combo c) { return persistent_pick<gemm_sm80::ElemF16, false>(c); }
-
-}  // namespace tessera::gemm_core

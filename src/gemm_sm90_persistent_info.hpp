@@ -1,0 +1,34 @@
+// src/gemm_sm90_persistent_info.hpp -- the definition of persistent_info (src/gemm_sm90_persistent.hpp), for the
+// instantiation units of the persistent Hopper GEMM alone (src/gemm_sm90_persistent_<type>_<schedule>_<order>.cu):
+// each instantiates it, and with it the two kernels of one element type, schedule and operand order.  Not installed.
+#pragma once
+
+#include "gemm_sm90_persistent.hpp"                        // the declaration
+#include "tessera/kernel/gemm_sm80/instantiate.hpp"        // kernel_info_of
+#include "tessera/kernel/gemm_sm90/persistent_kernel.hpp"  // GemmSm90Persistent, gemm_sm90_persistent_kernel
+#include "tessera/kernel/gemm_sm90/trace.hpp"              // TESSERA_GEMM_TRACE_ACCESS
+
+namespace tessera::gemm_core {
+
+template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
+KernelInfo persistent_info() {
+  using K = gemm_sm90::GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>;
+  KernelInfo info = gemm_sm80::kernel_info_of<K>(
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
+  info.persistent = true;
+  info.counters_per_tile = K::kSlices;
+  info.stream_k = kCooperative;
+  info.cluster_m = K::kClusterBlocks;
+  info.box_a[0] = K::kBoxA.inner;
+  info.box_a[1] = K::kBoxA.outer;
+  info.box_b[0] = K::kBoxB.inner;
+  info.box_b[1] = K::kBoxB.outer;
+  info.tma_store = true;  // the box of D's staging tile (Epilogue::kStageTile)
+  info.box_d[0] = K::kBoxD.inner;
+  info.box_d[1] = K::kBoxD.outer;
+  info.fn_bare =
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor, true>);
+  return info;
+}
+
+}  // namespace tessera::gemm_core
