@@ -8,6 +8,7 @@
 //   * the grouped block rasterization is a permutation of the tiles.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -298,6 +299,52 @@ TEST(GemmLayouts, StreamKTailCoversEveryKTileOnce) {
     }
     EXPECT_LE(hi - lo, 1) << at << ": every worker runs the same number of K tiles, give or take one";
   }
+}
+
+// The tail's arithmetic is 32-bit on the device (TileScheduler::sk_start / items / item): it equals the 64-bit
+// formula r S / G (S = sk_tiles * k_tiles, G workers) item by item wherever the planner takes a tail (sk_fits: S fits
+// in an int), up to that bound; one past it is refused.
+TEST(GemmLayouts, StreamKTailArithmeticMatches64Bit) {
+  struct Case { int tm, tn, workers; int64_t kt; };
+  const int64_t most = INT32_MAX / 124;  // 16 x 16 tiles on 66 workers: sk_tiles = 256 % 66 + 66 = 124
+  for (const Case cs : {Case{16, 16, 66, 64}, Case{16, 16, 66, most}, Case{16, 16, 66, most - 1}, Case{32, 56, 66, 4099},
+                        Case{5, 7, 4, 3}, Case{70, 1, 66, 1 << 20}, Case{4, 17, 7, 123457}, Case{9, 1, 2, INT32_MAX / 3}}) {
+    const int tiles = cs.tm * cs.tn;
+    const int64_t sk = tiles % cs.workers + cs.workers;
+    const std::string at = std::to_string(cs.tm) + "x" + std::to_string(cs.tn) + " tiles, " + std::to_string(cs.kt) +
+                           " K tiles, " + std::to_string(cs.workers) + " workers";
+    ASSERT_TRUE(gemm_core::TileScheduler::sk_fits(sk, cs.kt)) << at;
+    gemm_core::TileScheduler s(cs.tm, cs.tn, 8 < cs.tm ? 8 : cs.tm, 1, static_cast<int>(cs.kt));
+    s.sk_tiles = static_cast<int>(sk);
+    s.workers = cs.workers;
+    const int64_t total = sk * cs.kt;
+    auto start = [&](int r) { return total * r / cs.workers; };  // the 64-bit formula
+    for (int r = 0; r <= cs.workers; ++r) ASSERT_EQ(s.sk_start(r), start(r)) << at << ", range " << r;
+    for (int w = 0; w < cs.workers; ++w) {
+      const int r = cs.workers - 1 - w;
+      const int64_t lo = start(r), hi = start(r + 1);
+      const int whole = s.whole_items(w);
+      const int64_t pieces = hi > lo ? (hi - 1) / cs.kt - lo / cs.kt + 1 : 0;
+      ASSERT_EQ(s.items(w), whole + pieces) << at << ", worker " << w;
+      for (int j = 0; j < pieces; ++j) {  // piece j of the range, as the 64-bit walk cuts it
+        const int64_t t = lo / cs.kt + j, t0 = t * cs.kt, t1 = t0 + cs.kt;
+        const int64_t a = j == 0 ? lo : t0, b = hi < t1 ? hi : t1;
+        const gemm_core::TileWork it = s.item(w, whole + j);
+        int tm = 0, tn = 0;
+        gemm_core::grouped_tile(tiles - static_cast<int>(sk) + static_cast<int>(t), cs.tm, cs.tn, s.group_m, tm, tn);
+        EXPECT_TRUE(it.tm == tm && it.tn == tn) << at << ", worker " << w << ", piece " << j;
+        EXPECT_EQ(it.k_tile0, a - t0) << at << ", worker " << w << ", piece " << j;
+        EXPECT_EQ(it.k_tiles, b - a) << at << ", worker " << w << ", piece " << j;
+        EXPECT_EQ(it.stores, a == t0) << at << ", worker " << w << ", piece " << j;
+        int peers = 0;
+        if (a == t0)
+          for (int x = r + 1; x < cs.workers && start(x) < t1; ++x) ++peers;
+        EXPECT_EQ(it.peers, peers) << at << ", worker " << w << ", piece " << j;
+      }
+    }
+  }
+  EXPECT_FALSE(gemm_core::TileScheduler::sk_fits(124, most + 1));
+  EXPECT_TRUE(gemm_core::TileScheduler::sk_fits(124, most));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 // empty.
 #pragma once
 
+#include <climits>  // INT32_MAX
 #include <cstdint>  // int64_t
 
 #include "tessera/layout/config.hpp"  // TESSERA_HD
@@ -84,33 +85,39 @@ struct TileScheduler {
     const int du = units() - sk_tiles;
     return w < du ? (du - w + workers - 1) / workers : 0;
   }
-  // The start of stream-K range r in (tile, K tile) order (64-bit: sk_tiles * k_tiles may pass 2^31); worker w
-  // takes range workers - 1 - w.
-  TESSERA_HD constexpr int64_t sk_start(int r) const {
-    return static_cast<int64_t>(sk_tiles) * k_tiles * r / workers;
+  // The tail's K tiles, S = sk_tiles * k_tiles, and the start of stream-K range r in (tile, K tile) order,
+  // floor(r S / G); worker w takes range workers - 1 - w.  32-bit arithmetic throughout (the device's store warps and
+  // producer run on 40 registers, and 64-bit divisions there spilled): the planner takes a tail only where S fits
+  // in an int (sk_fits), and r S / G = r q + r e / G for S = q G + e (q G <= S, r e < G^2).
+  TESSERA_HD static constexpr bool sk_fits(int64_t sk_tiles, int64_t k_tiles) {
+    return sk_tiles >= 0 && k_tiles >= 0 && sk_tiles * k_tiles <= INT32_MAX;
+  }
+  TESSERA_HD constexpr int sk_start(int r) const {
+    const int s = sk_tiles * k_tiles, q = s / workers, e = s - q * workers;
+    return r * q + r * e / workers;
   }
   // How many units and pieces worker w runs.
   TESSERA_HD constexpr int items(int w) const {
     const int whole = whole_items(w);
     if (sk_tiles == 0) return whole;
     const int r = workers - 1 - w;
-    const int64_t lo = sk_start(r), hi = sk_start(r + 1);
-    return whole + (hi > lo ? static_cast<int>((hi - 1) / k_tiles - lo / k_tiles) + 1 : 0);
+    const int lo = sk_start(r), hi = sk_start(r + 1);
+    return whole + (hi > lo ? (hi - 1) / k_tiles - lo / k_tiles + 1 : 0);
   }
   // Worker w's item v (0 <= v < items(w)).
   TESSERA_HD constexpr TileWork item(int w, int v) const {
     const int whole = whole_items(w);
     if (v < whole) return work(w + v * workers);
     const int r = workers - 1 - w;
-    const int64_t lo = sk_start(r), hi = sk_start(r + 1);
+    const int lo = sk_start(r), hi = sk_start(r + 1);
     const int j = v - whole;
-    const int64_t t = lo / k_tiles + j;  // tile of the tail
-    const int64_t t0 = t * k_tiles, t1 = t0 + k_tiles;
-    const int64_t a = j == 0 ? lo : t0, b = hi < t1 ? hi : t1;
+    const int t = lo / k_tiles + j;  // tile of the tail
+    const int t0 = t * k_tiles, t1 = t0 + k_tiles;  // (t1 <= S)
+    const int a = j == 0 ? lo : t0, b = hi < t1 ? hi : t1;
     TileWork res;
-    grouped_tile(units() - sk_tiles + static_cast<int>(t), tiles_m, tiles_n, group_m, res.tm, res.tn);
-    res.k_tile0 = static_cast<int>(a - t0);
-    res.k_tiles = static_cast<int>(b - a);
+    grouped_tile(units() - sk_tiles + t, tiles_m, tiles_n, group_m, res.tm, res.tn);
+    res.k_tile0 = a - t0;
+    res.k_tiles = b - a;
     res.stores = a == t0;
     res.partial = res.stores ? -1 : w;
     if (res.stores)  // the following ranges that start inside this tile: workers w - 1, w - 2, ...
