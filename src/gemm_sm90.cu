@@ -2,7 +2,6 @@
 // majorness (K, K), (K, N) and (M, N), tiles 128x64, 128x128 and 128x256 (18 kernels).  Built for every target architecture; the
 // kernels have code only for sm_90a.
 #include "gemm_kernels.hpp"                          // the getters this unit defines
-#include "tessera/atom/smem_sm90.hpp"                // sw128_tile (the TMA boxes)
 #include "tessera/kernel/gemm_sm80/instantiate.hpp"  // kernel_info_of
 #include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"  // GemmSm90, gemm_sm90_kernel
 #include "tessera/kernel/gemm_sm90/trace.hpp"        // TESSERA_GEMM_TRACE_ACCESS
@@ -15,14 +14,11 @@ KernelInfo sm90_info() {
   using K = gemm_sm90::GemmSm90<Elem, kBN, kBNMajor, kAMMajor>;
   KernelInfo info =
       gemm_sm80::kernel_info_of<K>(reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor, kAMMajor>), 1);
-  // The stage tiles (128-byte swizzle): K-major operands one box of BLK rows, MN-major ones 64-row boxes.
-  constexpr atom::SmemTileSm90 kA = atom::sw128_tile(kAMMajor ? K::kBK : K::kBM, 2);
-  constexpr atom::SmemTileSm90 kB = atom::sw128_tile(kBNMajor ? K::kBK : K::kBN, 2);
-  static_assert(kA.matches_hw_sw128() && kB.matches_hw_sw128(), "gemm_sm90: stage layouts must match the 128-byte swizzle");
-  info.box_a[0] = kA.tma_box().inner;
-  info.box_a[1] = kA.tma_box().outer;
-  info.box_b[0] = kB.tma_box().inner;
-  info.box_b[1] = kB.tma_box().outer;
+  // The boxes of the kernel's stage tiles (GemmSm90::kTileA / kTileB, 128-byte swizzle).
+  info.box_a[0] = K::kBoxA.inner;
+  info.box_a[1] = K::kBoxA.outer;
+  info.box_b[0] = K::kBoxB.inner;
+  info.box_b[1] = K::kBoxB.outer;
   info.tma_store = true;  // the bare GEMM's D (GemmSm90::store_bare)
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;

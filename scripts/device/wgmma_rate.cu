@@ -13,10 +13,14 @@
 
 #include "tessera/arch/sm90_wgmma.hpp"
 #include "tessera/atom/mma_sm90.hpp"
+#include "tessera/atom/smem_sm90.hpp"
 
 namespace {
 
 constexpr int kKTiles = 512;
+// The K-major 128-byte swizzled operand tile (rows of 64 bf16) and its wgmma descriptor fields, as in the kernels.
+constexpr tessera::atom::SmemTileSm90 kTile = tessera::atom::sw128_tile(64, 2);
+constexpr uint64_t kDesc = kTile.wgmma_desc_fields(true);
 
 template <int kN, int kH, int kInFlight>
 __device__ void issue(const unsigned char* smem, long long* out, float* sink) {
@@ -35,10 +39,10 @@ __device__ void issue(const unsigned char* smem, long long* out, float* sink) {
     tessera::arch::wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
-      const uint64_t db = tessera::arch::smem_desc_k_major_sw128(b + ks * 32);
+      const uint64_t db = tessera::arch::smem_desc(b + ks * kTile.wgmma_k_offset_bytes(true, 16), kDesc);
 #pragma unroll
       for (int h = 0; h < kH; ++h) {
-        const uint64_t da = tessera::arch::smem_desc_k_major_sw128(a + h * 8192 + ks * 32);
+        const uint64_t da = tessera::arch::smem_desc(a + h * 8192 + ks * kTile.wgmma_k_offset_bytes(true, 16), kDesc);
         Atom::fma(acc[h], da, db, 1u);
       }
     }

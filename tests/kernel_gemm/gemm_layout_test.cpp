@@ -376,6 +376,24 @@ TEST(GemmLayouts, Sm90SwizzledTileMatchesTheHardware) {
                     .matches_hw_sw128()));
 }
 
+// The wgmma descriptor's fields and K steps come from the same layouts (the kernels' descriptors are
+// arch::smem_desc(tile + ks * k step, fields)); pinned to the bit patterns the kernels ran with on an H100
+// (PTX ISA "Matrix Descriptor Format": leading offset / 16 at bit 16, stride offset / 16 at bit 32, swizzle mode
+// 1 = 128 bytes at bit 62).
+TEST(GemmLayouts, Sm90DescriptorFieldsComeFromTheTile) {
+  const atom::SmemTileSm90 k_major = atom::sw128_tile(128, 2);  // 128 rows of 64 K-elements
+  EXPECT_EQ(k_major.wgmma_desc_fields(true), (uint64_t{1} << 16) | (uint64_t{64} << 32) | (uint64_t{1} << 62));
+  EXPECT_EQ(k_major.wgmma_k_offset_bytes(true, 16), 32);
+  EXPECT_EQ(k_major.wgmma_k_offset_bytes(true, 48), 96);
+  const atom::SmemTileSm90 mn_box = atom::sw128_tile(64, 2);  // 64 K rows of 64 M (N) elements, boxes 8 KB apart
+  EXPECT_EQ(mn_box.wgmma_desc_fields(false, 8192), (uint64_t{512} << 16) | (uint64_t{64} << 32) | (uint64_t{1} << 62));
+  EXPECT_EQ(mn_box.wgmma_k_offset_bytes(false, 16), 2048);
+  EXPECT_EQ(mn_box.wgmma_k_offset_bytes(false, 48), 6144);
+  // A tile of another swizzle (32-byte: 2 16-byte units a row) gets no descriptor (0), not the 128-byte one's.
+  const atom::SmemTileSm90 sw32{composition(Swizzle{1, 3, 3}, make_layout(make_tuple(64, 16), make_tuple(16, 1))), 2};
+  EXPECT_EQ(sw32.wgmma_desc_fields(true), 0u);
+}
+
 void expect_box(const gemm_core::KernelInfo& k, unsigned a_inner, unsigned a_outer, unsigned b_inner, unsigned b_outer,
                 const char* what) {
   ASSERT_NE(k.fn, nullptr) << what;

@@ -20,11 +20,12 @@
 //     bits 32-45  stride-dimension byte offset >> 4
 //     bits 49-51  base offset (0: the swizzle pattern starts at a 1024-byte aligned address)
 //     bits 62-63  swizzle: 0 none, 1 128-byte, 2 64-byte, 3 32-byte
-// smem_desc_k_major_sw128 describes a K-major tile stored as the TMA engine writes it with
-// CU_TENSOR_MAP_SWIZZLE_128B: rows of 64 16-bit elements (128 bytes), the 16-byte chunks of row r
-// permuted by XOR with r % 8, groups of 8 rows 1024 bytes apart (the stride-dimension offset).  The
-// leading-dimension offset is unused for a swizzled K-major operand.  Advancing along K by 16 elements
-// adds 32 bytes to the start address: the hardware applies the swizzle to the final address.
+// smem_desc puts the start address into the other fields, which the operand tile's layout decides
+// (atom::SmemTileSm90::wgmma_desc_fields: for the 128-byte swizzled tiles TMA writes with
+// CU_TENSOR_MAP_SWIZZLE_128B, a stride-dimension offset of 1024 bytes = 8 rows of 128 bytes, the leading offset
+// unused for a K-major operand and the distance to the next 64-element box for an MN-major one, swizzle mode 1).
+// Advancing along K adds the layout's unswizzled offset to the start address (wgmma_k_offset_bytes): the hardware
+// applies the swizzle to the final address.
 #pragma once
 
 #include <cstdint>  // uint32_t, uint64_t
@@ -35,29 +36,12 @@ namespace tessera::arch {
 
 #if defined(__CUDACC__)
 
-// Requires: smem_ptr 16-byte aligned; the tile's 8-row groups 1024-byte aligned.
-TESSERA_DEVICE_INLINE uint64_t smem_desc_k_major_sw128(const void* smem_ptr) {
+// A wgmma shared-memory matrix descriptor: `fields` (the offsets and swizzle mode that the operand tile's layout
+// gives, atom::SmemTileSm90::wgmma_desc_fields) with the start address of the matrix at smem_ptr (bits 0-13, in
+// 16-byte units).  Requires: smem_ptr 16-byte aligned; the tile's 8-row groups 1024-byte aligned.
+TESSERA_DEVICE_INLINE uint64_t smem_desc(const void* smem_ptr, uint64_t fields) {
   const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
-  uint64_t desc = 0;
-  desc |= static_cast<uint64_t>((addr >> 4) & 0x3FFFu);            // start address
-  desc |= static_cast<uint64_t>(1u) << 16;                          // leading offset (unused)
-  desc |= static_cast<uint64_t>(1024u >> 4) << 32;                  // stride offset: 8 rows x 128 B
-  desc |= static_cast<uint64_t>(1u) << 62;                          // 128-byte swizzle
-  return desc;
-}
-
-// An N-major (MN-major) tile as TMA writes boxes of 64 N-elements x K rows with the 128-byte swizzle:
-// each K row holds 64 consecutive N-elements (128 bytes), 8-row groups are 1024 bytes apart (stride
-// offset), and the next 64 N-elements start `n_block_bytes` later (leading offset: the next box).
-// Advancing along K by 16 rows adds 16 * 128 = 2048 bytes to the start address.
-TESSERA_DEVICE_INLINE uint64_t smem_desc_mn_major_sw128(const void* smem_ptr, uint32_t n_block_bytes) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
-  uint64_t desc = 0;
-  desc |= static_cast<uint64_t>((addr >> 4) & 0x3FFFu);                   // start address
-  desc |= static_cast<uint64_t>((n_block_bytes >> 4) & 0x3FFFu) << 16;    // leading offset: next 64 N
-  desc |= static_cast<uint64_t>(1024u >> 4) << 32;                         // stride offset: 8 K rows
-  desc |= static_cast<uint64_t>(1u) << 62;                                 // 128-byte swizzle
-  return desc;
+  return fields | static_cast<uint64_t>((addr >> 4) & 0x3FFFu);
 }
 
 TESSERA_DEVICE_INLINE void wgmma_fence() {

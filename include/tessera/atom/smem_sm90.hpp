@@ -17,9 +17,11 @@
 //   tma_box()            {inner = extent of mode 1 (64 elements = 128 bytes = the swizzle span), outer = rows}
 //   tma_swizzle_bytes()  2^B units of 2^M elements: 128
 //   wgmma_sbo_bytes()    the stride-dimension byte offset: 8 rows (one swizzle period) x 128 bytes = 1024
+//   wgmma_desc_fields()  the descriptor's offsets and swizzle mode, from the two above (arch::smem_desc adds the
+//                        tile's address); wgmma_k_offset_bytes() the start of each 16-element K step
 #pragma once
 
-#include <cstdint>  // uint32_t
+#include <cstdint>  // uint32_t, uint64_t
 
 #include "tessera/layout/algebra.hpp"  // size, mode, shape/stride access
 #include "tessera/layout/swizzle.hpp"  // Swizzle, SwizzledLayout, composition
@@ -44,6 +46,25 @@ struct SmemTileSm90 {
   }
   TESSERA_HD constexpr int wgmma_sbo_bytes() const {
     return static_cast<int>((Int(1) << tile.swizzle.b) * row_stride_elems() * elem_bytes);
+  }
+  // The fields of the wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") that the layout
+  // decides, for the 128-byte swizzled tiles (matches_hw_sw128, which the kernels static_assert; wgmma_sbo_bytes
+  // counts one swizzle period of 2^B rows, which is the 8-row group only for B = 3): bits 16-29 the
+  // leading-dimension byte offset / 16, bits 32-45 the stride-dimension byte offset / 16 (wgmma_sbo_bytes), bits
+  // 62-63 the swizzle mode (1: 128 bytes; 0, no descriptor, for any other tile).  The start address (bits 0-13) is
+  // the place of the tile in shared memory: arch::smem_desc adds it.  K-major operands (the K extent along mode 1):
+  // the leading offset is unused with a swizzle, 16 bytes by convention.  MN-major ones (64-element boxes along M or
+  // N, the K extent along mode 0): `next_box_bytes` apart along M or N.
+  TESSERA_HD constexpr uint64_t wgmma_desc_fields(bool k_major, uint32_t next_box_bytes = 0) const {
+    if (tma_swizzle_bytes() != 128 || wgmma_sbo_bytes() != 1024) return 0;
+    const uint64_t lbo = k_major ? 16u : next_box_bytes;
+    return (((lbo >> 4) & 0x3FFFu) << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+  }
+  // The byte offset of the wgmma instruction reading K elements k .. k + 15 of the tile, from the tile's start: the
+  // unswizzled layout's offset (the hardware applies the swizzle to the final address), along mode 1 for a K-major
+  // operand (32 bytes per 16 two-byte elements), along mode 0 for an MN-major one (16 rows of 128 bytes).
+  TESSERA_HD constexpr int wgmma_k_offset_bytes(bool k_major, Int k) const {
+    return static_cast<int>((k_major ? tile.layout(make_tuple(Int(0), k)) : tile.layout(make_tuple(k, Int(0)))) * elem_bytes);
   }
 
   // The layout places every element where the 128-byte hardware swizzle puts it.  Checked element by element

@@ -35,8 +35,9 @@
 
 #include "tessera/arch/sm90_mbarrier.hpp"              // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
-#include "tessera/arch/sm90_wgmma.hpp"                 // smem_desc_k_major_sw128, wgmma_fence, ...
+#include "tessera/arch/sm90_wgmma.hpp"                 // smem_desc, wgmma_fence, ...
 #include "tessera/atom/mma_sm90.hpp"                   // WgmmaSm90 (the MMA atom)
+#include "tessera/atom/smem_sm90.hpp"                  // SmemTileSm90, sw128_tile (the stage tiles)
 #include "tessera/arch/sm90_warpgroup.hpp"             // named_barrier_sync
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue (stage_sw128)
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
@@ -66,6 +67,22 @@ struct GemmSm90 {
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
   // side by side; consumer warpgroup w then reads A box w.
   static constexpr int kBoxBytesN = 64 * kBK * 2;
+  // The operand tiles in shared memory as layouts (atom/smem_sm90.hpp), 128-byte swizzled: K-major operands one tile
+  // of BLK rows x 64 K, MN-major ones 64-row boxes (64 K rows x 64 M or N).  TMA writes them, wgmma reads them; the
+  // host's boxes (KernelInfo::box_a / box_b), the descriptors' fields and the K steps come from them.
+  static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, 2);
+  static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBN, 2);
+  static_assert(kTileA.matches_hw_sw128() && kTileB.matches_hw_sw128(), "gemm_sm90: the stage layouts must match the 128-byte swizzle");
+  static_assert(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1) == kTileBytesA && kTileB.bytes() * (kBNMajor ? kBN / 64 : 1) == kTileBytesB &&
+                    (!kAMMajor || kTileA.bytes() == kBoxBytesN) && (!kBNMajor || kTileB.bytes() == kBoxBytesN),
+                "gemm_sm90: the stage buffers hold exactly the tiles the boxes fill");
+  static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
+  static constexpr uint64_t kDescA = kTileA.wgmma_desc_fields(!kAMMajor, kBoxBytesN);
+  static constexpr uint64_t kDescB = kTileB.wgmma_desc_fields(!kBNMajor, kBoxBytesN);
+  static constexpr int kKStepA = kTileA.wgmma_k_offset_bytes(!kAMMajor, 16), kKStepB = kTileB.wgmma_k_offset_bytes(!kBNMajor, 16);
+  static_assert(kTileA.wgmma_k_offset_bytes(!kAMMajor, kBK - 16) == (kBK / 16 - 1) * kKStepA &&
+                    kTileB.wgmma_k_offset_bytes(!kBNMajor, kBK - 16) == (kBK / 16 - 1) * kKStepB,
+                "gemm_sm90: the K steps of a stage are evenly spaced in the tile layouts");
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
@@ -172,12 +189,10 @@ struct GemmSm90 {
         arch::wgmma_fence_operands(acc);
         arch::wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 elements = 32 bytes along K per wgmma
-          const uint64_t da = kAMMajor ? arch::smem_desc_mn_major_sw128(a + ks * 16 * 128, kBoxBytesN)
-                                       : arch::smem_desc_k_major_sw128(a + ks * 32);
-          // K-major B: 16 K-elements are 32 bytes along a row; N-major B: 16 K rows of 128 bytes.
-          const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytesN)
-                                       : arch::smem_desc_k_major_sw128(b + ks * 32);
+        for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
+                                                 // 16 rows of 128 bytes in an MN-major box
+          const uint64_t da = arch::smem_desc(a + ks * kKStepA, kDescA);
+          const uint64_t db = arch::smem_desc(b + ks * kKStepB, kDescB);
           Atom::fma(acc, da, db, 1u);
         }
         arch::wgmma_commit();

@@ -55,7 +55,7 @@
 #include "tessera/arch/sm90_mbarrier.hpp"                   // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                        // tma_load_2d, tma_store_2d, bulk groups
 #include "tessera/arch/sm90_warpgroup.hpp"                  // setmaxnreg_inc/dec, named_barrier_sync
-#include "tessera/arch/sm90_wgmma.hpp"                      // wgmma_fence/commit/wait, smem descriptors
+#include "tessera/arch/sm90_wgmma.hpp"                      // wgmma_fence/commit/wait, smem_desc
 #include "tessera/atom/mma_sm90.hpp"                        // WgmmaSm90
 #include "tessera/atom/smem_sm90.hpp"                       // SmemTileSm90, sw128_tile
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"    // FragmentEpilogue
@@ -135,6 +135,14 @@ struct GemmSm90Persistent {
   static_assert(kTileA.bytes() == kBoxBytes * (kAMMajor ? 1 : kBM / 64) && (!kAMMajor || kTileA.row_elems() == 64),
                 "gemm_sm90 persistent: A's tile is BLK_M rows of one 128-byte row each, or 64-wide M-major boxes");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
+  // The wgmma descriptors' fields (an MN-major operand: boxes kBoxBytes apart along M or N) and the start of each
+  // 16-element K step, from the same layouts.
+  static constexpr uint64_t kDescA = kTileA.wgmma_desc_fields(!kAMMajor, kBoxBytes);
+  static constexpr uint64_t kDescB = kTileB.wgmma_desc_fields(!kBNMajor, kBoxBytes);
+  static constexpr int kKStepA = kTileA.wgmma_k_offset_bytes(!kAMMajor, 16), kKStepB = kTileB.wgmma_k_offset_bytes(!kBNMajor, 16);
+  static_assert(kTileA.wgmma_k_offset_bytes(!kAMMajor, kBK - 16) == (kBK / 16 - 1) * kKStepA &&
+                    kTileB.wgmma_k_offset_bytes(!kBNMajor, kBK - 16) == (kBK / 16 - 1) * kKStepB,
+                "gemm_sm90 persistent: the K steps of a stage are evenly spaced in the tile layouts");
 
   struct Stage {
     alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
@@ -385,14 +393,12 @@ struct GemmSm90Persistent {
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
                                                  // 16 rows of 128 bytes in an MN-major box
-          const uint64_t db = kBNMajor ? arch::smem_desc_mn_major_sw128(b + ks * 16 * 128, kBoxBytes)
-                                       : arch::smem_desc_k_major_sw128(b + ks * 32);
+          const uint64_t db = arch::smem_desc(b + ks * kKStepB, kDescB);
 #pragma unroll
           for (int h = 0; h < kHalves; ++h) {
             // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
             const int r = kCooperative ? c : h;
-            const uint64_t da = kAMMajor ? arch::smem_desc_mn_major_sw128(a + r * kBoxBytes + ks * 16 * 128, kBoxBytes)
-                                         : arch::smem_desc_k_major_sw128(a + r * kBoxBytes + ks * 32);
+            const uint64_t da = arch::smem_desc(a + r * kBoxBytes + ks * kKStepA, kDescA);
             Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
           }
         }
