@@ -389,9 +389,19 @@ TEST(GemmLayouts, Sm90DescriptorFieldsComeFromTheTile) {
   EXPECT_EQ(mn_box.wgmma_desc_fields(false, 8192), (uint64_t{512} << 16) | (uint64_t{64} << 32) | (uint64_t{1} << 62));
   EXPECT_EQ(mn_box.wgmma_k_offset_bytes(false, 16), 2048);
   EXPECT_EQ(mn_box.wgmma_k_offset_bytes(false, 48), 6144);
+  // What the kernels take: both, for a stage of 64 K elements.
+  EXPECT_EQ(k_major.wgmma_operand(true, 0, 64).desc, k_major.wgmma_desc_fields(true));
+  EXPECT_EQ(k_major.wgmma_operand(true, 0, 64).k_step, 32);
+  EXPECT_EQ(mn_box.wgmma_operand(false, 8192, 64).desc, mn_box.wgmma_desc_fields(false, 8192));
+  EXPECT_EQ(mn_box.wgmma_operand(false, 8192, 64).k_step, 2048);
   // A tile of another swizzle (32-byte: 2 16-byte units a row) gets no descriptor (0), not the 128-byte one's.
   const atom::SmemTileSm90 sw32{composition(Swizzle{1, 3, 3}, make_layout(make_tuple(64, 16), make_tuple(16, 1))), 2};
   EXPECT_EQ(sw32.wgmma_desc_fields(true), 0u);
+  EXPECT_EQ(sw32.wgmma_operand(true, 0, 16).desc, 0u);
+  // Nor does a tile whose K steps are not evenly spaced: K along (32, 2):(1, 1000) steps 16, 984, 16 elements.
+  const atom::SmemTileSm90 uneven{
+      composition(Swizzle{3, 3, 3}, make_layout(make_tuple(64, make_tuple(32, 2)), make_tuple(64, make_tuple(1, 1000)))), 2};
+  EXPECT_EQ(uneven.wgmma_operand(true, 0, 64).desc, 0u);
 }
 
 void expect_box(const gemm_core::KernelInfo& k, unsigned a_inner, unsigned a_outer, unsigned b_inner, unsigned b_outer,

@@ -18,7 +18,8 @@
 //   tma_swizzle_bytes()  2^B units of 2^M elements: 128
 //   wgmma_sbo_bytes()    the stride-dimension byte offset: 8 rows (one swizzle period) x 128 bytes = 1024
 //   wgmma_desc_fields()  the descriptor's offsets and swizzle mode, from the two above (arch::smem_desc adds the
-//                        tile's address); wgmma_k_offset_bytes() the start of each 16-element K step
+//                        tile's address); wgmma_k_offset_bytes() the start of each 16-element K step;
+//                        wgmma_operand() both, for a kernel's stage
 #pragma once
 
 #include <cstdint>  // uint32_t, uint64_t
@@ -65,6 +66,19 @@ struct SmemTileSm90 {
   // operand (32 bytes per 16 two-byte elements), along mode 0 for an MN-major one (16 rows of 128 bytes).
   TESSERA_HD constexpr int wgmma_k_offset_bytes(bool k_major, Int k) const {
     return static_cast<int>((k_major ? tile.layout(make_tuple(Int(0), k)) : tile.layout(make_tuple(k, Int(0)))) * elem_bytes);
+  }
+  // What a kernel's wgmma loop needs of an operand tile: the descriptor's fields and the byte step between its
+  // 16-element K steps over a stage of `k_extent` K elements, checked evenly spaced.  {0, 0} where the tile gives
+  // no descriptor or the steps are not evenly spaced: the kernels static_assert against that.
+  struct WgmmaOperand {
+    uint64_t desc = 0;
+    int k_step = 0;
+  };
+  TESSERA_HD constexpr WgmmaOperand wgmma_operand(bool k_major, uint32_t next_box_bytes, Int k_extent) const {
+    const int step = wgmma_k_offset_bytes(k_major, 16);
+    for (Int k = 0; k < k_extent; k += 16)
+      if (wgmma_k_offset_bytes(k_major, k) != static_cast<int>(k / 16) * step) return {};
+    return {wgmma_desc_fields(k_major, next_box_bytes), step};
   }
 
   // The layout places every element where the 128-byte hardware swizzle puts it.  Checked element by element

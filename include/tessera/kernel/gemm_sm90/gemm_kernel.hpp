@@ -77,12 +77,9 @@ struct GemmSm90 {
                     (!kAMMajor || kTileA.bytes() == kBoxBytesN) && (!kBNMajor || kTileB.bytes() == kBoxBytesN),
                 "gemm_sm90: the stage buffers hold exactly the tiles the boxes fill");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
-  static constexpr uint64_t kDescA = kTileA.wgmma_desc_fields(!kAMMajor, kBoxBytesN);
-  static constexpr uint64_t kDescB = kTileB.wgmma_desc_fields(!kBNMajor, kBoxBytesN);
-  static constexpr int kKStepA = kTileA.wgmma_k_offset_bytes(!kAMMajor, 16), kKStepB = kTileB.wgmma_k_offset_bytes(!kBNMajor, 16);
-  static_assert(kTileA.wgmma_k_offset_bytes(!kAMMajor, kBK - 16) == (kBK / 16 - 1) * kKStepA &&
-                    kTileB.wgmma_k_offset_bytes(!kBNMajor, kBK - 16) == (kBK / 16 - 1) * kKStepB,
-                "gemm_sm90: the K steps of a stage are evenly spaced in the tile layouts");
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytesN, kBK);
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytesN, kBK);
+  static_assert(kOpA.desc != 0 && kOpB.desc != 0, "gemm_sm90: the stage tiles give wgmma descriptors (128-byte swizzle, evenly spaced K steps)");
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
@@ -191,8 +188,8 @@ struct GemmSm90 {
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
                                                  // 16 rows of 128 bytes in an MN-major box
-          const uint64_t da = arch::smem_desc(a + ks * kKStepA, kDescA);
-          const uint64_t db = arch::smem_desc(b + ks * kKStepB, kDescB);
+          const uint64_t da = arch::smem_desc(a + ks * kOpA.k_step, kOpA.desc);
+          const uint64_t db = arch::smem_desc(b + ks * kOpB.k_step, kOpB.desc);
           Atom::fma(acc, da, db, 1u);
         }
         arch::wgmma_commit();

@@ -130,19 +130,15 @@ struct GemmSm90Persistent {
                 "gemm_sm90 persistent: the stage layouts must place every element where the 128-byte TMA/wgmma swizzle does");
   static_assert(kTileA.tma_swizzle_bytes() == 128 && kTileB.tma_swizzle_bytes() == 128,
                 "gemm_sm90 persistent: the tensor maps use CU_TENSOR_MAP_SWIZZLE_128B");
-  static_assert(kTileA.wgmma_sbo_bytes() == 1024 && kTileB.wgmma_sbo_bytes() == 1024,
-                "gemm_sm90 persistent: arch::smem_desc_*_sw128 encode a 1024-byte stride between 8-row groups");
   static_assert(kTileA.bytes() == kBoxBytes * (kAMMajor ? 1 : kBM / 64) && (!kAMMajor || kTileA.row_elems() == 64),
                 "gemm_sm90 persistent: A's tile is BLK_M rows of one 128-byte row each, or 64-wide M-major boxes");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
-  // The wgmma descriptors' fields (an MN-major operand: boxes kBoxBytes apart along M or N) and the start of each
-  // 16-element K step, from the same layouts.
-  static constexpr uint64_t kDescA = kTileA.wgmma_desc_fields(!kAMMajor, kBoxBytes);
-  static constexpr uint64_t kDescB = kTileB.wgmma_desc_fields(!kBNMajor, kBoxBytes);
-  static constexpr int kKStepA = kTileA.wgmma_k_offset_bytes(!kAMMajor, 16), kKStepB = kTileB.wgmma_k_offset_bytes(!kBNMajor, 16);
-  static_assert(kTileA.wgmma_k_offset_bytes(!kAMMajor, kBK - 16) == (kBK / 16 - 1) * kKStepA &&
-                    kTileB.wgmma_k_offset_bytes(!kBNMajor, kBK - 16) == (kBK / 16 - 1) * kKStepB,
-                "gemm_sm90 persistent: the K steps of a stage are evenly spaced in the tile layouts");
+  // The wgmma descriptors' fields (an MN-major operand: boxes kBoxBytes apart along M or N) and the step between
+  // the 16-element K steps, from the same layouts.
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytes, kBK);
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytes, kBK);
+  static_assert(kOpA.desc != 0 && kOpB.desc != 0,
+                "gemm_sm90 persistent: the stage tiles give wgmma descriptors (128-byte swizzle, evenly spaced K steps)");
 
   struct Stage {
     alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
@@ -393,12 +389,12 @@ struct GemmSm90Persistent {
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
                                                  // 16 rows of 128 bytes in an MN-major box
-          const uint64_t db = arch::smem_desc(b + ks * kKStepB, kDescB);
+          const uint64_t db = arch::smem_desc(b + ks * kOpB.k_step, kOpB.desc);
 #pragma unroll
           for (int h = 0; h < kHalves; ++h) {
             // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
             const int r = kCooperative ? c : h;
-            const uint64_t da = arch::smem_desc(a + r * kBoxBytes + ks * kKStepA, kDescA);
+            const uint64_t da = arch::smem_desc(a + r * kBoxBytes + ks * kOpA.k_step, kOpA.desc);
             Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
           }
         }
