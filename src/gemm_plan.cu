@@ -363,10 +363,11 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     const KernelInfo& k = best.kernel;
     const int64_t units = ceil_div(best.tiles_m, k.cluster_m) * best.tiles_n;
     const int64_t workers = best.ctas / k.cluster_m;
-    const bool pays = (units % workers) * 4 <= workers;
+    const bool pays = workers > 0 && (units % workers) * 4 <= workers;
     // (The kernels count the tail's K tiles in 32 bits: TileScheduler::sk_fits.)
-    const bool fits = gemm_core::TileScheduler::sk_fits(units % workers + workers, ceil_div(p.k, k.block_k));
-    if (workers > 0 && units > workers && units % workers != 0 && fits && (pays || g.stream_k == GemmStreamK::on)) {
+    if (workers > 0 && units > workers && units % workers != 0 &&
+        gemm_core::TileScheduler::sk_fits(units % workers + workers, ceil_div(p.k, k.block_k)) &&
+        (pays || g.stream_k == GemmStreamK::on)) {
       const int64_t slots = workers * k.cluster_m;
       const size_t ws = counters_bytes(slots * k.counters_per_tile) + static_cast<size_t>(slots) * k.block_m * k.block_n * sizeof(float);
       if (g.stream_k == GemmStreamK::on || ws <= workspace_limit) {
