@@ -10,7 +10,7 @@
 //   scale     alpha != 1
 //   C         beta != 0; C's type and order picked once (a switch outside the pass)
 //   bias      none / per row / per column / scalar, f32 or D's type
-//   act       a switch on the activation picks one specialised pass (ActRelu, ActGeluTanh, ...): the
+//   act       a switch on the activation picks one specialised pass (ActEw<GeluTanhHw>, ...): the
 //             functors are the elementwise vocabulary of kernel/fused (ew::op)
 //   residual  like C
 //   store     D's type and order picked once
@@ -35,7 +35,7 @@
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
 #include "tessera/layout/static_layout.hpp"     // static_layout
 #include "tessera/kernel/numeric.hpp"         // Numeric (conversions, pack2 / unpack2)
-#include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
+#include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanhHw, Gelu, SiluHw)
 
 namespace tessera::epilogue {
 
@@ -380,9 +380,9 @@ struct FragmentEpilogue {
     switch (p.act) {
       case Activation::none: break;
       case Activation::relu: activate<kFirst>(acc, ActEw<ew::op::Relu>{}); break;
-      case Activation::gelu_tanh: activate<kFirst>(acc, ActEw<ew::op::GeluTanh>{}); break;
+      case Activation::gelu_tanh: activate<kFirst>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
       case Activation::gelu_erf: activate<kFirst>(acc, ActEw<ew::op::Gelu>{}); break;
-      case Activation::silu: activate<kFirst>(acc, ActEw<ew::op::SiluApprox>{}); break;
+      case Activation::silu: activate<kFirst>(acc, ActEw<ew::op::SiluHw>{}); break;
       case Activation::leaky_relu: activate<kFirst>(acc, ActLeakyRelu{p.act_p0}); break;
       case Activation::clamp: activate<kFirst>(acc, ActClamp{p.act_p0, p.act_p1}); break;
     }

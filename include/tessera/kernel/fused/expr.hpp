@@ -88,6 +88,21 @@ __device__ __forceinline__ float sigmoid2_fast(float t) {
   r = fmaf(r, fmaf(-d, r, 1.f), r);
   return t > 0.f ? e * r : r;
 }
+// The hardware's tanh, one MUFU instruction: tanh.approx.f32.  Its error is stated per GPU by the PTX ISA only
+// loosely; what the activations below build on is measured on every fp32 input by tests/kernel_gemm
+// (ActivationBound.*Hw: on the H100 |tanh_fast(u) - tanh(u)| stays below 8e-6).
+__device__ __forceinline__ float tanh_fast(float v) {
+  float r;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+// max(v, -FLT_MAX) with NaN kept (max.NaN): -inf becomes the most negative finite float, so that h + h tanh(u)
+// below meets no inf - inf.
+__device__ __forceinline__ float clamp_neg_inf(float v) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(v), "f"(-3.40282347e38f));
+  return r;
+}
 #endif
 }  // namespace math
 
@@ -161,6 +176,40 @@ struct SiluApprox { static constexpr const char* kName = "silu"; static constexp
                  else
 #endif
                  return v / (V(1) + math::exp(-v));
+               } };
+
+// gelu_tanh_hw(v): gelu_tanh with the hardware's tanh, the fused GEMM epilogue's form (kernel/epilogue/
+//           fragment_epilogue.hpp).  fp32 (device): h = v / 2, h + h tanh_fast(sqrt(2/pi) v (1 + 0.044715 v^2)):
+//           4 FMA-pipe operations, one MUFU.TANH and a NaN-keeping max (-inf -> the limit 0).  Bound, checked on every
+//           fp32 input against fp64 (tests/kernel_gemm ActivationBound.GeluTanhHw): |error| <= 8e-6 |v| + 1e-30,
+//           an absolute error on the scale of the argument (as the GEMM's own fp32 sum has, 2e-5 of the magnitude
+//           of its terms), so for v below about -3, where gelu(v) is below 4e-3 |v|, relative errors grow to 1
+//           (the result 0 in the far negative tail).  fp64: gelu_tanh's formula.
+struct GeluTanhHw { static constexpr const char* kName = "gelu_tanh"; static constexpr int kFlops = 8;
+               template <class V> TESSERA_HD_INLINE static V apply(V v) {
+#if defined(__CUDA_ARCH__)
+                 if constexpr (sizeof(V) == 4) {
+                   constexpr float c1 = 0.7978845608028654f;  // sqrt(2/pi)
+                   constexpr float c3 = 0.7978845608028654f * 0.044715f;
+                   const float w = math::clamp_neg_inf(v);
+                   const float h = 0.5f * w;
+                   return fmaf(h, math::tanh_fast(w * fmaf(c3, w * w, c1)), h);
+                 } else
+#endif
+                   return GeluTanh::apply(v);
+               } };
+// silu_hw(v): silu with the hardware's tanh (silu(v) = v sigmoid(v) = h + h tanh(h), h = v / 2), the fused GEMM
+//           epilogue's form.  fp32 (device): one max, one multiply, one MUFU.TANH, one FMA.  Bound as gelu_tanh_hw's
+//           (ActivationBound.SiluHw).  fp64: silu.
+struct SiluHw { static constexpr const char* kName = "silu"; static constexpr int kFlops = 4;
+               template <class V> TESSERA_HD_INLINE static V apply(V v) {
+#if defined(__CUDA_ARCH__)
+                 if constexpr (sizeof(V) == 4) {
+                   const float h = 0.5f * math::clamp_neg_inf(v);
+                   return fmaf(h, math::tanh_fast(h), h);
+                 } else
+#endif
+                   return v / (V(1) + math::exp(-v));
                } };
 
 // Binary operations; kPrec orders them for printing (higher binds tighter).

@@ -478,20 +478,20 @@ struct GemmSm90Persistent {
         case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 3: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 4: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
         case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 7: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 8: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
         case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 11: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 12: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 11: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 12: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
         case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 15: return epilogue_fast<ActEw<ew::op::GeluTanh>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
-        case 16: return epilogue_fast<ActEw<ew::op::SiluApprox>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 15: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 16: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
         default: break;
       }
       if constexpr (kCooperative) {
