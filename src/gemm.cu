@@ -176,11 +176,11 @@ GemmStatus gemm(const GemmArgs& g, cudaStream_t stream, GemmWorkspaceAlloc alloc
   if (!st) return st;
   void* ws = nullptr;
   bool zeroed = false;
-  if (c.splits > 1) {
+  if (c.splits > 1 || c.sk_tiles > 0) {  // split-K partial sums, or the stream-K tail's flags and partial tiles
     ws = alloc(c.workspace, ctx, &zeroed);
     if (ws && reinterpret_cast<uintptr_t>(ws) % 16 != 0)
       return invalid(fmt("the workspace allocator returned %p, which is not 16-byte aligned", ws));
-    if (!ws) {  // no memory: the best plan without split-K (a forced split_k > 1 fails in launch())
+    if (!ws) {  // no memory: the best plan without a workspace (a forced split_k > 1 or stream_k on fails in launch())
       st = plan_impl(g, 0, &p, &c);
       if (!st) return st;
     }

@@ -51,6 +51,7 @@ struct GemmCase {
   GemmStreamK stream_k = GemmStreamK::automatic;
   bool workspace = false;  // pass a workspace of gemm_workspace_size bytes
   bool reuse_workspace = false;  // run twice; the second run trusts the counters the first left at zero
+  bool alloc_callback = false;  // gemm(args, stream, alloc, ctx): the workspace from a counting allocator (poisoned)
   void* shared_workspace = nullptr;  // with workspace: this one (shared_workspace_bytes), trusted to be zeroed
   size_t shared_workspace_bytes = 0;
   uint32_t seed = 1;
@@ -161,6 +162,23 @@ struct DeviceBuffers {
   }
 };
 
+// A GemmWorkspaceAlloc that records its calls: memory from `db`, filled with garbage, reported not zeroed.
+struct CountingAlloc {
+  DeviceBuffers* db;
+  int calls = 0;
+  size_t bytes = 0;
+  void* ptr = nullptr;
+  static void* fn(size_t bytes, void* ctx, bool* zeroed) {
+    auto* a = static_cast<CountingAlloc*>(ctx);
+    ++a->calls;
+    a->bytes = bytes;
+    a->ptr = a->db->alloc(bytes);
+    if (a->ptr) EXPECT_EQ(cudaMemset(a->ptr, 0x5A, bytes), cudaSuccess);
+    *zeroed = false;
+    return a->ptr;
+  }
+};
+
 inline void upload(DeviceBuffers& db, Mat& x) {
   x.dev = db.alloc(x.bytes.size());
   ASSERT_NE(x.dev, nullptr);
@@ -254,7 +272,18 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   GemmStatus st = gemm_plan(g, &plan);
   EXPECT_TRUE(st.ok()) << st.message << "\n  case: " << cs.str();
   if (!st.ok()) return plan;
-  st = gemm(g, nullptr);
+  if (cs.alloc_callback) {
+    // The allocator is called once, for the bytes gemm_workspace_size names (split-K or a stream-K tail), or not at all.
+    const size_t want = gemm_workspace_size(g);
+    CountingAlloc ca{&db};
+    st = gemm(g, nullptr, &CountingAlloc::fn, &ca);
+    EXPECT_EQ(ca.calls, want ? 1 : 0) << cs.str();
+    EXPECT_EQ(ca.bytes, want) << cs.str();
+    ws_bytes = ca.bytes;
+    g.workspace = ca.ptr;  // (for the flag checks below)
+  } else {
+    st = gemm(g, nullptr);
+  }
   EXPECT_TRUE(st.ok()) << st.message << "\n  case: " << cs.str();
   if (!st.ok()) return plan;
   cudaError_t e = cudaDeviceSynchronize();

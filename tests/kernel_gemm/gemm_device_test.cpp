@@ -455,6 +455,21 @@ TEST(GemmDevice, StreamKTail) {
     EXPECT_GT(plan.stream_k_tiles, 0) << "the plan should have a stream-K tail: " << cs.str() << "\n  plan: " << plan.str();
     if (::testing::Test::HasFailure()) return;
   }
+  // The workspace from the caller's allocator (gemm(args, stream, alloc, ctx), the Python ops' path): the tail takes
+  // its workspace from it (the planner picks a tail automatically where the last wave is at most a quarter full, e.g.
+  // 8192x14336x4096 on an H100; forced here, so that the case has a tail on any SM count).
+  {
+    GemmCase cs;
+    cs.m = 2100; cs.n = 1800; cs.k = 328; cs.ob = C;
+    cs.bias = BiasMode::per_column; cs.bias_type = Dtype::bf16; cs.act = Activation::gelu_tanh;
+    cs.tile = GemmTile::cooperative128x256;
+    cs.stream_k = GemmStreamK::on;
+    cs.alloc_callback = true;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_GT(plan.stream_k_tiles, 0) << "the plan should have a stream-K tail: " << cs.str() << "\n  plan: " << plan.str();
+    if (::testing::Test::HasFailure()) return;
+  }
   // Off: the same problem without the tail.
   GemmCase off;
   off.m = 2100; off.n = 1800; off.k = 200; off.ob = C; off.tile = GemmTile::cooperative128x256;
