@@ -180,7 +180,7 @@ struct SiluApprox { static constexpr const char* kName = "silu"; static constexp
 
 // gelu_tanh_hw(v): gelu_tanh with the hardware's tanh, the fused GEMM epilogue's form (kernel/epilogue/
 //           fragment_epilogue.hpp).  fp32 (device): h = v / 2, h + h tanh_fast(sqrt(2/pi) v (1 + 0.044715 v^2)):
-//           4 FMA-pipe operations, one MUFU.TANH and a NaN-keeping max (-inf -> the limit 0).  Bound, checked on every
+//           5 FMA-pipe operations, one MUFU.TANH and a NaN-keeping max (-inf -> the limit 0).  Bound, checked on every
 //           fp32 input against fp64 (tests/kernel_gemm ActivationBound.GeluTanhHw): |error| <= 8e-6 |v| + 1e-30,
 //           an absolute error on the scale of the argument (as the GEMM's own fp32 sum has, 2e-5 of the magnitude
 //           of its terms), so for v below about -3, where gelu(v) is below 4e-3 |v|, relative errors grow to 1
