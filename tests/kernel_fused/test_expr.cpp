@@ -1,7 +1,11 @@
 // tests/kernel_fused/test_expr.cpp -- the elementwise expression algebra on the host (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <algorithm>    // std::max
 #include <cmath>        // std::sin, std::sqrt, std::erfc
+#include <cstdint>      // uint32_t, uint64_t
+#include <cstdio>       // std::printf
+#include <cstring>      // std::memcpy
 #include <limits>       // std::numeric_limits
 #include <tuple>        // std::tuple_size_v, std::get
 #include <type_traits>  // std::is_same_v
@@ -14,6 +18,7 @@ namespace {
 using namespace tessera::ew;
 
 double gelu_ref(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
+double gelu_ref_erfc(double v) { return 0.5 * v * std::erfc(-v / std::sqrt(2.0)); }  // (accurate for v << 0 too)
 
 TEST(FusedExpr, EvaluatesTheFormula) {
   const auto f = sqrt(sin(x));
@@ -44,6 +49,34 @@ TEST(FusedExpr, SpecialValuesFollowIeee) {
   EXPECT_TRUE(std::isnan(gelu(x)(-inf)));  // -inf * erfc(inf) = -inf * 0
   EXPECT_TRUE(std::isnan(relu(x)(nan)));   // relu keeps NaN
   EXPECT_TRUE(std::signbit(relu(x)(-0.0)));
+}
+
+// The fp32 formula of op::GeluHw (the Hopper GEMM epilogue's gelu_erf) on the host, where its reciprocal and 2^x are
+// 1 / d and exp2f instead of MUFU.RCP and MUFU.EX2 (the device sweeps every input: ActivationBound.GeluHw): every
+// 256th fp32 bit pattern of either sign against fp64, |error| <= 5e-5 |exact| + 1e-30; the special values.
+TEST(FusedExpr, GeluHwFormulaHoldsItsBound) {
+  double worst = 0;
+  int bad = 0;
+  for (uint64_t bits = 0; bits < 0x7F800000u; bits += 256) {
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b, 4);
+    for (float v : {f, -f}) {
+      const double e = gelu_ref_erfc(v);
+      const double got = op::GeluHw::apply(v);
+      const double err = std::fabs(got - e);
+      if (!(err <= 5e-5 * std::fabs(e) + 1e-30) && ++bad <= 5) ADD_FAILURE() << "gelu_hw(" << v << ") = " << got << ", exact " << e;
+      if (std::fabs(e) > 1e-30) worst = std::max(worst, err / std::fabs(e));
+    }
+  }
+  EXPECT_EQ(bad, 0);
+  std::printf("gelu_hw (host formula): worst relative error %.3g (bound 5e-5)\n", worst);
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(op::GeluHw::apply(inf), inf);
+  EXPECT_EQ(op::GeluHw::apply(-inf), 0.f);
+  EXPECT_TRUE(std::isnan(op::GeluHw::apply(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(op::GeluHw::apply(0.f), 0.f);
+  EXPECT_NEAR(op::GeluHw::apply(1.0), gelu_ref(1.0), 1e-15);  // fp64: the gelu formula
 }
 
 TEST(FusedExpr, PrintsInBuildSyntax) {

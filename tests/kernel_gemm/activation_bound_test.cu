@@ -7,9 +7,10 @@
 // kernel/fused/expr.hpp): |device - exact| <= 5e-5 |exact| + 1e-30, exact = fp64 formula at the same fp32 input; inf
 // in, the exact limit out (gelu_tanh(-inf) and silu(-inf) are -0 or NaN-free).
 //
-// ew::op::GeluTanhHw and ew::op::SiluHw (the hardware tanh; the fragment epilogue's): every fp32 bit pattern, 2^32
-// inputs, checked on the GPU against the fp64 formula evaluated there.  Bound (kernel/fused/expr.hpp):
-// |device - exact| <= 8e-6 |x| + 1e-30 for finite x; +inf -> +inf, -inf -> 0, NaN -> NaN.
+// ew::op::GeluTanhHw and ew::op::SiluHw (the hardware tanh) and ew::op::GeluHw (gelu_erf without branches; all three
+// the fragment epilogue's): every fp32 bit pattern, 2^32 inputs, checked on the GPU against the fp64 formula evaluated
+// there.  Bounds (kernel/fused/expr.hpp): |device - exact| <= 8e-6 |x| + 1e-30 (tanh forms), 5e-5 |exact| + 1e-30
+// (GeluHw), for finite x; +inf -> +inf, -inf -> 0, NaN -> NaN.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -85,7 +86,10 @@ __device__ double gelu_tanh_exact_d(double x) {
 }
 __device__ double silu_exact_d(double x) { return x / (1.0 + exp(-x)); }
 
-template <class Op, bool kGelu>
+__device__ double gelu_erf_exact_d(double x) { return 0.5 * x * erfc(-x * 0.70710678118654752440); }
+
+// kFn: 0 gelu_tanh, 1 silu, 2 gelu (erf).  kRelative: the bound is bound |exact| + 1e-30, else bound |x| + 1e-30.
+template <class Op, int kFn, bool kRelative>
 __global__ void sweep_all(HwResult* r, double bound) {
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   float worst = 0.f;
@@ -101,10 +105,11 @@ __global__ void sweep_all(HwResult* r, double bound) {
       ok = x > 0 ? (isinf(y) && y > 0) : y == 0.f;
     } else {
       const double xd = x;
-      const double e = kGelu ? gelu_tanh_exact_d(xd) : silu_exact_d(xd);
+      const double e = kFn == 0 ? gelu_tanh_exact_d(xd) : kFn == 1 ? silu_exact_d(xd) : gelu_erf_exact_d(xd);
       const double err = fabs(static_cast<double>(y) - e);
-      ok = err <= bound * fabs(xd) + 1e-30;  // NaN y fails
-      if (fabs(xd) >= 1e-20) worst = fmaxf(worst, static_cast<float>(err / fabs(xd)));  // (below, the 1e-30 term)
+      const double scale = kRelative ? fabs(e) : fabs(xd);
+      ok = err <= bound * scale + 1e-30;  // NaN y fails
+      if (scale >= 1e-20) worst = fmaxf(worst, static_cast<float>(err / scale));  // (below, the 1e-30 term)
       ++checked;
     }
     if (!ok) {
@@ -116,13 +121,12 @@ __global__ void sweep_all(HwResult* r, double bound) {
   atomicMax(&r->worst, __float_as_uint(worst));
 }
 
-template <class Op, bool kGelu>
-void check_every_input(const char* name) {
-  constexpr double kBound = 8e-6;
+template <class Op, int kFn, bool kRelative = false>
+void check_every_input(const char* name, double kBound = 8e-6) {
   HwResult* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, sizeof(HwResult)), cudaSuccess);
   ASSERT_EQ(cudaMemset(d, 0, sizeof(HwResult)), cudaSuccess);
-  sweep_all<Op, kGelu><<<132 * 8, 256>>>(d, kBound);
+  sweep_all<Op, kFn, kRelative><<<132 * 8, 256>>>(d, kBound);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   HwResult h{};
   ASSERT_EQ(cudaMemcpy(&h, d, sizeof(HwResult), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -133,9 +137,11 @@ void check_every_input(const char* name) {
   std::memcpy(&first, &h.first_bad, 4);
   // 2^32 patterns: 2^24 - 2 NaNs and two infinities are not counted
   EXPECT_EQ(h.checked, (1ull << 32) - (1ull << 24));
-  EXPECT_EQ(h.bad, 0u) << name << ": " << h.bad << " inputs outside |error| <= " << kBound << " |x| + 1e-30, e.g. x = " << first
-                       << " (bits 0x" << std::hex << h.first_bad << ")";
-  std::printf("%s: every fp32 input (%llu finite), worst |error| / |x| for |x| >= 1e-20 %.3g (bound %.0e)\n", name, h.checked, worst, kBound);
+  const char* scale = kRelative ? "|exact|" : "|x|";
+  EXPECT_EQ(h.bad, 0u) << name << ": " << h.bad << " inputs outside |error| <= " << kBound << " " << scale << " + 1e-30, e.g. x = "
+                       << first << " (bits 0x" << std::hex << h.first_bad << ")";
+  std::printf("%s: every fp32 input (%llu finite), worst |error| / %s for %s >= 1e-20 %.3g (bound %.0e)\n", name, h.checked,
+              scale, scale, worst, kBound);
 }
 
 // The exact functions in fp64 (written so that they stay accurate at both ends).
@@ -157,12 +163,17 @@ TEST(ActivationBound, Silu) {
 
 TEST(ActivationBound, GeluTanhHw) {
   TESSERA_REQUIRE_GPU();
-  check_every_input<ew::op::GeluTanhHw, true>("gelu_tanh_hw");
+  check_every_input<ew::op::GeluTanhHw, 0>("gelu_tanh_hw");
 }
 
 TEST(ActivationBound, SiluHw) {
   TESSERA_REQUIRE_GPU();
-  check_every_input<ew::op::SiluHw, false>("silu_hw");
+  check_every_input<ew::op::SiluHw, 1>("silu_hw");
+}
+
+TEST(ActivationBound, GeluHw) {
+  TESSERA_REQUIRE_GPU();
+  check_every_input<ew::op::GeluHw, 2, true>("gelu_hw", 5e-5);
 }
 
 }  // namespace

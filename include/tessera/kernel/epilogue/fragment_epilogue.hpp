@@ -35,7 +35,7 @@
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
 #include "tessera/layout/static_layout.hpp"     // static_layout
 #include "tessera/kernel/numeric.hpp"         // Numeric (conversions, pack2 / unpack2)
-#include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanhHw, Gelu, SiluHw)
+#include "tessera/kernel/fused/expr.hpp"      // ew::op (Relu, GeluTanhHw, GeluHw, SiluHw)
 
 namespace tessera::epilogue {
 
@@ -381,7 +381,7 @@ struct FragmentEpilogue {
       case Activation::none: break;
       case Activation::relu: activate<kFirst>(acc, ActEw<ew::op::Relu>{}); break;
       case Activation::gelu_tanh: activate<kFirst>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
-      case Activation::gelu_erf: activate<kFirst>(acc, ActEw<ew::op::Gelu>{}); break;
+      case Activation::gelu_erf: activate<kFirst>(acc, ActEw<ew::op::GeluHw>{}); break;
       case Activation::silu: activate<kFirst>(acc, ActEw<ew::op::SiluHw>{}); break;
       case Activation::leaky_relu: activate<kFirst>(acc, ActLeakyRelu{p.act_p0}); break;
       case Activation::clamp: activate<kFirst>(acc, ActClamp{p.act_p0, p.act_p1}); break;

@@ -212,6 +212,52 @@ struct SiluHw { static constexpr const char* kName = "silu"; static constexpr in
                    return v / (V(1) + math::exp(-v));
                } };
 
+// gelu_hw(v): gelu (the erf form) without branches, the fused GEMM epilogue's form: libm's erfcf inlined on each of
+//           a fragment's 64 registers made ptxas spill around it.  fp32: erfc(z) = t exp(-z^2 + P(t)), z = |v| / sqrt(2),
+//           t = 1 / (1 + z / 2), P a degree-9 polynomial fitted to ln(erfc(z) / t) + z^2 on t in [0, 1] (a Chebyshev-node
+//           least-squares fit in fp64; |fit error| <= 1.1e-7, so the same relative error on erfc), z^2 = v^2 / 2 exactly
+//           (hi + lo by an FMA), z clamped to 28 / sqrt(2) (erfc is 0 in fp32 well before); then
+//           gelu = v erfc(z) / 2 for v < 0 and v (2 - erfc(z)) / 2 for v >= 0 (no cancellation on either side).  On the
+//           device t and 2^x are MUFU.RCP and MUFU.EX2 (rcp.approx, ex2.approx); on the host 1 / d and exp2f.  About 20
+//           FMA-pipe operations and two MUFU; -inf -> 0 (max.NaN), +inf -> +inf, NaN -> NaN.  Bound, checked on every
+//           fp32 input (tests/kernel_gemm ActivationBound.GeluHw; the host formula in tests/kernel_fused):
+//           |error| <= 5e-5 |exact| + 1e-30 (the rounding of the exponent's argument, up to about 100, dominates in the
+//           far negative tail).  fp64: gelu.
+struct GeluHw { static constexpr const char* kName = "gelu"; static constexpr int kFlops = 4;
+               template <class V> TESSERA_HD_INLINE static V apply(V v) {
+                 if constexpr (sizeof(V) == 4) {
+                   // P(t) = sum c_j t^j
+                   constexpr float c0 = -1.265512225e+00f, c1 = 1.000023680e+00f, c2 = 3.740919597e-01f,
+                                   c3 = 9.678418950e-02f, c4 = -1.862880617e-01f, c5 = 2.788680846e-01f,
+                                   c6 = -1.135204001e+00f, c7 = 1.488515889e+00f, c8 = -8.221522345e-01f,
+                                   c9 = 1.708727777e-01f;
+                   const float a = fminf(fabsf(v), 28.f);  // (NaN -> 28; the product with v below keeps NaN)
+                   const float d = fmaf(0.5f * 0.70710678118654752f, a, 1.f);
+#if defined(__CUDA_ARCH__)
+                   float t;
+                   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(d));
+#else
+                   const float t = 1.f / d;
+#endif
+                   float p = c9;
+                   p = fmaf(p, t, c8); p = fmaf(p, t, c7); p = fmaf(p, t, c6); p = fmaf(p, t, c5);
+                   p = fmaf(p, t, c4); p = fmaf(p, t, c3); p = fmaf(p, t, c2); p = fmaf(p, t, c1);
+                   p = fmaf(p, t, c0);
+                   const float hi = a * a, lo = fmaf(a, a, -hi);  // a^2 = hi + lo exactly
+                   const float x = fmaf(-0.5f, lo, fmaf(-0.5f, hi, p)) * 1.4426950408889634f;  // (-z^2 + P) log2(e)
+#if defined(__CUDA_ARCH__)
+                   const float r = t * math::exp2_fast(x);  // erfc(z)
+                   const float w = math::clamp_neg_inf(v);
+#else
+                   const float r = t * ::exp2f(x);
+                   const float w = v < -3.40282347e38f ? -3.40282347e38f : v;
+#endif
+                   return 0.5f * w * (v >= 0.f ? 2.f - r : r);
+                 } else {
+                   return Gelu::apply(v);
+                 }
+               } };
+
 // Binary operations; kPrec orders them for printing (higher binds tighter).
 struct Add { static constexpr const char* kName = "+"; static constexpr int kFlops = 1; static constexpr int kPrec = 1;
              template <class V> TESSERA_HD_INLINE static V apply(V a, V b) { return a + b; } };
