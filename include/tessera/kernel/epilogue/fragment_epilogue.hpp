@@ -119,7 +119,9 @@ __device__ __forceinline__ void quad_transpose(uint32_t (&w)[4], int t) {
 
 // The epilogue of an Atom::kM x Atom::kN tile held as one atom fragment by the Atom::kThreads threads of
 // a warpgroup.  `thread` is the thread's index in its warpgroup.
-template <class Atom>
+// GeluErf: the functor of the gelu_erf pass (ew::op::GeluHw, branch-free, or ew::op::Gelu, libm's erfcf): which one
+// spills less depends on the kernel around it (kernel/gemm_sm90/persistent_kernel.hpp picks per schedule).
+template <class Atom, class GeluErf = ew::op::GeluHw>
 struct FragmentEpilogue {
   static constexpr int kV = Atom::kValuesC;  // registers per thread
   static constexpr int kTileM = Atom::kM, kTileN = Atom::kN;
@@ -381,7 +383,7 @@ struct FragmentEpilogue {
       case Activation::none: break;
       case Activation::relu: activate<kFirst>(acc, ActEw<ew::op::Relu>{}); break;
       case Activation::gelu_tanh: activate<kFirst>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
-      case Activation::gelu_erf: activate<kFirst>(acc, ActEw<ew::op::GeluHw>{}); break;
+      case Activation::gelu_erf: activate<kFirst>(acc, ActEw<GeluErf>{}); break;
       case Activation::silu: activate<kFirst>(acc, ActEw<ew::op::SiluHw>{}); break;
       case Activation::leaky_relu: activate<kFirst>(acc, ActLeakyRelu{p.act_p0}); break;
       case Activation::clamp: activate<kFirst>(acc, ActClamp{p.act_p0, p.act_p1}); break;

@@ -100,7 +100,10 @@ struct GemmSm90Persistent {
   using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
   static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;     // atoms stacked along M per consumer
-  using Epilogue = epilogue::FragmentEpilogue<Atom>;
+  // gelu_erf: branch-free (ew::op::GeluHw) in the cooperative kernel, libm's erfcf in the ping-pong kernel: ptxas
+  // spills (bf16, (K, K), general kernel, bytes stored / loaded) cooperative 536 / 466 with erfcf, 100 / 50 with
+  // GeluHw; ping-pong 216 / 688 with erfcf, 328 / 1,564 with GeluHw (docs/PERF.md).
+  using Epilogue = epilogue::FragmentEpilogue<Atom, std::conditional_t<kCooperative, ew::op::GeluHw, ew::op::Gelu>>;
   // D through shared memory and TMA stores (p.d_tma): per consumer warpgroup two (64, 64) 16-bit staging tiles
   // (Epilogue::kStageTile), 64 columns = 32 registers each.
   // A consumer's unit leaves as four staging tiles (slots 0-3) of 64 x 64: cooperative, its 64 rows x 256 columns
