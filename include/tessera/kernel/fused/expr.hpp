@@ -212,10 +212,11 @@ struct SiluHw { static constexpr const char* kName = "silu"; static constexpr in
                    return v / (V(1) + math::exp(-v));
                } };
 
-// gelu_hw(v): gelu (the erf form) without branches, the fused GEMM epilogue's form: libm's erfcf inlined on each of
-//           a fragment's 64 registers made ptxas spill around it.  fp32: erfc(z) = t exp(-z^2 + P(t)), z = |v| / sqrt(2),
-//           t = 1 / (1 + z / 2), P a degree-9 polynomial fitted to ln(erfc(z) / t) + z^2 on t in [0, 1] (a Chebyshev-node
-//           least-squares fit, scripts/math/fit_erfc.py; |fit error| <= 1.1e-7, so the same relative error on erfc),
+// gelu_hw(v): gelu (the erf form) without branches, the cooperative GEMM epilogue's form: libm's erfcf inlined on
+//           each of a fragment's 64 registers made ptxas spill around it.  fp32: erfc(z) = t exp(-z^2 + P(t)),
+//           z = |v| / sqrt(2), t = 1 / (1 + z / 2), P a degree-9 polynomial fitted to ln(erfc(z) / t) + z^2 on t in
+//           [0, 1] (a Chebyshev-node least-squares fit, scripts/math/fit_erfc.py; |fit error| <= 1.1e-7, so the same
+//           relative error on erfc),
 //           z^2 = v^2 / 2 exactly (hi + lo by an FMA), z clamped to 28 / sqrt(2) (erfc is 0 in fp32 well before); then
 //           gelu = v erfc(z) / 2 for v < 0 and v (2 - erfc(z)) / 2 for v >= 0 (no cancellation on either side).  On the
 //           device t and 2^x are MUFU.RCP and MUFU.EX2 (rcp.approx, ex2.approx); on the host 1 / d and exp2f.  About 20
