@@ -151,9 +151,8 @@ GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 // e.g. the PyTorch ops of python/): when args.workspace is null and the plan (made as if the workspace
 // were unlimited) splits K or has a stream-K tail, gemm() calls `alloc(bytes, ctx, &zeroed)` once, before
 // the launch, for device memory of at least `bytes` bytes, 16-byte aligned, usable in stream order on
-// `stream`.  Only the work
-// this call enqueues on `stream` uses it, so the caller may release it (stream-ordered) once gemm()
-// returns.  `zeroed` comes in false; the allocator sets it to true when the memory's counters are known to
+// `stream`.  Only the work this call enqueues on `stream` uses it, so the caller may release it
+// (stream-ordered) once gemm() returns.  `zeroed` comes in false; the allocator sets it to true when the memory's counters are known to
 // be zero (memory zero-filled on `stream` and since then used only by completed split-K calls, which leave
 // the counters zero: a per-stream workspace kept by the caller), and gemm() then skips the zero fill it
 // otherwise enqueues.  A null return runs the best plan without a workspace.  One plan per call, where
