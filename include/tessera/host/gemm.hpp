@@ -147,17 +147,17 @@ size_t gemm_workspace_size(const GemmArgs& args);
 // Runs the GEMM on `stream` (asynchronous).
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
-// The same, for callers with a stream-ordered allocator of their own (a framework's caching allocator,
-// e.g. the PyTorch ops of python/): when args.workspace is null and the plan (made as if the workspace
-// were unlimited) splits K or has a stream-K tail, gemm() calls `alloc(bytes, ctx, &zeroed)` once, before
-// the launch, for device memory of at least `bytes` bytes, 16-byte aligned, usable in stream order on
+// The same, for callers with a stream-ordered allocator of their own (a framework's caching allocator, e.g.
+// the PyTorch ops of python/): when args.workspace is null and the plan (made as if the workspace were
+// unlimited) splits K or has a stream-K tail, gemm() calls `alloc(bytes, ctx, &zeroed)` once, before the
+// launch, for device memory of at least `bytes` bytes, 16-byte aligned, usable in stream order on
 // `stream`.  Only the work this call enqueues on `stream` uses it, so the caller may release it
-// (stream-ordered) once gemm() returns.  `zeroed` comes in false; the allocator sets it to true when the memory's counters are known to
-// be zero (memory zero-filled on `stream` and since then used only by completed split-K calls, which leave
-// the counters zero: a per-stream workspace kept by the caller), and gemm() then skips the zero fill it
-// otherwise enqueues.  A null return runs the best plan without a workspace.  One plan per call, where
-// gemm_workspace_size() followed by gemm() plans twice.  With args.workspace set (or alloc null) this is
-// gemm(args, stream).
+// (stream-ordered) once gemm() returns.  `zeroed` comes in false; the allocator sets it to true when the
+// memory's counters are known to be zero (memory zero-filled on `stream` and since then used only by
+// completed split-K calls, which leave the counters zero: a per-stream workspace kept by the caller), and
+// gemm() then skips the zero fill it otherwise enqueues.  A null return runs the best plan without a
+// workspace.  One plan per call, where gemm_workspace_size() followed by gemm() plans twice.  With
+// args.workspace set (or alloc null) this is gemm(args, stream).
 using GemmWorkspaceAlloc = void* (*)(size_t bytes, void* ctx, bool* zeroed);
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream, GemmWorkspaceAlloc alloc, void* ctx);
 
