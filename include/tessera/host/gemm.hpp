@@ -155,9 +155,8 @@ GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 // (stream-ordered) once gemm() returns.  `zeroed` comes in false; the allocator sets it to true when the
 // memory's counters are known to be zero (memory zero-filled on `stream` and since then used only by
 // completed split-K or stream-K calls, which leave the counters zero: a per-stream workspace kept by the
-// caller), and
-// gemm() then skips the zero fill it otherwise enqueues.  A null return runs the best plan without a
-// workspace.  One plan per call, where gemm_workspace_size() followed by gemm() plans twice.  With
+// caller), and gemm() then skips the zero fill it otherwise enqueues.  A null return runs the best plan
+// without a workspace.  One plan per call, where gemm_workspace_size() followed by gemm() plans twice.  With
 // args.workspace set (or alloc null) this is gemm(args, stream).
 using GemmWorkspaceAlloc = void* (*)(size_t bytes, void* ctx, bool* zeroed);
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream, GemmWorkspaceAlloc alloc, void* ctx);
