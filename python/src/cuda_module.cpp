@@ -10,14 +10,14 @@
 // torch.cuda.current_stream().cuda_stream).  The Python side checks the tensors and names the
 // arguments in its own terms; the host API checks everything again before anything is launched.
 //
-// Memory: no entry point allocates.  Where a plan needs scratch memory (split-K partial sums, the
-// two-pass row norm), the entry point calls `alloc(bytes)`, a Python callable returning a pair
-// (object with data_ptr(), zeroed): a torch uint8 tensor from the caching allocator, allocated on the
-// current stream, and whether its split-K counters are known to be zero (python/tessera/ops.py keeps one
-// zero-filled workspace per stream for the GEMM, which every completed split-K call leaves zeroed, so a
-// decode-shaped call enqueues no fill).  The entry point keeps the object alive until the work is
-// enqueued.  Stream-ordered reuse by the caller's allocator is then safe, and CUDA graph capture sees
-// only stream work.
+// Memory: no entry point allocates.  Where a plan needs scratch memory (split-K partial sums, a stream-K
+// tail's flags and partial tiles, the two-pass row norm), the entry point calls `alloc(bytes)`, a Python
+// callable returning a pair (object with data_ptr(), zeroed): a torch uint8 tensor from the caching
+// allocator, allocated on the current stream, and whether its counters are known to be zero
+// (python/tessera/ops.py keeps one zero-filled workspace per stream for the GEMM, which every completed
+// split-K or stream-K call leaves zeroed, so a decode-shaped call enqueues no fill).  The entry point keeps
+// the object alive until the work is enqueued.  Stream-ordered reuse by the caller's allocator is then
+// safe, and CUDA graph capture sees only stream work.
 //
 // Errors: a rejected argument raises ValueError with the host API's message; a valid request this
 // build or device cannot run, or a CUDA failure, raises RuntimeError.
@@ -229,8 +229,8 @@ NB_MODULE(_cuda, m) {
         nb::arg("clamp_hi"), nb::arg("residual"), nb::arg("r_order"), nb::arg("ldr"), nb::arg("device"),
         nb::arg("stream"), nb::arg("alloc").none(),
         "tessera::gemm on `stream` (asynchronous): D = act(alpha A @ B + beta C + bias) [+ residual]; pointers "
-        "are ints (0 = absent), alloc(bytes) -> (object with data_ptr(), counters zeroed) supplies split-K scratch "
-        "(None: no split)");
+        "are ints (0 = absent), alloc(bytes) -> (object with data_ptr(), counters zeroed) supplies split-K and "
+        "stream-K scratch (None: neither)");
   m.def("row_norm", &row_norm_entry, nb::arg("kind"), nb::arg("dtype"), nb::arg("x"), nb::arg("ld_x"), nb::arg("w"),
         nb::arg("y"), nb::arg("ld_y"), nb::arg("rows"), nb::arg("cols"), nb::arg("eps"), nb::arg("device"),
         nb::arg("stream"), nb::arg("alloc").none(),
