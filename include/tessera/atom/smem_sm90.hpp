@@ -59,7 +59,7 @@ struct SmemTileSm90 {
   TESSERA_HD constexpr uint64_t wgmma_desc_fields(bool k_major, uint32_t next_box_bytes = 0) const {
     if (tma_swizzle_bytes() != 128 || wgmma_sbo_bytes() != 1024) return 0;
     const uint64_t lbo = k_major ? 16u : next_box_bytes;
-    return (((lbo >> 4) & 0x3FFFu) << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+    return (((lbo >> 4) & 0x3FFFu) << 16) | (static_cast<uint64_t>(wgmma_sbo_bytes() >> 4) << 32) | (uint64_t{1} << 62);
   }
   // The byte offset of the wgmma instruction reading K elements k .. k + 15 of the tile, from the tile's start: the
   // unswizzled layout's offset (the hardware applies the swizzle to the final address), along mode 1 for a K-major

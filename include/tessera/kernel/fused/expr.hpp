@@ -96,14 +96,18 @@ __device__ __forceinline__ float tanh_fast(float v) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
   return r;
 }
-// max(v, -FLT_MAX) with NaN kept (max.NaN): -inf becomes the most negative finite float, so that h + h tanh(u)
-// below meets no inf - inf.
-__device__ __forceinline__ float clamp_neg_inf(float v) {
+#endif
+// max(v, -FLT_MAX) with NaN kept (on the device one max.NaN): -inf becomes the most negative finite float, so that
+// h + h tanh(u) below meets no inf - inf.
+TESSERA_HD_INLINE float clamp_neg_inf(float v) {
+#if defined(__CUDA_ARCH__)
   float r;
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(v), "f"(-3.40282347e38f));
   return r;
-}
+#else
+  return v < -3.40282347e38f ? -3.40282347e38f : v;
 #endif
+}
 }  // namespace math
 
 // ---------------------------------------------------------------------------------------------
@@ -248,12 +252,10 @@ struct GeluHw { static constexpr const char* kName = "gelu"; static constexpr in
                    const float x = fmaf(-0.5f, lo, fmaf(-0.5f, hi, p)) * 1.4426950408889634f;  // (-z^2 + P) log2(e)
 #if defined(__CUDA_ARCH__)
                    const float r = t * math::exp2_fast(x);  // erfc(z)
-                   const float w = math::clamp_neg_inf(v);
 #else
                    const float r = t * ::exp2f(x);
-                   const float w = v < -3.40282347e38f ? -3.40282347e38f : v;
 #endif
-                   return 0.5f * w * (v >= 0.f ? 2.f - r : r);
+                   return 0.5f * math::clamp_neg_inf(v) * (v >= 0.f ? 2.f - r : r);
                  } else {
                    return Gelu::apply(v);
                  }
