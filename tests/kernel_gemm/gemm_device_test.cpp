@@ -311,6 +311,33 @@ TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
             }
 }
 
+// The cooperative kernel compiled for the bare GEMM stages a unit's D during the block's next main loop (slot j at its
+// K tile 2 j) and the rest after that loop: blocks of one to four units, loops of 1, 3, 8 and 9 K tiles (slots staged
+// after the loop, some in it, all in it), D in both orders, edge tiles, a spare cluster row and a consumer whose rows lie
+// past M (M = 3,100: tile row 24 holds rows 3,072-3,199).
+TEST(GemmDevice, CooperativeBareAcrossUnits) {
+  TESSERA_REQUIRE_SM(90);
+  struct Bare { int64_t m, n, k; Dtype t; MatrixOrder a, b, d; };
+  const Bare cases[] = {
+      {3100, 4000, 64, Dtype::bf16, R, C, R},   // 13 x 16 cluster units: three or four per block; 1 K tile
+      {3104, 4000, 136, Dtype::f16, R, C, C},   // 3 K tiles, D column-major (its columns 16-byte aligned)
+      {2600, 2104, 520, Dtype::bf16, R, R, R},  // 11 x 9 units, a spare cluster row; 9 K tiles
+      {2104, 2600, 512, Dtype::f16, C, C, C},   // A column-major (the host computes D^T); 8 K tiles
+  };
+  for (const Bare& b : cases) {
+    GemmCase cs;
+    cs.m = b.m; cs.n = b.n; cs.k = b.k;
+    cs.in = cs.out = b.t;
+    cs.oa = b.a; cs.ob = b.b; cs.od = b.d;
+    cs.tile = GemmTile::cooperative128x256;
+    cs.stream_k = GemmStreamK::off;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 // A split-K case with a workspace: column-major B, bias per column, SiLU, a fresh seed.
 GemmCase split_case(const Shape& s) {
   GemmCase cs;
@@ -645,6 +672,10 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 304; c.n = 272; c.k = 136; c.tile = GemmTile::pingpong128x128; c.od = C; c.in = c.out = Dtype::f16; add(c); }
     { GemmCase c; c.m = 2100; c.n = 1800; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.stream_k = GemmStreamK::on;
       c.workspace = true; add(c); }
+    // The bare cooperative kernel with two units on some blocks (72 cluster units): the first unit's D staged in the
+    // second's main loop.
+    { GemmCase c; c.m = 2104; c.n = 1800; c.k = 392; c.tile = GemmTile::cooperative128x256; c.ob = C; c.od = C;
+      c.stream_k = GemmStreamK::off; add(c); }
     { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong128x128; c.split_k = 3; c.workspace = true;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.out = Dtype::f32; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;

@@ -409,17 +409,38 @@ struct FragmentEpilogue {
   static constexpr atom::SmemTileSm90 kStageTile = atom::sw128_tile(64, 2);
   static_assert(kStageTile.matches_hw_sw128(), "fragment epilogue: the staging tile must match the TMA 128-byte swizzle");
   static constexpr int kStageCols = static_cast<int>(kStageTile.row_elems());  // 64 columns = 32 registers
+  static constexpr int kStageWords = Atom::kM * kStageCols / (2 * Atom::kThreads);  // words of two 16-bit values a thread stages (16)
 
   // Writes D's values of registers kFirst .. kFirst + 31 (columns 64 c .. 64 c + 63 of the fragment, c =
   // kFirst / 32) as type T into `tile` (1024-byte aligned, kStageTile): row-major, tile(m, n), or with
-  // kTrans column-major, tile(n, m) (stmatrix .trans).  Four stmatrix.x4 per warp, each two column blocks
-  // x two row halves; lane l gives the address of row l % 8 of matrix l / 8.  The swizzle spreads a
-  // matrix's 8 rows of 16 bytes over all 32 banks: no bank conflicts.
+  // kTrans column-major, tile(n, m) (stmatrix .trans): packed (pack_pairs), then stage_packed_sw128.
   template <class T, int kFirst, bool kTrans = false>
   __device__ __forceinline__ static void stage_sw128(const Acc& acc, unsigned char* tile, int thread) {
-    static_assert(sizeof(T) == 2, "fragment epilogue: stmatrix stages 16-bit D");
-    static_assert(kStmatrixRows && kFirst % 32 == 0, "fragment epilogue: staging needs the stmatrix layout");
-    using P = frag_detail::Pair<T>;
+    static_assert(kFirst % 32 == 0, "fragment epilogue: a staging tile is 32 registers from a multiple of 32");
+    uint32_t pk[kStageWords];
+    frag_detail::static_for<kStageWords>([&](auto kk) {
+      constexpr int k = decltype(kk)::value;
+      pk[k] = frag_detail::Pair<T>::pack(acc[kFirst + 2 * k], acc[kFirst + 2 * k + 1]);
+    });
+    stage_packed_sw128<0, kTrans>(pk, tile, thread);
+  }
+  // D's values as 16-bit pairs of type T, the words stmatrix stores: pk[k] = (acc[2 k], acc[2 k + 1]).  A fragment
+  // packed this way needs half the registers, and stage_packed_sw128 stages it later (the bare cooperative kernel
+  // stages a unit's D during the next unit's main loop).
+  template <class T>
+  __device__ __forceinline__ static void pack_pairs(const Acc& acc, uint32_t (&pk)[Atom::kValuesC / 2]) {
+    frag_detail::static_for<Atom::kValuesC / 2>([&](auto kk) {
+      constexpr int k = decltype(kk)::value;
+      pk[k] = frag_detail::Pair<T>::pack(acc[2 * k], acc[2 * k + 1]);
+    });
+  }
+  // stage_sw128 of packed words: pk[kFirstWord .. kFirstWord + 15] (registers 2 kFirstWord .. + 31) into `tile`.
+  // Four stmatrix.x4 per warp, each two column blocks x two row halves; lane l gives the address of row l % 8 of
+  // matrix l / 8.  The swizzle spreads a matrix's 8 rows of 16 bytes over all 32 banks: no bank conflicts.
+  template <int kFirstWord, bool kTrans, int kWords>
+  __device__ __forceinline__ static void stage_packed_sw128(const uint32_t (&pk)[kWords], unsigned char* tile, int thread) {
+    static_assert(kStmatrixRows && kFirstWord % kStageWords == 0 && kFirstWord + kStageWords <= kWords,
+                  "fragment epilogue: staging needs the stmatrix layout and 16 words from a multiple of 16");
     const int lane = thread % 32;
     const int q = lane / 8;                                                // the matrix this lane addresses
     const int m = Atom::c_thread(thread & ~31).row + 8 * (q & 1);          // its first row
@@ -427,9 +448,8 @@ struct FragmentEpilogue {
     constexpr Layout kLayout = kStageTile.tile.layout;
     frag_detail::static_for<4>([&](auto jp) {
       constexpr int j = 2 * decltype(jp)::value;                          // column blocks j, j + 1 of this chunk
-      constexpr int i = kFirst + 4 * j;
-      const uint32_t r[4] = {P::pack(acc[i], acc[i + 1]), P::pack(acc[i + 2], acc[i + 3]),
-                             P::pack(acc[i + 4], acc[i + 5]), P::pack(acc[i + 6], acc[i + 7])};
+      constexpr int i = kFirstWord + 2 * j;
+      const uint32_t r[4] = {pk[i], pk[i + 1], pk[i + 2], pk[i + 3]};
       const int n = 8 * (j + (q >> 1));                                    // its first column
       const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
       if constexpr (kTrans) arch::stmatrix_x4_trans(tile + off * 2, r);

@@ -240,7 +240,8 @@ struct GemmSm90Persistent {
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
-        PersistentStoreWarps<GemmSm90Persistent>::store_tiles(sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
+        PersistentStoreWarps<GemmSm90Persistent>::template store_tiles<kBareOnly && kCooperative>(
+            sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
       consume<kBareOnly>(sh, sched, p, wg - 1);
@@ -347,6 +348,12 @@ struct GemmSm90Persistent {
 #pragma unroll
       for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] = 0.f;
 
+    // The bare cooperative kernel stages a unit's D during the next unit's main loop: after the drain the fragment is
+    // packed into 16-bit pairs (pk: 64 registers beside the 128 accumulators), and slot j goes to the store warp at
+    // that loop's K tile 2 j (kDeferAt), in the shadow of the wgmma in flight, instead of with the tensor cores idle.
+    constexpr bool kDefer = kBareOnly && kCooperative;
+    [[maybe_unused]] uint32_t pk[Atom::kValuesC / 2];
+    [[maybe_unused]] bool pending = false;  // pk holds a unit's D whose slots are not all staged
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
     int local = 0;
@@ -402,6 +409,9 @@ struct GemmSm90Persistent {
           }
         }
         arch::wgmma_commit();
+        if constexpr (kDefer) {
+          if (pending && kt < kDeferAt * kSlots && kt % kDeferAt == 0) stage_deferred(pk, p, sh, c, kt / kDeferAt);
+        }
         arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
@@ -413,6 +423,11 @@ struct GemmSm90Persistent {
       }
       s = ls;
       phase = lphase;
+      if constexpr (kDefer) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside the drain
+        if (pending)
+          for (int j = (w.k_tiles + kDeferAt - 1) / kDeferAt; j < kSlots; ++j) stage_deferred(pk, p, sh, c, j);
+        pending = false;
+      }
       // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
@@ -422,11 +437,11 @@ struct GemmSm90Persistent {
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
-      const bool ring_slot = p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
+      const bool ring_slot = !kDefer && p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
       // Slot 3 lies in this unit's last ring stage (B rows): it is written (by this consumer, or with the residual
       // through TMA first loaded by the store warp) once no consumer warp reads the stage any more.  Every unit
       // arrives, so the barrier's phase is the count of units this warpgroup took.
-      if (p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
+      if (!kDefer && p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
       static_assert(kInFlight == 1, "gemm_sm90 persistent: the stage released after the drain is the last one (kRingSlot)");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -436,7 +451,7 @@ struct GemmSm90Persistent {
       // through TMA: its store warp waits, then loads slot 3, for which the consumer waits), otherwise here.  A
       // warpgroup that went on unchecked could reach its next unit's drain (units of a few K tiles) before the other
       // had arrived for this one, and its arrivals would complete the wrong phase.
-      if (p.d_tma && !ring_slot)
+      if (!kDefer && p.d_tma && !ring_slot)
         arch::mbarrier_wait_parity(drained_bar(sh, c), drained_parity(local));
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
@@ -448,10 +463,49 @@ struct GemmSm90Persistent {
         continue;
       }
       if (w.peers > 0) Partials::add_peers(acc, p, w, worker(), c, thread_now());
+      if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
+        if (consumer_m0(w.tm, c) < p.m) {
+          if (tr) TTRACE(1 + c, local, 7, TCLK());
+          Epilogue::template pack_pairs<ElemT>(acc[0], pk);
+          pending = true;
+        }
+        continue;
+      }
       epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
                     Phases{static_cast<uint32_t>(stored & 1), drained_parity(local)});
       stored += ring_slot ? 1 : 0;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
+    }
+    if constexpr (kDefer) {  // the last unit's D
+      if (pending)
+        for (int j = 0; j < kSlots; ++j) stage_deferred(pk, p, sh, c, j);
+    }
+  }
+
+  // ---- the bare cooperative kernel's deferred staging (consume with kDefer) ----
+  // Slot j of a unit staged at K tile kDeferAt * j of the next unit's main loop: the store warp has read slot j - 2
+  // (the same buffer) two slots, so about two K tiles, before.
+  static constexpr int kDeferAt = 2;
+  // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
+  // buffer j % 2 once store warp c has freed it (its store of slot j - 2, or of the previous unit's slot j + 2, has read
+  // it), then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).
+  __device__ __forceinline__ static void stage_deferred(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
+                                                        int c, int j) {
+    auto one = [&](auto jc) {
+      constexpr int kJ = decltype(jc)::value, b = kJ % 2;
+      unsigned char* tile = sh.d.tile[c][b];
+      arch::named_barrier_sync(free_bar(c, b), kHandoffThreads);
+      if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread_now());
+      else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread_now());
+      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+      arch::named_barrier_arrive(staged_bar(c, b), kHandoffThreads);
+    };
+    static_assert(kSlots == 4 && Atom::kValuesC / 2 == kSlots * Epilogue::kStageWords, "gemm_sm90 persistent: four slots of 16 words");
+    switch (j) {
+      case 0: one(std::integral_constant<int, 0>{}); break;
+      case 1: one(std::integral_constant<int, 1>{}); break;
+      case 2: one(std::integral_constant<int, 2>{}); break;
+      default: one(std::integral_constant<int, 3>{}); break;
     }
   }
 

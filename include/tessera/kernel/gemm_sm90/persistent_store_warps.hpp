@@ -51,7 +51,8 @@ struct PersistentStoreWarps {
   // the store has read it -> free (for the next unit: buffer b holds slot b).  The warp frees a buffer only for a
   // later tile, so every barrier phase completes.  Slots 2 and 3 lie in the unit's last ring stage, which this warp
   // releases (for consumer c's four warps) once the stores have read both.  (A tile whose rows all lie past M is
-  // stored too: the map's bounds drop it.)
+  // stored too: the map's bounds drop it.)  kDeferred: the bare cooperative kernel's protocol (store_tiles_deferred).
+  template <bool kDeferred>
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                      int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
     static_assert(K::kSlots == 4 && K::kHalves * Atom::kN / Epilogue::kStageCols == K::kSlots,
@@ -73,7 +74,9 @@ struct PersistentStoreWarps {
     }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
-    if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, items, stores);
+    if constexpr (!kDeferred) {
+      if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, items, stores);
+    }
     if (units > 0) {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
       arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
@@ -82,6 +85,29 @@ struct PersistentStoreWarps {
       __syncwarp();
       arch::named_barrier_arrive(bar, kHandoffThreads);
     };
+    if constexpr (kDeferred) {
+      // Every slot through the consumer's two buffers, slot j in buffer j % 2 (the consumer stages a unit's slots
+      // during its next main loop, K::stage_deferred, and releases every ring stage itself).
+      for (int v = 0, i = 0; v < items; ++v) {
+        int m0, n0;
+        if (!stores(v, m0, n0)) continue;
+        const bool more = ++i < units;
+#pragma unroll
+        for (int j = 0; j < K::kSlots; j += 2) {  // slots j (buffer 0) and j + 1 (buffer 1)
+          store_staged(p.ep.d_row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+          store_staged(p.ep.d_row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0 + K::slot_row(j + 1),
+                       n0 + K::slot_col(j + 1), leader);
+          const bool later = more || j + 2 < K::kSlots;  // a later slot of this block takes the buffer again
+          if (leader) arch::bulk_wait_read<1>();  // slot j read
+          if (later) then_free(K::free_bar(c, 0));
+          if (leader) arch::bulk_wait_read<0>();  // slot j + 1 read
+          if (later) then_free(K::free_bar(c, 1));
+        }
+      }
+      if (leader) arch::bulk_wait_read<0>();
+      __syncwarp();
+      return;
+    }
     int s = 0;  // the ring position after each unit, as the consumers count it
     for (int v = 0, i = 0; v < items; ++v) {
       s = (s + sched.item(K::worker(), v).k_tiles) % kStages;
