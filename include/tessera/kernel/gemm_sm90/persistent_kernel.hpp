@@ -468,6 +468,7 @@ struct GemmSm90Persistent {
           if (tr) TTRACE(1 + c, local, 7, TCLK());
           Epilogue::template pack_pairs<ElemT>(acc[0], pk);
           pending = true;
+          if (tr) TTRACE(1 + c, local, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
         }
         continue;
       }

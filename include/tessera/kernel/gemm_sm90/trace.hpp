@@ -6,7 +6,8 @@
 // The persistent kernel (persistent_kernel.hpp): SM clock stamps per block, warpgroup and unit (the first 8
 // units).  Consumers: 0 unit start, 1 first stage full, 2 cycles waiting on later full stages, 3 last wgmma
 // issued, 4 last wgmma complete, 5 epilogue done, 6 the specialised epilogue's fourth staging tile free (buffer
-// 0's first store read), 7 the bare kernel's epilogue start (its first staging wait).  Producer (warpgroup 0):
+// 0's first store read), 7 the bare kernel's epilogue start (ping-pong: its first staging wait; cooperative: the
+// packing of D, which 5 ends: that kernel stages D during the next main loop).  Producer (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
 // at its end.
