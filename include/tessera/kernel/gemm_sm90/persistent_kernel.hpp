@@ -457,7 +457,11 @@ struct GemmSm90Persistent {
 
       // ---- epilogue (overlaps the other warpgroup's main loop) ----
       using Partials = PersistentPartials<GemmSm90Persistent>;
-      if (sched.splits > 1 && !Partials::reduce_split_k(acc, p, w, sh, c, thread)) continue;
+      // (The bare kernels run only unsplit plans -- the host launches them with D through TMA, which split-K does not
+      // use -- so they carry no split-K reduction: about 4k unrolled FADD and 1k LDG of code.)
+      if constexpr (!kBareOnly) {
+        if (sched.splits > 1 && !Partials::reduce_split_k(acc, p, w, sh, c, thread)) continue;
+      }
       if (w.partial >= 0) {  // a stream-K piece after K tile 0: its partial sums for the tile's head
         Partials::publish(acc, p, w, c, thread_now());
         continue;
