@@ -418,20 +418,18 @@ struct FragmentEpilogue {
   __device__ __forceinline__ static void stage_sw128(const Acc& acc, unsigned char* tile, int thread) {
     static_assert(kFirst % 32 == 0, "fragment epilogue: a staging tile is 32 registers from a multiple of 32");
     uint32_t pk[kStageWords];
-    frag_detail::static_for<kStageWords>([&](auto kk) {
-      constexpr int k = decltype(kk)::value;
-      pk[k] = frag_detail::Pair<T>::pack(acc[kFirst + 2 * k], acc[kFirst + 2 * k + 1]);
-    });
+    pack_pairs<T, kFirst>(acc, pk);
     stage_packed_sw128<0, kTrans>(pk, tile, thread);
   }
-  // D's values as 16-bit pairs of type T, the words stmatrix stores: pk[k] = (acc[2 k], acc[2 k + 1]).  A fragment
-  // packed this way needs half the registers, and stage_packed_sw128 stages it later (the bare cooperative kernel
-  // stages a unit's D during the next unit's main loop).
-  template <class T>
-  __device__ __forceinline__ static void pack_pairs(const Acc& acc, uint32_t (&pk)[Atom::kValuesC / 2]) {
-    frag_detail::static_for<Atom::kValuesC / 2>([&](auto kk) {
+  // D's values of registers kFirst .. as 16-bit pairs of type T, the words stmatrix stores: pk[k] = (acc[kFirst + 2 k],
+  // acc[kFirst + 2 k + 1]) for every word of pk.  A fragment packed this way needs half the registers, and
+  // stage_packed_sw128 stages it later (the bare cooperative kernel stages a unit's D during the next unit's main loop).
+  template <class T, int kFirst = 0, int kWords>
+  __device__ __forceinline__ static void pack_pairs(const Acc& acc, uint32_t (&pk)[kWords]) {
+    static_assert(kFirst + 2 * kWords <= kV, "fragment epilogue: the pairs lie inside the fragment");
+    frag_detail::static_for<kWords>([&](auto kk) {
       constexpr int k = decltype(kk)::value;
-      pk[k] = frag_detail::Pair<T>::pack(acc[2 * k], acc[2 * k + 1]);
+      pk[k] = frag_detail::Pair<T>::pack(acc[kFirst + 2 * k], acc[kFirst + 2 * k + 1]);
     });
   }
   // stage_sw128 of packed words: pk[kFirstWord .. kFirstWord + 15] (registers 2 kFirstWord .. + 31) into `tile`.
