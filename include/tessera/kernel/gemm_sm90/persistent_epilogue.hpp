@@ -1,0 +1,265 @@
+// include/tessera/kernel/gemm_sm90/persistent_epilogue.hpp -- a unit's epilogue in the persistent Hopper GEMM
+// (kernel/gemm_sm90/persistent_kernel.hpp, either schedule): the consumer's fragment through the fused epilogue
+// (kernel/epilogue/fragment_epilogue.hpp) into D, from registers or through the staging slots that the store warps
+// (persistent_store_warps.hpp) hand to the TMA unit; the specialised straight-line bodies of the common menus; the
+// bare kernel's body; and the bare cooperative kernel's deferred staging.  K is the GemmSm90Persistent instantiation:
+// its shared storage, barriers, staging slots and ring helpers are the ones described there.
+#pragma once
+
+#include <cstdint>      // uint32_t
+#include <type_traits>  // std::integral_constant
+
+#include "tessera/arch/config.hpp"                        // TESSERA_ARCH_SM90A
+#include "tessera/arch/sm90_mbarrier.hpp"                 // mbarrier_wait_parity
+#include "tessera/arch/sm90_tma.hpp"                      // fence_proxy_async_shared_cta
+#include "tessera/arch/sm90_warpgroup.hpp"                // named_barrier_sync / arrive
+#include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue, ActNone, ActEw
+#include "tessera/kernel/gemm_sm80/config.hpp"            // Params
+#include "tessera/kernel/gemm_sm90/trace.hpp"             // TTRACE, TCLK (the timeline probe)
+
+namespace tessera::gemm_sm90 {
+
+template <class K>
+struct PersistentEpilogue {
+#if defined(__CUDACC__) && defined(TESSERA_ARCH_SM90A)
+  using Params = gemm_sm80::Params;
+  using SharedStorage = typename K::SharedStorage;
+  using Stage = typename K::Stage;
+  using Atom = typename K::Atom;
+  using Epilogue = typename K::Epilogue;
+  using Phases = typename K::Phases;
+  using ElemT = typename K::ElemT;
+  static constexpr bool kCooperative = K::kIsCooperative;
+  static constexpr int kBM = K::kBM, kBN = K::kBN, kHalves = K::kHalves, kSlots = K::kSlots;
+  static constexpr int kRingSlot = K::kRingSlot, kRingSlot3 = K::kRingSlot3;
+  static constexpr Dtype kElemType = K::kElemType;
+  static constexpr uint32_t kHandoffThreads = K::kHandoffThreads;
+
+  // ---- the bare cooperative kernel's deferred staging (K::consume stages a unit's D during the next main loop) ----
+  // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
+  // buffer j % 2 once store warp c has freed it (its store of slot j - 2, or of the previous unit's slot j + 2, has read
+  // it), then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).
+  __device__ __forceinline__ static void stage_deferred(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
+                                                        int c, int j) {
+    auto one = [&](auto jc) {
+      constexpr int kJ = decltype(jc)::value, b = kJ % 2;
+      unsigned char* tile = sh.d.tile[c][b];
+      arch::named_barrier_sync(K::free_bar(c, b), kHandoffThreads);
+      if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, K::thread_now());
+      else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, K::thread_now());
+      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+      arch::named_barrier_arrive(K::staged_bar(c, b), kHandoffThreads);
+    };
+    static_assert(kSlots == 4 && Atom::kValuesC / 2 == kSlots * Epilogue::kStageWords, "gemm_sm90 persistent: four slots of 16 words");
+    switch (j) {
+      case 0: one(std::integral_constant<int, 0>{}); break;
+      case 1: one(std::integral_constant<int, 1>{}); break;
+      case 2: one(std::integral_constant<int, 2>{}); break;
+      default: one(std::integral_constant<int, 3>{}); break;
+    }
+  }
+
+  // The epilogue of this warpgroup's part of a unit at (m0, n0) (cooperative: 64 x 256; ping-pong: 128 x 128), one
+  // half (64 registers, Epilogue::kChunk; half_row / half_col) at a time: the passes, then D from registers or, with
+  // p.d_tma, through the staging tiles that store warp c hands to the TMA unit.  One call site per body: the passes
+  // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
+  static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;  // rows of D one consumer stores per unit
+  template <bool kBareOnly>
+  __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
+                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
+                                                       unsigned char* ring, Phases ph) {
+    if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
+    [[maybe_unused]] const bool full = m0 + kConsumerRows <= p.m && n0 + kBN <= p.n;
+    // The kernel compiled for the bare GEMM through TMA alone (the host launches it only then): one body, whole or
+    // partial tiles alike (the TMA store clips the edges), and none of the other bodies' code.
+    if constexpr (kBareOnly) {
+      if (p.ep.d_row_major) epilogue_bare<false>(acc, sh, c, thread, unit, ring, ph);
+      else epilogue_bare<true>(acc, sh, c, thread, unit, ring, ph);
+    } else {
+      switch (specialised(p, full)) {
+        case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 3: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 4: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 5: return epilogue_fast<ActNone, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 6: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 7: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 8: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasCols, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 9: return epilogue_fast<ActNone, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 10: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 11: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 12: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasRows, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 13: return epilogue_fast<ActNone, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
+        case 14: return epilogue_fast<ActEw<ew::op::Relu>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 15: return epilogue_fast<ActEw<ew::op::GeluTanhHw>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        case 16: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
+        default: break;
+      }
+      if constexpr (kCooperative) {
+        epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, ph);
+      } else {
+        // Ping-pong: the general body once, on each atom in turn (the second moved into the first's registers).
+#pragma unroll 1
+        for (int h = 0; h < kHalves; ++h) {
+          const int mh = m0 + K::half_row(h);
+          epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, ph, 2 * h);
+          if (h + 1 < kHalves) next_half(acc);
+        }
+      }
+    }
+  }
+  // The second half's registers into the first's (cooperative: registers 64-127 of the atom; ping-pong: the second atom).
+  __device__ __forceinline__ static void next_half(float (&acc)[kHalves][Atom::kValuesC]) {
+    constexpr int kHalf = Epilogue::kChunk;
+    if constexpr (kCooperative) {
+#pragma unroll
+      for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[0][i + kHalf];
+    } else {
+#pragma unroll
+      for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[1][i];
+    }
+  }
+
+  // ---- specialised epilogues: the common menus as straight-line code ----
+  // The general epilogue tests each pass at run time and carries code for every type, order and activation;
+  // its taken path jumps through a large body, and the warps stall on instruction fetch (ncu: no_instruction
+  // was the first stall reason of the epilogue).  A unit whose tile is whole, with D of the operands' type (either
+  // order), leaving through TMA, beta = 0, and either nothing else (case 0), a per-column bias of D's type, one of
+  // four activations and an optional row-major residual (cases 1-8), or a per-row bias of D's type and one of four
+  // activations (cases 9-12: a column-major A makes the host compute D^T, whose rows are D's columns), runs one of
+  // these bodies instead: the passes fixed at compile time, one loop iteration per half of the fragment (the second
+  // half's registers moved into the first), so that each body is about a thousand instructions.  -1: the general
+  // epilogue.
+  using ActNone = epilogue::ActNone;
+  template <class Op>
+  using ActEw = epilogue::ActEw<Op>;
+  static constexpr int kNoBias = 0, kBiasCols = 1, kBiasRows = 2;  // epilogue_fast's bias: none, along N, along M
+  __device__ __forceinline__ static int specialised(const Params& p, bool full) {
+    const epilogue::Params& e = p.ep;
+    if (!p.d_tma || !full || e.d_type != kElemType || e.beta != 0.f) return -1;
+    if (e.bias_along == epilogue::kBiasNone)
+      return e.alpha == 1.f && e.act == Activation::none && e.residual == nullptr ? 0 : -1;
+    if (e.bias_f32 || (e.bias_along != epilogue::kBiasAlongN && e.bias_along != epilogue::kBiasAlongM)) return -1;
+    if (e.bias_along == epilogue::kBiasAlongN && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
+    // A residual only arriving through TMA in the staging tiles (p.r_tma).
+    if (e.residual != nullptr && !p.r_tma) return -1;
+    int act = 0;
+    switch (e.act) {
+      case Activation::none: act = 0; break;
+      case Activation::relu: act = 1; break;
+      case Activation::gelu_tanh: act = 2; break;
+      case Activation::silu: act = 3; break;
+      default: return -1;
+    }
+    if (e.bias_along == epilogue::kBiasAlongM) return (e.residual != nullptr ? 13 : 9) + act;
+    return 1 + act + (e.residual != nullptr ? 4 : 0);
+  }
+  template <class Act, int kBias, bool kResidual>
+  __device__ __forceinline__ static void epilogue_fast(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
+                                                       SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
+                                                       unsigned char* ring, Phases ph, Act act) {
+    constexpr int kHalf = Epilogue::kChunk;  // registers of one half
+    static_assert(kHalf == 64 && kHalves * Atom::kValuesC == 2 * kHalf, "gemm_sm90 persistent: two halves of two staging tiles each");
+#pragma unroll 1
+    for (int half = 0; half < 2; ++half) {
+      // registers 0 .. kHalf - 1 of acc[0] hold rows [mh, mh + 64) x columns [nh, nh + 128)
+      const int mh = m0 + K::half_row(half), nh = n0 + K::half_col(half);
+      if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
+        if (p.ep.alpha != 1.f) {
+#pragma unroll
+          for (int i = 0; i < kHalf; ++i) acc[0][i] *= p.ep.alpha;
+        }
+        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc[0], p.ep.bias, nh, thread);
+        else Epilogue::template add_bias_rows<ElemT, 0>(acc[0], p.ep.bias, mh, thread);
+      }
+      Epilogue::template activate<0>(acc[0], act);
+      // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
+      // probe: event 6 = the fourth staging tile's buffer was free
+      store_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, ph, kResidual);
+      store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
+      if (half == 0) next_half(acc);
+    }
+  }
+  // The bare GEMM's epilogue in the kernel compiled for it alone: D = A B in the operands' type, kTrans for a
+  // column-major D.  Every slot's registers are fixed at compile time (no loop over the halves, so no register moves
+  // between them), and one proxy fence covers two slots: slots 0 and 1 (the consumer's buffers, once the previous
+  // unit's stores have read them), then slots 2 and 3 (the unit's last ring stage; slot 3 once `drained` completes).
+  template <bool kTrans>
+  __device__ __forceinline__ static void epilogue_bare(float (&acc)[kHalves][Atom::kValuesC], SharedStorage& sh, int c, int thread,
+                                                       [[maybe_unused]] int unit, unsigned char* ring, Phases ph) {
+    static_assert(kHalves * Atom::kValuesC == kSlots * 32, "gemm_sm90 persistent: 32 registers per staging slot");
+    // slot j: registers 32 (j % (Atom::kValuesC / 32)) .. + 31 of the atom j / (Atom::kValuesC / 32)
+    auto stage = [&](auto jc, unsigned char* tile) {
+      constexpr int j = decltype(jc)::value, kPer = Atom::kValuesC / 32;
+      Epilogue::template stage_sw128<ElemT, 32 * (j % kPer), kTrans>(acc[j / kPer], tile, thread);
+    };
+    if (thread == 0) TTRACE(1 + c, unit, 7, TCLK());
+    arch::named_barrier_sync(K::free_bar(c, 0), kHandoffThreads);
+    stage(std::integral_constant<int, 0>{}, sh.d.tile[c][0]);
+    arch::named_barrier_sync(K::free_bar(c, 1), kHandoffThreads);
+    stage(std::integral_constant<int, 1>{}, sh.d.tile[c][1]);
+    arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+    arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
+    arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);
+    stage(std::integral_constant<int, 2>{}, ring);
+    arch::mbarrier_wait_parity(K::drained_bar(sh, c), ph.d);  // slot 3: B rows of the last stage
+    if (thread == 0) TTRACE(1 + c, unit, 6, TCLK());
+    stage(std::integral_constant<int, 3>{}, ring + sizeof(Stage::a));
+    arch::fence_proxy_async_shared_cta();
+    arch::named_barrier_arrive(K::staged_ring_bar(c), kHandoffThreads);
+    arch::named_barrier_arrive(K::staged_ring3_bar(c), kHandoffThreads);
+  }
+  // The general body reads the residual from global memory; with p.r_tma the store warp still loads it into the
+  // staging tiles (its protocol does not depend on the unit's body), so the staging waits for those loads.
+  // `slot0`: the staging slot of registers 0-31 (ping-pong: 2 x the atom).
+  template <int kFirst>
+  __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
+                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, Phases ph,
+                                                        int slot0 = 0) {
+    Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
+    if (p.d_tma) {
+      static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
+      // staging tiles (slots) slot0 + kFirst / 32 and + 1, 64 columns (32 registers) each
+      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, slot0 + kFirst / 32, ring, ph, p.r_tma);
+      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, slot0 + kFirst / 32 + 1, ring, ph, p.r_tma);
+    } else {
+      Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
+        Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
+      });
+    }
+    if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, ph, slot0);
+  }
+  // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot`: stmatrix into its
+  // buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this warpgroup's wgmma
+  // are complete; slot 3, the B rows after it, once `drained` completes), then handed to that warp (a staged
+  // barrier; the warp knows the tile's place, store_tiles).
+  // `rt` (p.r_tma): the tile holds the residual (slot 3 in the ring stage, kRingSlot3) once rfull says so; kAddR adds
+  // it to the fragment (add_sw128) before D is staged in place.
+  template <int kFirst, bool kAddR>
+  __device__ __forceinline__ static void store_tma_tile(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
+                                                        int c, int thread, int slot, unsigned char* ring, Phases ph, bool rt,
+                                                        [[maybe_unused]] int tr_unit = -1, [[maybe_unused]] int tr_ev = 0) {
+    const int b = slot == 1 ? 1 : 0;
+    unsigned char* tile = slot == kRingSlot ? ring : slot == kRingSlot3 ? ring + sizeof(Stage::a) : sh.d.tile[c][b];
+    if (rt) {
+      arch::mbarrier_wait_parity(&sh.rfull[c][slot], ph.r);
+      if constexpr (kAddR) Epilogue::template add_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
+    } else if (slot == kRingSlot3) {
+      // B rows of the last stage: free once every consumer warp's wgmma of the unit are complete.
+      arch::mbarrier_wait_parity(K::drained_bar(sh, c), ph.d);
+    } else if (slot != kRingSlot) {
+      // Free: the store that last read it (of this unit or the previous one) is past its reads.
+      arch::named_barrier_sync(K::free_bar(c, b), kHandoffThreads);
+    }
+    if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
+    Epilogue::template stage_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
+    arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+    arch::named_barrier_arrive(slot == kRingSlot ? K::staged_ring_bar(c) : slot == kRingSlot3 ? K::staged_ring3_bar(c) : K::staged_bar(c, b),
+                               kHandoffThreads);
+  }
+#endif  // __CUDACC__ && TESSERA_ARCH_SM90A
+};
+
+}  // namespace tessera::gemm_sm90
