@@ -201,7 +201,7 @@ struct GemmSm90Persistent {
   // D's type where it is the operands' (the bare kernel, the specialised epilogue bodies).
   static constexpr Dtype kElemType = kF16 ? Dtype::f16 : Dtype::bf16;
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
-  static constexpr bool kIsCooperative = kCooperative;  // (for persistent_epilogue.hpp and persistent_store_warps.hpp)
+  static constexpr bool kIsCooperative = kCooperative;  // (for persistent_epilogue.hpp)
   // A unit's epilogue: its bodies, the staging slots and the deferred staging (persistent_epilogue.hpp).
   using Epi = PersistentEpilogue<GemmSm90Persistent>;
 
