@@ -31,6 +31,12 @@
 
 namespace tessera::test {
 
+// The operands' values: uniform in [-1, 1] (rounded to their type), or with one of these on top:
+//   wide_columns  B's columns j = 2 (mod 5) times 2^40: D's rows span more than 2^28 in magnitude within any 64 columns
+//   zero_rows     A's rows i = 3 (mod 7) zero: D's rows there are exactly the bias (0 without one)
+//   inf_rows      A(i, 0) = +inf for rows i = 5 (mod 11): D's rows there are +-inf before the activation
+enum class GemmValues { uniform, wide_columns, zero_rows, inf_rows };
+
 struct GemmCase {
   int64_t m = 1, n = 1, k = 1;
   Dtype in = Dtype::bf16, out = Dtype::bf16;
@@ -55,6 +61,7 @@ struct GemmCase {
   void* shared_workspace = nullptr;  // with workspace: this one (shared_workspace_bytes), trusted to be zeroed
   size_t shared_workspace_bytes = 0;
   uint32_t seed = 1;
+  GemmValues values = GemmValues::uniform;
 
   std::string str() const {
     auto o = [](MatrixOrder x) { return x == MatrixOrder::row_major ? "R" : "C"; };
@@ -65,7 +72,8 @@ struct GemmCase {
       << off_b << "," << off_c << "," << off_d << "," << off_r << " alpha=" << alpha << " beta=" << beta
       << " bias=" << bias_mode_name(bias) << "/" << dtype_name(bias_type) << " act=" << activation_name(act) << "(" << p0
       << "," << p1 << ") residual=" << residual << " c_is_d=" << c_is_d << " tile=" << static_cast<int>(tile)
-      << " split_k=" << split_k << " stream_k=" << static_cast<int>(stream_k) << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed;
+      << " split_k=" << split_k << " stream_k=" << static_cast<int>(stream_k) << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed
+      << " values=" << static_cast<int>(values);
     return s.str();
   }
 };
@@ -97,6 +105,7 @@ inline double load_elem(Dtype t, const void* buf, int64_t i) {
 }
 
 inline double ref_act(Activation a, double x, double p0, double p1) {
+  if (std::isinf(x) && a != Activation::leaky_relu && a != Activation::clamp) return x > 0 || a == Activation::none ? x : 0.0;  // the limits
   switch (a) {
     case Activation::none: return x;
     case Activation::relu: return x > 0 ? x : 0;
@@ -126,7 +135,13 @@ struct Mat {
   }
   double& at(int64_t r, int64_t c) { return val[static_cast<size_t>(r * cols + c)]; }
   double at(int64_t r, int64_t c) const { return val[static_cast<size_t>(r * cols + c)]; }
+  void set(int64_t r, int64_t c, double v);  // value and device image (v representable in the type)
 };
+
+inline void Mat::set(int64_t r, int64_t c, double v) {
+  at(r, c) = v;
+  store_elem(type, bytes.data(), index(r, c), v);
+}
 
 inline void make_mat(Mat& x, int64_t rows, int64_t cols, MatrixOrder o, Dtype t, int64_t pad, int off, std::mt19937& rng,
                      bool fill_random, unsigned char poison = 0xFF) {
@@ -205,6 +220,20 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   Mat A, B, C, D, R;
   make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, cs.off_a, rng, true);
   make_mat(B, cs.k, cs.n, cs.ob, cs.in, cs.pad_b, cs.off_b, rng, true);
+  switch (cs.values) {
+    case GemmValues::uniform: break;
+    case GemmValues::wide_columns:
+      for (int64_t r = 0; r < cs.k; ++r)
+        for (int64_t c = 2; c < cs.n; c += 5) B.set(r, c, B.at(r, c) * 0x1p40);
+      break;
+    case GemmValues::zero_rows:
+      for (int64_t r = 3; r < cs.m; r += 7)
+        for (int64_t c = 0; c < cs.k; ++c) A.set(r, c, 0.0);
+      break;
+    case GemmValues::inf_rows:
+      for (int64_t r = 5; r < cs.m; r += 11) A.set(r, 0, HUGE_VAL);
+      break;
+  }
   const bool use_c = cs.beta != 0.f;
   if (use_c && !cs.c_is_d) make_mat(C, cs.m, cs.n, cs.oc, cs.out, cs.pad_c, cs.off_c, rng, true);
   if (cs.residual) make_mat(R, cs.m, cs.n, cs.orr, cs.out, cs.pad_r, cs.off_r, rng, true);
@@ -352,8 +381,9 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
         mag += std::fabs(R.at(i, j));
       }
       const double got = load_elem(cs.out, out.data(), D.index(i, j));
-      const double tol = 1e-6 + r_out * std::fabs(v) + c_acc * mag;
-      const double err = std::fabs(got - v);
+      // An infinite result must be exact; a finite one from an infinite sum (the activation's limit) within its rounding.
+      const double tol = std::isinf(v) ? 0.0 : 1e-6 + r_out * std::fabs(v) + (std::isfinite(mag) ? c_acc * mag : 0.0);
+      const double err = std::isinf(v) ? (got == v ? 0.0 : HUGE_VAL) : std::fabs(got - v);
       if (!(err <= tol)) {
         ++bad;
         ADD_FAILURE() << "D(" << i << "," << j << ") = " << got << ", reference " << v << ", |err| " << err << " > tol " << tol

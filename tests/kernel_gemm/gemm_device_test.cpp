@@ -338,6 +338,60 @@ TEST(GemmDevice, CooperativeBareAcrossUnits) {
   }
 }
 
+// The cooperative kernel's fused menus across units and values: blocks of one to four units; loops of 1, 3, 5 and 9 K
+// tiles; D in both orders; A column-major (bias along the kernel's M); every bias kind and type, alpha, the four
+// activations of the specialised bodies, with and without the residual; edge tiles, a spare cluster row and a consumer
+// whose rows lie past M; and values that a reduced-precision intermediate would lose: rows spanning more than 2^28 in
+// magnitude within 64 columns, exact zeros, and +-inf sums (the activations' limits: gelu and silu of -inf are 0).
+TEST(GemmDevice, CooperativeFusedValues) {
+  TESSERA_REQUIRE_SM(90);
+  using A = Activation;
+  using V = tessera::test::GemmValues;
+  struct Fused {
+    int64_t m, n, k;
+    MatrixOrder a, b, d;
+    BiasMode bias;
+    Dtype bias_type;
+    Activation act;
+    bool residual;
+    float alpha;
+    tessera::test::GemmValues values;
+  };
+  const BiasMode col = BiasMode::per_column, row = BiasMode::per_row, scal = BiasMode::scalar, none = BiasMode::none;
+  const Fused cases[] = {
+      {3100, 4000, 64, R, C, R, col, Dtype::bf16, A::gelu_tanh, false, 1.f, V::uniform},   // 1 K tile
+      {3100, 4000, 64, R, C, R, col, Dtype::bf16, A::silu, true, 1.f, V::uniform},         // the residual through TMA
+      {3104, 4000, 136, R, C, C, scal, Dtype::f32, A::silu, false, 2.f, V::uniform},      // 3 K tiles, D column-major
+      {2600, 2104, 328, R, C, R, none, Dtype::bf16, A::none, false, 0.75f, V::uniform},   // alpha alone; 5 K tiles
+      {2600, 2104, 520, R, R, R, row, Dtype::f32, A::relu, true, -0.5f, V::uniform},      // 9 K tiles, B row-major
+      {2104, 2600, 520, C, C, C, col, Dtype::bf16, A::gelu_tanh, true, 1.f, V::uniform},  // A column-major
+      {2104, 2600, 520, R, C, C, row, Dtype::bf16, A::relu, false, 1.f, V::uniform},
+      {2600, 2104, 512, R, C, R, col, Dtype::bf16, A::gelu_tanh, true, 1.f, V::wide_columns},
+      {2600, 2104, 512, R, C, C, col, Dtype::f32, A::silu, false, -1.f, V::wide_columns},
+      {2600, 2104, 512, R, C, R, none, Dtype::bf16, A::gelu_tanh, false, 1.f, V::zero_rows},
+      {2600, 2104, 512, R, C, R, col, Dtype::bf16, A::silu, true, 1.f, V::inf_rows},
+      {2600, 2104, 256, R, C, R, col, Dtype::f32, A::gelu_tanh, false, -1.f, V::inf_rows},
+  };
+  for (const Fused& f : cases) {
+    GemmCase cs;
+    cs.m = f.m; cs.n = f.n; cs.k = f.k;
+    cs.in = cs.out = Dtype::bf16;
+    cs.oa = f.a; cs.ob = f.b; cs.od = f.d; cs.orr = f.d;
+    cs.bias = f.bias;
+    cs.bias_type = f.bias_type;
+    cs.act = f.act;
+    cs.residual = f.residual;
+    cs.alpha = f.alpha;
+    cs.values = f.values;
+    cs.tile = GemmTile::cooperative128x256;
+    cs.stream_k = GemmStreamK::off;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 // A split-K case with a workspace: column-major B, bias per column, SiLU, a fresh seed.
 GemmCase split_case(const Shape& s) {
   GemmCase cs;
