@@ -48,13 +48,15 @@ static void flush_l2() {
   read_pass<<<528, 512>>>(buf, n, sink);
 }
 static void report(const char* name, int m, int n, int k) {
-  std::vector<unsigned long long> t(160 * 3 * 8 * 8);
+  constexpr int kEv = 16;  // events per unit (kernel/gemm_sm90/trace.hpp, kTraceEvents)
+  std::vector<unsigned long long> t(160 * 3 * 8 * kEv);
   trace_dump(t.data(), t.size());
-  auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * 8 + e]; };
+  auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * kEv + e]; };
   double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
   long long tot_max = 0; double tot = 0; int nb = 0;
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
+  double hs[6] = {0, 0, 0, 0, 0, 0}, hd[1] = {0}; int nh = 0;  // the specialised body's halves: bias, activation, staging
   for (int b = 0; b < 160; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
     long long last = 0;
@@ -65,6 +67,12 @@ static void report(const char* name, int m, int n, int k) {
         fwait += at(b, wg, u, 2); drain += at(b, wg, u, 4) - at(b, wg, u, 3); epi += at(b, wg, u, 5) - at(b, wg, u, 4); ++nu;
         if (at(b, wg, u, 6)) {  // the specialised epilogue's probe point
           e6 += at(b, wg, u, 6) - at(b, wg, u, 4); e5 += at(b, wg, u, 5) - at(b, wg, u, 6); ++ne;
+        }
+        if (at(b, wg, u, 8) && at(b, wg, u, 13)) {  // the specialised body's steps (events 8-13)
+          long long prev = at(b, wg, u, 4);
+          for (int e = 0; e < 6; ++e) { hs[e] += at(b, wg, u, 8 + e) - prev; prev = at(b, wg, u, 8 + e); }
+          if (at(b, wg, u, 14)) hd[0] += at(b, wg, u, 14) - at(b, wg, u, 4);
+          ++nh;
         }
         if (at(b, wg, u, 7) && at(b, wg, u, 6)) {  // the bare kernel's epilogue start
           e7a += at(b, wg, u, 7) - at(b, wg, u, 4); e7b += at(b, wg, u, 6) - at(b, wg, u, 7); ++ne7;
@@ -93,6 +101,8 @@ static void report(const char* name, int m, int n, int k) {
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
+  if (nh) printf("  specialised body (%d units): the drain's end to the body %.0f; per half: bias %.0f + activation %.0f + tiles staged %.0f; %.0f + %.0f + %.0f\n", nh,
+                 hd[0] / nh, hs[0] / nh - hd[0] / nh, hs[1] / nh, hs[2] / nh, hs[3] / nh, hs[4] / nh, hs[5] / nh);
   if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;

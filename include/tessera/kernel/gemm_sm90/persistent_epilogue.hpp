@@ -161,6 +161,7 @@ struct PersistentEpilogue {
                                                        unsigned char* ring, Phases ph, Act act) {
     constexpr int kHalf = Epilogue::kChunk;  // registers of one half
     static_assert(kHalf == 64 && kHalves * Atom::kValuesC == 2 * kHalf, "gemm_sm90 persistent: two halves of two staging tiles each");
+    if (thread == 0) TTRACE(1 + c, unit, 14, TCLK());  // probe: event 14 = the specialised body entered
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
       // registers 0 .. kHalf - 1 of acc[0] hold rows [mh, mh + 64) x columns [nh, nh + 128)
@@ -173,11 +174,15 @@ struct PersistentEpilogue {
         if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc[0], p.ep.bias, nh, thread);
         else Epilogue::template add_bias_rows<ElemT, 0>(acc[0], p.ep.bias, mh, thread);
       }
+      // probe: events 8 + 3 half, 9 + 3 half, 10 + 3 half = this half's bias added, activation done, both tiles staged
+      if (thread == 0) TTRACE(1 + c, unit, 8 + 3 * half, TCLK());
       Epilogue::template activate<0>(acc[0], act);
+      if (thread == 0) TTRACE(1 + c, unit, 9 + 3 * half, TCLK());
       // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
       // probe: event 6 = the fourth staging tile's buffer was free
       store_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, ph, kResidual);
       store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
+      if (thread == 0) TTRACE(1 + c, unit, 10 + 3 * half, TCLK());
       if (half == 0) next_half(acc);
     }
   }
