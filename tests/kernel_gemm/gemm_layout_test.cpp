@@ -376,6 +376,21 @@ TEST(GemmLayouts, Sm90SwizzledTileMatchesTheHardware) {
                     .matches_hw_sw128()));
 }
 
+// offset_bytes(r, c) is the hardware's 128-byte swizzle of the row-major byte address: row r's 16-byte units XORed with
+// r % 8 (the non-persistent Hopper kernel takes a consumer's first row of A from it).
+TEST(GemmLayouts, Sm90TileOffsetsAreTheHardwareSwizzle) {
+  for (int eb : {1, 2, 4}) {
+    const atom::SmemTileSm90 t = atom::sw128_tile(128, eb);
+    const Int per_row = 128 / eb;
+    for (Int r = 0; r < 128; r += 5)
+      for (Int c = 0; c < per_row; c += 3) {
+        const Int a = (r * per_row + c) * eb;
+        EXPECT_EQ(t.offset_bytes(r, c), a ^ (((a >> 7) & 7) << 4)) << eb << "-byte elements, (" << r << ", " << c << ")";
+      }
+    EXPECT_EQ(t.offset_bytes(64, 0), 64 * 128) << eb << "-byte elements: a multiple of 8 rows stays in place";
+  }
+}
+
 // The wgmma descriptor's fields and K steps come from the same layouts (the kernels' descriptors are
 // arch::smem_desc(tile + ks * k step, fields)); pinned to the bit patterns the kernels ran with on an H100
 // (PTX ISA "Matrix Descriptor Format": leading offset / 16 at bit 16, stride offset / 16 at bit 32, swizzle mode

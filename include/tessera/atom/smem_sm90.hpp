@@ -37,6 +37,8 @@ struct SmemTileSm90 {
   TESSERA_HD constexpr Int row_elems() const { return size(mode(tile.layout, 1)); }
   TESSERA_HD constexpr Int row_stride_elems() const { return mode(tile.layout, 0)(1); }
   TESSERA_HD constexpr Int bytes() const { return size(tile.layout) * elem_bytes; }
+  // The byte offset of element (r, c): the layout, then the swizzle.
+  TESSERA_HD constexpr Int offset_bytes(Int r, Int c) const { return tile.swizzle(tile.layout(make_tuple(r, c))) * elem_bytes; }
 
   struct Box {
     uint32_t inner = 0, outer = 0;

@@ -60,22 +60,27 @@ struct GemmSm90 {
   static constexpr int kStages = kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
-  static constexpr int kTileBytesA = kBM * kBK * 2;  // 16 KB, 1024-byte aligned stage buffers
-  static constexpr int kTileBytesB = kBN * kBK * 2;
-  static constexpr int kStageBytes = kTileBytesA + kTileBytesB;
-  static constexpr int kRingBytes = kStages * kStageBytes;
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
   // side by side; consumer warpgroup w then reads A box w.
   static constexpr int kBoxBytesN = 64 * kBK * 2;
   // The operand tiles in shared memory as layouts (atom/smem_sm90.hpp), 128-byte swizzled: K-major operands one tile
   // of BLK rows x 64 K, MN-major ones 64-row boxes (64 K rows x 64 M or N).  TMA writes them, wgmma reads them; the
-  // host's boxes (KernelInfo::box_a / box_b), the descriptors' fields and the K steps come from them.
+  // host's boxes (KernelInfo::box_a / box_b), the descriptors' fields, the K steps and the stage buffers come from them.
   static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, 2);
   static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBN, 2);
   static_assert(kTileA.matches_hw_sw128() && kTileB.matches_hw_sw128(), "gemm_sm90: the stage layouts must match the 128-byte swizzle");
-  static_assert(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1) == kTileBytesA && kTileB.bytes() * (kBNMajor ? kBN / 64 : 1) == kTileBytesB &&
-                    (!kAMMajor || kTileA.bytes() == kBoxBytesN) && (!kBNMajor || kTileB.bytes() == kBoxBytesN),
-                "gemm_sm90: the stage buffers hold exactly the tiles the boxes fill");
+  static_assert((!kAMMajor || kTileA.bytes() == kBoxBytesN) && (!kBNMajor || kTileB.bytes() == kBoxBytesN),
+                "gemm_sm90: an MN-major operand's box is one 64-row tile");
+  // A stage buffer holds the operand's tile (K-major) or its BLK / 64 boxes (MN-major): 16 KB of A, 1024-byte aligned.
+  static constexpr int kTileBytesA = static_cast<int>(kTileA.bytes()) * (kAMMajor ? kBM / 64 : 1);
+  static constexpr int kTileBytesB = static_cast<int>(kTileB.bytes()) * (kBNMajor ? kBN / 64 : 1);
+  static constexpr int kStageBytes = kTileBytesA + kTileBytesB;
+  static constexpr int kRingBytes = kStages * kStageBytes;
+  // Consumer warpgroup w's 64 rows of A: rows 64 w.. of the K-major tile, whose offset is the layout's at (64 w, 0) (the
+  // swizzle leaves rows that are multiples of 8 in place, so 64 w times one row's bytes), or M-major box w.
+  static constexpr int kRowBytesA = static_cast<int>(kTileA.row_stride_elems()) * 2;
+  static_assert(kAMMajor || (kTileA.offset_bytes(64, 0) == 64 * kRowBytesA && kTileA.offset_bytes(0, 0) == 0),
+                "gemm_sm90: a consumer's rows of A start at the layout's offset of its first row");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
   static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytesN, kBK);
   static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytesN, kBK);
@@ -181,7 +186,7 @@ struct GemmSm90 {
           fwait += TCLK() - tf0;
         }
         // K-major A: rows row0.. of the (128 x 64) box; M-major A: box row0/64.  Both start 8 KB * (wg-1) in.
-        const unsigned char* a = sA + s * kTileBytesA + (kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kBK * 2);
+        const unsigned char* a = sA + s * kTileBytesA + (kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kRowBytesA);
         const unsigned char* b = sB + s * kTileBytesB;
         arch::wgmma_fence_operands(acc);
         arch::wgmma_fence();
