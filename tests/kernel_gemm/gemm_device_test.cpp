@@ -311,6 +311,15 @@ TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
             }
 }
 
+// Case `cs` on the cooperative kernel forced, without a stream-K tail, with a fresh seed.
+void run_cooperative(GemmCase cs) {
+  cs.tile = GemmTile::cooperative128x256;
+  cs.stream_k = GemmStreamK::off;
+  cs.seed = ++g_seed;
+  const tessera::GemmPlan plan = run_gemm_case(cs);
+  EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+}
+
 // The cooperative kernel compiled for the bare GEMM stages a unit's D during the block's next main loop (slot j at its
 // K tile 2 j) and the rest after that loop: blocks of one to four units, loops of 1, 3, 8 and 9 K tiles (slots staged
 // after the loop, some in it, all in it), D in both orders, edge tiles, a spare cluster row and a consumer whose rows lie
@@ -329,11 +338,7 @@ TEST(GemmDevice, CooperativeBareAcrossUnits) {
     cs.m = b.m; cs.n = b.n; cs.k = b.k;
     cs.in = cs.out = b.t;
     cs.oa = b.a; cs.ob = b.b; cs.od = b.d;
-    cs.tile = GemmTile::cooperative128x256;
-    cs.stream_k = GemmStreamK::off;
-    cs.seed = ++g_seed;
-    const tessera::GemmPlan plan = run_gemm_case(cs);
-    EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+    run_cooperative(cs);
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -383,11 +388,7 @@ TEST(GemmDevice, CooperativeFusedValues) {
     cs.residual = f.residual;
     cs.alpha = f.alpha;
     cs.values = f.values;
-    cs.tile = GemmTile::cooperative128x256;
-    cs.stream_k = GemmStreamK::off;
-    cs.seed = ++g_seed;
-    const tessera::GemmPlan plan = run_gemm_case(cs);
-    EXPECT_EQ(plan.tile, GemmTile::cooperative128x256) << cs.str();
+    run_cooperative(cs);
     if (::testing::Test::HasFailure()) return;
   }
 }
