@@ -51,7 +51,7 @@ struct PersistentStoreWarps {
   // the store has read it -> free (for the next unit: buffer b holds slot b).  The warp frees a buffer only for a
   // later tile, so every barrier phase completes.  Slots 2 and 3 lie in the unit's last ring stage, which this warp
   // releases (for consumer c's four warps) once the stores have read both.  (A tile whose rows all lie past M is
-  // stored too: the map's bounds drop it.)  kDeferred: the bare cooperative kernel's protocol (store_tiles_deferred).
+  // stored too: the map's bounds drop it.)  kDeferred: the bare cooperative kernel's protocol (its branch below).
   template <bool kDeferred>
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                      int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
