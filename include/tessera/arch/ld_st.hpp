@@ -186,6 +186,15 @@ TESSERA_DEVICE_INLINE void st_global_cs_v4_u32(void* gmem_ptr, const uint32_t (&
 
 // ---- shared memory ----
 
+TESSERA_DEVICE_INLINE void ld_shared_u16(uint16_t& r, const void* smem_ptr) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(r) : "r"(detail::ld_st_smem_u32(smem_ptr)) : "memory");
+#else
+  r = 0; (void)smem_ptr;
+  tessera_error_ld_st_requires_sm_80();
+#endif
+}
+
 TESSERA_DEVICE_INLINE void ld_shared_u32(uint32_t& r, const void* smem_ptr) {
 #if defined(TESSERA_ARCH_SM80)
   asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(r) : "r"(detail::ld_st_smem_u32(smem_ptr)) : "memory");

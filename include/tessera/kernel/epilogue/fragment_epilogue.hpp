@@ -29,6 +29,7 @@
 #include <cstdint>      // int64_t, uintptr_t
 #include <utility>      // std::integer_sequence
 
+#include "tessera/arch/ld_st.hpp"              // ld_shared_u16 / u32
 #include "tessera/arch/sm75_ldmatrix.hpp"       // ldmatrix_x4
 #include "tessera/arch/sm90_stmatrix.hpp"      // stmatrix_x4
 #include "tessera/atom/smem_sm90.hpp"           // SmemTileSm90, sw128_tile
@@ -274,6 +275,48 @@ struct FragmentEpilogue {
       acc[i] += x;
       acc[i + 1] += y;
     });
+  }
+
+  // The same two from a copy of the bias in shared memory (16-bit T): s holds the chunk's columns (from its first) or
+  // rows.  By the quad property (kQuadRows) registers 4 j + {0, 1} and 4 j + {2, 3} share columns 8 j + 2 t, + 1: one
+  // 4-byte ld.shared per j, all issued before the first add; a thread's rows are two, r and r + 8.
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_bias_columns_smem(Acc& acc, const unsigned char* s, int thread) {
+    static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0, "fragment epilogue: 16-bit pairs in the quad layout");
+    constexpr int kWords = kChunk / 4;
+    const auto ct = Atom::c_thread(thread);
+    uint32_t w[kWords];
+    frag_detail::static_for<kWords>([&](auto jj) {
+      constexpr auto cv = Atom::template c_value<kFirst + 4 * decltype(jj)::value>();
+      arch::ld_shared_u32(w[jj], s + 2 * (ct.col + cv.col));
+    });
+    frag_detail::static_for<kWords>([&](auto jj) {
+      constexpr int i = kFirst + 4 * decltype(jj)::value;
+      float x, y;
+      Numeric<T>::unpack2(w[jj], x, y);
+      acc[i] += x;
+      acc[i + 1] += y;
+      acc[i + 2] += x;
+      acc[i + 3] += y;
+    });
+  }
+  template <class T, int kFirst>
+  __device__ __forceinline__ static void add_bias_rows_smem(Acc& acc, const unsigned char* s, int thread) {
+    static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0, "fragment epilogue: 16-bit values in the quad layout");
+    const auto ct = Atom::c_thread(thread);
+    constexpr auto cv = Atom::template c_value<kFirst>();
+    uint16_t h0, h1;
+    arch::ld_shared_u16(h0, s + 2 * (ct.row + cv.row));
+    arch::ld_shared_u16(h1, s + 2 * (ct.row + cv.row + 8));
+    float b0, b1;  // (the words' low halves: row r, row r + 8)
+    Numeric<T>::unpack2(static_cast<uint32_t>(h0) | static_cast<uint32_t>(h1) << 16, b0, b1);
+#pragma unroll
+    for (int i = kFirst; i < kFirst + kChunk; i += 4) {
+      acc[i] += b0;
+      acc[i + 1] += b0;
+      acc[i + 2] += b1;
+      acc[i + 3] += b1;
+    }
   }
 
   // acc += bias[m0 + row] for a bias along M of type T covering the whole tile (a thread's registers span two rows).

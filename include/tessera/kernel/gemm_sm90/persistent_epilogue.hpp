@@ -10,6 +10,7 @@
 #include <type_traits>  // std::integral_constant
 
 #include "tessera/arch/config.hpp"                        // TESSERA_ARCH_SM90A
+#include "tessera/arch/sm80_cp_async.hpp"                 // cp_async_ca_4, cp_async_mbarrier_arrive_noinc
 #include "tessera/arch/sm90_mbarrier.hpp"                 // mbarrier_wait_parity
 #include "tessera/arch/sm90_tma.hpp"                      // fence_proxy_async_shared_cta
 #include "tessera/arch/sm90_warpgroup.hpp"                // named_barrier_sync / arrive
@@ -63,7 +64,7 @@ struct PersistentEpilogue {
   // half (64 registers, Epilogue::kChunk; half_row / half_col) at a time: the passes, then D from registers or, with
   // p.d_tma, through the staging tiles that store warp c hands to the TMA unit.  One call site per body: the passes
   // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
-  static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;  // rows of D one consumer stores per unit
+  static constexpr int kConsumerRows = K::kConsumerRows;  // rows of D one consumer stores per unit
   template <bool kBareOnly>
   __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
@@ -141,7 +142,7 @@ struct PersistentEpilogue {
     if (e.bias_along == epilogue::kBiasNone)
       return e.alpha == 1.f && e.act == Activation::none && e.residual == nullptr ? 0 : -1;
     if (e.bias_f32 || (e.bias_along != epilogue::kBiasAlongN && e.bias_along != epilogue::kBiasAlongM)) return -1;
-    if (e.bias_along == epilogue::kBiasAlongN && reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;
+    if (reinterpret_cast<uintptr_t>(e.bias) % 4 != 0) return -1;  // (stage_bias copies 4-byte words)
     // A residual only arriving through TMA in the staging tiles (p.r_tma).
     if (e.residual != nullptr && !p.r_tma) return -1;
     int act = 0;
@@ -154,6 +155,30 @@ struct PersistentEpilogue {
     }
     if (e.bias_along == epilogue::kBiasAlongM) return (e.residual != nullptr ? 13 : 9) + act;
     return 1 + act + (e.residual != nullptr ? 4 : 0);
+  }
+  // Whether the unit of this consumer at (m0, n0) runs a specialised body with a bias (cases 1-16): then its bias
+  // words are in sh.bias[c] when the body starts.  The consumer asks at the unit's start (stage_bias) and after its
+  // drain (the wait), and epilogue_unit picks the body from the same test.
+  __device__ __forceinline__ static bool bias_staged(const Params& p, int m0, int n0) {
+    return specialised(p, m0 + kConsumerRows <= p.m && n0 + kBN <= p.n) >= 1;
+  }
+  // The unit's bias for consumer c into sh.bias[c]: its kBN columns from n0, or its kConsumerRows rows from m0, as 4-byte
+  // words, one cp.async per thread, then one cp.async.mbarrier.arrive.noinc per thread on sh.bias_full[c] (count 128),
+  // for which the consumer waits after its drain.  The named barrier first: every warp of the warpgroup is past the
+  // previous unit's reads of sh.bias[c] (a warp may reach this unit's start while another still runs that body).
+  // The copy runs beside the main loop, so the body reads shared memory, and no global load of the epilogue is in flight
+  // when its fences and barriers come.
+  __device__ __forceinline__ static void stage_bias(const Params& p, SharedStorage& sh, int c, int m0, int n0) {
+    static_assert(kBN * 2 <= K::kBiasBytes && kConsumerRows * 2 <= K::kBiasBytes && kBN % 2 == 0 && kConsumerRows % 2 == 0,
+                  "gemm_sm90 persistent: a unit's bias fits sh.bias");
+    static_assert(kBN / 2 <= 128 && kConsumerRows / 2 <= 128, "gemm_sm90 persistent: one bias word per thread");
+    arch::named_barrier_sync(static_cast<uint32_t>(c == 0 ? K::Barrier::consumer0 : K::Barrier::consumer1), 128);
+    const int thread = K::thread_now();
+    const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
+    const int words = (cols ? kBN : kConsumerRows) / 2;
+    const unsigned char* src = static_cast<const unsigned char*>(p.ep.bias) + 2 * static_cast<int64_t>(cols ? n0 : m0);
+    if (thread < words) arch::cp_async_ca_4(sh.bias[c] + 4 * thread, src + 4 * thread);
+    arch::cp_async_mbarrier_arrive_noinc(&sh.bias_full[c]);
   }
   template <class Act, int kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
@@ -171,17 +196,22 @@ struct PersistentEpilogue {
 #pragma unroll
           for (int i = 0; i < kHalf; ++i) acc[0][i] *= p.ep.alpha;
         }
-        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns<ElemT, 0>(acc[0], p.ep.bias, nh, thread);
-        else Epilogue::template add_bias_rows<ElemT, 0>(acc[0], p.ep.bias, mh, thread);
+        // (from sh.bias[c], stage_bias: the unit's columns from n0, or the consumer's rows from m0)
+        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns_smem<ElemT, 0>(acc[0], sh.bias[c] + 2 * (nh - n0), thread);
+        else Epilogue::template add_bias_rows_smem<ElemT, 0>(acc[0], sh.bias[c] + 2 * (mh - m0), thread);
       }
       // probe: events 8 + 3 half, 9 + 3 half, 10 + 3 half = this half's bias added, activation done, both tiles staged
       if (thread == 0) TTRACE(1 + c, unit, 8 + 3 * half, TCLK());
       Epilogue::template activate<0>(acc[0], act);
       if (thread == 0) TTRACE(1 + c, unit, 9 + 3 * half, TCLK());
-      // (The residual, kResidual, waits in the staging tiles: store_tma_tile adds it.)
+      // (The residual, kResidual, waits in the staging tiles: stage_tma_tile adds it.)  One proxy fence for the half's
+      // two tiles, then both handed over.
       // probe: event 6 = the fourth staging tile's buffer was free
-      store_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, ph, kResidual);
-      store_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
+      stage_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, ph, kResidual);
+      stage_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
+      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+      hand_over(c, 2 * half);
+      hand_over(c, 2 * half + 1);
       if (thread == 0) TTRACE(1 + c, unit, 10 + 3 * half, TCLK());
       if (half == 0) next_half(acc);
     }
@@ -244,6 +274,19 @@ struct PersistentEpilogue {
   // it to the fragment (add_sw128) before D is staged in place.
   template <int kFirst, bool kAddR>
   __device__ __forceinline__ static void store_tma_tile(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
+                                                        int c, int thread, int slot, unsigned char* ring, Phases ph, bool rt) {
+    stage_tma_tile<kFirst, kAddR>(acc, p, sh, c, thread, slot, ring, ph, rt);
+    arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+    hand_over(c, slot);
+  }
+  // Slot `slot` to store warp c (the staged barrier it waits on); the writes are fenced (proxy) before.
+  __device__ __forceinline__ static void hand_over(int c, int slot) {
+    arch::named_barrier_arrive(slot == kRingSlot ? K::staged_ring_bar(c) : slot == kRingSlot3 ? K::staged_ring3_bar(c) : K::staged_bar(c, slot == 1 ? 1 : 0),
+                               kHandoffThreads);
+  }
+  // store_tma_tile's first part: the slot's buffer free (or the residual in it, added), then the stmatrix writes.
+  template <int kFirst, bool kAddR>
+  __device__ __forceinline__ static void stage_tma_tile(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh,
                                                         int c, int thread, int slot, unsigned char* ring, Phases ph, bool rt,
                                                         [[maybe_unused]] int tr_unit = -1, [[maybe_unused]] int tr_ev = 0) {
     const int b = slot == 1 ? 1 : 0;
@@ -260,9 +303,6 @@ struct PersistentEpilogue {
     }
     if (tr_unit >= 0 && thread == 0) TTRACE(1 + c, tr_unit, tr_ev, TCLK());
     Epilogue::template stage_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
-    arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-    arch::named_barrier_arrive(slot == kRingSlot ? K::staged_ring_bar(c) : slot == kRingSlot3 ? K::staged_ring3_bar(c) : K::staged_bar(c, b),
-                               kHandoffThreads);
   }
 #endif  // __CUDACC__ && TESSERA_ARCH_SM90A
 };

@@ -99,6 +99,16 @@ struct GemmSm90Persistent {
   static_assert(kInFlight < kStages, "gemm_sm90 persistent: the ring must hold the K tiles in flight and one more");
   static constexpr int kThreads = 384;
   static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 x 40 + 256 x 232 <= 64 K registers
+  // The bare cooperative kernel (run<true>) gives its producer warpgroup 56 and its consumers 224 (128 x 56 + 256 x 224
+  // = 64,512): its consumers' loop needs fewer than 224, and the producer's and store warps' loop state no longer
+  // spills (ptxas, bf16 (K, K): 20 / 24 bytes of spills instead of 20 / 100; docs/PERF.md).
+  template <bool kBareOnly>
+  static constexpr int kProducerRegsOf = kBareOnly && kCooperative ? 56 : kProducerRegs;
+  template <bool kBareOnly>
+  static constexpr int kConsumerRegsOf = kBareOnly && kCooperative ? 224 : kConsumerRegs;
+  static_assert(128 * kProducerRegsOf<true> + 256 * kConsumerRegsOf<true> <= 65536 &&
+                    128 * kProducerRegsOf<false> + 256 * kConsumerRegsOf<false> <= 65536,
+                "gemm_sm90 persistent: the warpgroups' registers fit the SM's 64 K");
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;
   using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
   static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
@@ -153,6 +163,10 @@ struct GemmSm90Persistent {
   struct DStage {
     alignas(1024) unsigned char tile[2][2][Epilogue::kStageTile.bytes()];  // [consumer][buffer]
   };
+  // A consumer's rows of D per unit (cooperative: its 64 of the 128; ping-pong: the whole unit's), and the bytes of one
+  // unit's 16-bit bias as a consumer's epilogue reads it: kBN columns or its rows, whichever is more.
+  static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;
+  static constexpr int kBiasBytes = 2 * (kBN > kConsumerRows ? kBN : kConsumerRows);
   struct SharedStorage {
     Stage stage[kStages];
     DStage d;
@@ -162,9 +176,15 @@ struct GemmSm90Persistent {
     uint64_t rfull[2][4];  // residual through TMA (p.r_tma): staging slot j of consumer c holds this unit's residual
     uint64_t drained[2];   // residual through TMA: every consumer warp's wgmma of the unit are complete (ping-pong:
                            // per consumer; cooperative: [0] for both)
+    uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
+                            // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
+    // The bias of a unit whose epilogue is a specialised body with a bias (persistent_epilogue.hpp, stage_bias):
+    // consumer c's columns (kBN) or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
+    alignas(16) unsigned char bias[2][kBiasBytes];
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
+  static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "gemm_sm90 persistent: the shared storage fits the 227 KB a block may have");
   static_assert(offsetof(Stage, b) == sizeof(Stage::a), "gemm_sm90 persistent: a stage's B rows follow its A rows (kRingSlot3)");
   static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
   static_assert(sizeof(Stage::a) == static_cast<size_t>(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1)) &&
@@ -238,6 +258,8 @@ struct GemmSm90Persistent {
         for (int j = 0; j < 4; ++j) arch::mbarrier_init(&sh.rfull[c][j], 1);
       arch::mbarrier_init(&sh.drained[0], 4 * kSlices);
       arch::mbarrier_init(&sh.drained[1], 4 * kSlices);
+      arch::mbarrier_init(&sh.bias_full[0], 128);
+      arch::mbarrier_init(&sh.bias_full[1], 128);
       arch::fence_mbarrier_init();
     }
     // The peers' barriers exist before anyone arrives on them or multicasts into their block.
@@ -245,14 +267,14 @@ struct GemmSm90Persistent {
     else __syncthreads();
 
     if (wg == 0) {
-      arch::setmaxnreg_dec<kProducerRegs>();
+      arch::setmaxnreg_dec<kProducerRegsOf<kBareOnly>>();
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
         PersistentStoreWarps<GemmSm90Persistent>::template store_tiles<kBareOnly && kCooperative>(
             sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
-      arch::setmaxnreg_inc<kConsumerRegs>();
+      arch::setmaxnreg_inc<kConsumerRegsOf<kBareOnly>>();
       consume<kBareOnly>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
@@ -367,6 +389,7 @@ struct GemmSm90Persistent {
     uint32_t phase = 0;
     int local = 0;
     [[maybe_unused]] int stored = 0;  // units whose D this warpgroup stored through TMA (the residual barriers' phase)
+    [[maybe_unused]] uint32_t bias_phase = 0;  // the phase of sh.bias_full[c]: the count of stage_bias calls, mod 2
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
     // integer divisions were on the path between one unit's epilogue and the next main loop).
@@ -389,6 +412,12 @@ struct GemmSm90Persistent {
       // Wait for the other warpgroup to have issued its main loop of unit local - 1.
       if (!kCooperative && local > 0)
         arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
+      // A unit whose epilogue is a specialised body with a bias: its bias words into sh.bias[c] now, a main loop
+      // before the body reads them (no global load in the epilogue).
+      if constexpr (!kBareOnly) {
+        if (w.partial < 0 && Epi::bias_staged(p, consumer_m0(w.tm, c), w.tn * kBN))
+          Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
+      }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
       // (The ring position and its phase as loop-local copies, and the trip count as an opaque count-down (a plain
@@ -443,6 +472,12 @@ struct GemmSm90Persistent {
       if (kCooperative && v + 1 < items) w_next = sched.item(worker(), v + 1);
       arch::wgmma_wait<0>();
       if (tr) TTRACE(1 + c, local, 4, TCLK());
+      if constexpr (!kBareOnly) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
+        if (w.partial < 0 && Epi::bias_staged(p, consumer_m0(w.tm, c), w.tn * kBN)) {
+          arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
+          bias_phase ^= 1u;
+        }
+      }
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
