@@ -56,7 +56,7 @@ static void report(const char* name, int m, int n, int k) {
   long long tot_max = 0; double tot = 0; int nb = 0;
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
-  double hs[6] = {0, 0, 0, 0, 0, 0}, hd = 0; int nh = 0;  // the specialised body's halves: bias, activation, staging
+  double hs[6] = {0, 0, 0, 0, 0, 0}, hd = 0, hu = 0; int nh = 0;  // the specialised body's halves: bias, activation, staging
   for (int b = 0; b < 160; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
     long long last = 0;
@@ -72,6 +72,7 @@ static void report(const char* name, int m, int n, int k) {
           long long prev = at(b, wg, u, 4);
           for (int e = 0; e < 6; ++e) { hs[e] += at(b, wg, u, 8 + e) - prev; prev = at(b, wg, u, 8 + e); }
           if (at(b, wg, u, 14)) hd += at(b, wg, u, 14) - at(b, wg, u, 4);
+          if (at(b, wg, u, 15)) hu += at(b, wg, u, 15) - at(b, wg, u, 4);
           ++nh;
         }
         if (at(b, wg, u, 7) && at(b, wg, u, 6)) {  // the bare kernel's epilogue start
@@ -101,8 +102,8 @@ static void report(const char* name, int m, int n, int k) {
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
-  if (nh) printf("  specialised body (%d units): the drain's end to the body %.0f; per half: bias %.0f + activation %.0f + tiles staged %.0f; %.0f + %.0f + %.0f\n", nh,
-                 hd / nh, hs[0] / nh - hd / nh, hs[1] / nh, hs[2] / nh, hs[3] / nh, hs[4] / nh, hs[5] / nh);
+  if (nh) printf("  specialised body (%d units): the drain's end to the epilogue %.0f, to the body %.0f; per half: bias %.0f + activation %.0f + tiles staged %.0f; %.0f + %.0f + %.0f\n", nh,
+                 hu / nh, hd / nh, hs[0] / nh - hd / nh, hs[1] / nh, hs[2] / nh, hs[3] / nh, hs[4] / nh, hs[5] / nh);
   if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;

@@ -66,10 +66,12 @@ struct PersistentEpilogue {
   // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   static constexpr int kConsumerRows = K::kConsumerRows;  // rows of D one consumer stores per unit
   template <bool kBareOnly>
+  // `body`: unit_body(p, m0, n0), worked out by the consumer while the unit's last wgmma drain.
   __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
-                                                       unsigned char* ring, Phases ph) {
+                                                       unsigned char* ring, Phases ph, [[maybe_unused]] int body) {
     if (p.d_tma && m0 >= p.m) return;  // rows past M: nothing to store (the register path tests each row)
+    if (thread == 0) TTRACE(1 + c, unit, 15, TCLK());  // probe: event 15 = the unit's epilogue entered
     [[maybe_unused]] const bool full = m0 + kConsumerRows <= p.m && n0 + kBN <= p.n;
     // The kernel compiled for the bare GEMM through TMA alone (the host launches it only then): one body, whole or
     // partial tiles alike (the TMA store clips the edges), and none of the other bodies' code.
@@ -77,7 +79,7 @@ struct PersistentEpilogue {
       if (p.ep.d_row_major) epilogue_bare<false>(acc, sh, c, thread, unit, ring, ph);
       else epilogue_bare<true>(acc, sh, c, thread, unit, ring, ph);
     } else {
-      switch (specialised(p, full)) {
+      switch (body) {
         case 0: return epilogue_fast<ActNone, kNoBias, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 1: return epilogue_fast<ActNone, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, ActNone{});
         case 2: return epilogue_fast<ActEw<ew::op::Relu>, kBiasCols, false>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
@@ -156,11 +158,11 @@ struct PersistentEpilogue {
     if (e.bias_along == epilogue::kBiasAlongM) return (e.residual != nullptr ? 13 : 9) + act;
     return 1 + act + (e.residual != nullptr ? 4 : 0);
   }
-  // Whether the unit of this consumer at (m0, n0) runs a specialised body with a bias (cases 1-16): then its bias
-  // words are in sh.bias[c] when the body starts.  The consumer asks at the unit's start (stage_bias) and after its
-  // drain (the wait), and epilogue_unit picks the body from the same test.
-  __device__ __forceinline__ static bool bias_staged(const Params& p, int m0, int n0) {
-    return specialised(p, m0 + kConsumerRows <= p.m && n0 + kBN <= p.n) >= 1;
+  // The body of the unit of this consumer at (m0, n0): specialised(p, full).  Cases 1-16 have a bias, whose words are
+  // in sh.bias[c] when the body starts: the consumer asks at the unit's start (stage_bias) and again before its drain
+  // (for the wait and for epilogue_unit's switch; the parameters' loads then run in the drain's shadow).
+  __device__ __forceinline__ static int unit_body(const Params& p, int m0, int n0) {
+    return specialised(p, m0 + kConsumerRows <= p.m && n0 + kBN <= p.n);
   }
   // The unit's bias for consumer c into sh.bias[c]: its kBN columns from n0, or its kConsumerRows rows from m0, as 4-byte
   // words, one cp.async per thread, then one cp.async.mbarrier.arrive.noinc per thread on sh.bias_full[c] (count 128),

@@ -415,7 +415,7 @@ struct GemmSm90Persistent {
       // A unit whose epilogue is a specialised body with a bias: its bias words into sh.bias[c] now, a main loop
       // before the body reads them (no global load in the epilogue).
       if constexpr (!kBareOnly) {
-        if (w.partial < 0 && Epi::bias_staged(p, consumer_m0(w.tm, c), w.tn * kBN))
+        if (w.partial < 0 && Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) >= 1)
           Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
       }
 
@@ -470,10 +470,13 @@ struct GemmSm90Persistent {
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
       if (kCooperative && v + 1 < items) w_next = sched.item(worker(), v + 1);
+      // The unit's epilogue body (Epi::unit_body; -1 for a stream-K piece, which publishes its sums instead).
+      [[maybe_unused]] int body = -1;
+      if constexpr (!kBareOnly) body = w.partial < 0 ? Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) : -1;
       arch::wgmma_wait<0>();
       if (tr) TTRACE(1 + c, local, 4, TCLK());
       if constexpr (!kBareOnly) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
-        if (w.partial < 0 && Epi::bias_staged(p, consumer_m0(w.tm, c), w.tn * kBN)) {
+        if (body >= 1) {
           arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
           bias_phase ^= 1u;
         }
@@ -521,7 +524,7 @@ struct GemmSm90Persistent {
         continue;
       }
       Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
-                    Phases{static_cast<uint32_t>(stored & 1), drained_parity(local)});
+                    Phases{static_cast<uint32_t>(stored & 1), drained_parity(local)}, body);
       stored += ring_slot ? 1 : 0;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }

@@ -8,8 +8,8 @@
 // issued, 4 last wgmma complete, 5 epilogue done, 6 the specialised epilogue's fourth staging tile free (buffer
 // 0's first store read), 7 the bare kernel's epilogue start (ping-pong: its first staging wait; cooperative: the
 // packing of D, which 5 ends: that kernel stages D during the next main loop); the specialised epilogue's steps:
-// 14 the body entered, then per half h 8 + 3 h its bias added, 9 + 3 h its activation done, 10 + 3 h its two
-// tiles staged.  Producer (warpgroup 0):
+// 15 epilogue_unit entered (the bookkeeping after the drain done), 14 the body entered, then per half h 8 + 3 h
+// its bias added, 9 + 3 h its activation done, 10 + 3 h its two tiles staged.  Producer (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
 // at its end.
