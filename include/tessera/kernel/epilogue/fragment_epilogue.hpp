@@ -280,11 +280,10 @@ struct FragmentEpilogue {
   // The same two from a copy of the bias in shared memory (16-bit T): s holds the chunk's columns (from its first) or
   // rows.  By the quad property (kQuadRows) registers 4 j + {0, 1} and 4 j + {2, 3} share columns 8 j + 2 t, + 1: one
   // 4-byte ld.shared per j, all issued before the first add; a thread's rows are two, r and r + 8.
-  // kCount: the registers from kFirst (a chunk, or part of one: a multiple of 4).
-  template <class T, int kFirst, int kCount = kChunk>
+  template <class T, int kFirst>
   __device__ __forceinline__ static void add_bias_columns_smem(Acc& acc, const unsigned char* s, int thread) {
-    static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0 && kCount % 4 == 0, "fragment epilogue: 16-bit pairs in the quad layout");
-    constexpr int kWords = kCount / 4;
+    static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0, "fragment epilogue: 16-bit pairs in the quad layout");
+    constexpr int kWords = kChunk / 4;
     const auto ct = Atom::c_thread(thread);
     uint32_t w[kWords];
     frag_detail::static_for<kWords>([&](auto jj) {
@@ -301,9 +300,9 @@ struct FragmentEpilogue {
       acc[i + 3] += y;
     });
   }
-  template <class T, int kFirst, int kCount = kChunk>
+  template <class T, int kFirst>
   __device__ __forceinline__ static void add_bias_rows_smem(Acc& acc, const unsigned char* s, int thread) {
-    static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0 && kCount % 4 == 0, "fragment epilogue: 16-bit values in the quad layout");
+    static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0, "fragment epilogue: 16-bit values in the quad layout");
     const auto ct = Atom::c_thread(thread);
     constexpr auto cv = Atom::template c_value<kFirst>();
     uint16_t h0, h1;
@@ -312,7 +311,7 @@ struct FragmentEpilogue {
     float b0, b1;  // (the words' low halves: row r, row r + 8)
     Numeric<T>::unpack2(static_cast<uint32_t>(h0) | static_cast<uint32_t>(h1) << 16, b0, b1);
 #pragma unroll
-    for (int i = kFirst; i < kFirst + kCount; i += 4) {
+    for (int i = kFirst; i < kFirst + kChunk; i += 4) {
       acc[i] += b0;
       acc[i + 1] += b0;
       acc[i + 2] += b1;
@@ -354,12 +353,8 @@ struct FragmentEpilogue {
 
   template <int kFirst, class Act>
   __device__ __forceinline__ static void activate(Acc& acc, Act act) {
-    activate_n<kFirst, kChunk>(acc, act);
-  }
-  template <int kFirst, int kCount, class Act>
-  __device__ __forceinline__ static void activate_n(Acc& acc, Act act) {
 #pragma unroll
-    for (int i = kFirst; i < kFirst + kCount; ++i) acc[i] = act(acc[i]);
+    for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] = act(acc[i]);
   }
 
   template <class T, int kFirst>

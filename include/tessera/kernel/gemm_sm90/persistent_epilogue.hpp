@@ -182,48 +182,38 @@ struct PersistentEpilogue {
     if (thread < words) arch::cp_async_ca_4(sh.bias[c] + 4 * thread, src + 4 * thread);
     arch::cp_async_mbarrier_arrive_noinc(&sh.bias_full[c]);
   }
-  // One staging slot (32 registers, 64 columns) per iteration of an inner loop, the next slot's registers moved into
-  // registers 0-31 after it (and the second half's into 0-63 after each half): the loop's code, about 6 KB, is fetched
-  // once and then runs from the instruction cache.  Written out for a whole half (15 KB, run twice a unit), the body's
-  // warps stalled on instruction fetch (ncu: no_instruction, 41% of the body's samples, docs/PERF.md) and each half
-  // took as long as the first.
   template <class Act, int kBias, bool kResidual>
   __device__ __forceinline__ static void epilogue_fast(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
                                                        unsigned char* ring, Phases ph, Act act) {
-    constexpr int kHalf = Epilogue::kChunk, kSlot = 32;  // registers of one half, of one slot
+    constexpr int kHalf = Epilogue::kChunk;  // registers of one half
     static_assert(kHalf == 64 && kHalves * Atom::kValuesC == 2 * kHalf, "gemm_sm90 persistent: two halves of two staging tiles each");
     if (thread == 0) TTRACE(1 + c, unit, 14, TCLK());  // probe: event 14 = the specialised body entered
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
-#pragma unroll 1
-      for (int q = 0; q < 2; ++q) {
-        // registers 0 .. kSlot - 1 of acc[0] hold rows [mh, mh + 64) x columns [nq, nq + 64) (slot 2 half + q)
-        const int mh = m0 + K::half_row(half), nq = n0 + K::half_col(half) + 64 * q;
-        if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
-          if (p.ep.alpha != 1.f) {
+      // registers 0 .. kHalf - 1 of acc[0] hold rows [mh, mh + 64) x columns [nh, nh + 128)
+      const int mh = m0 + K::half_row(half), nh = n0 + K::half_col(half);
+      if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
+        if (p.ep.alpha != 1.f) {
 #pragma unroll
-            for (int i = 0; i < kSlot; ++i) acc[0][i] *= p.ep.alpha;
-          }
-          // (from sh.bias[c], stage_bias: the unit's columns from n0, or the consumer's rows from m0)
-          if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns_smem<ElemT, 0, kSlot>(acc[0], sh.bias[c] + 2 * (nq - n0), thread);
-          else Epilogue::template add_bias_rows_smem<ElemT, 0, kSlot>(acc[0], sh.bias[c] + 2 * (mh - m0), thread);
+          for (int i = 0; i < kHalf; ++i) acc[0][i] *= p.ep.alpha;
         }
-        // probe: events 8 + 3 half, 9 + 3 half = the half's first slot's bias added, its activation done
-        if (thread == 0 && q == 0) TTRACE(1 + c, unit, 8 + 3 * half, TCLK());
-        Epilogue::template activate_n<0, kSlot>(acc[0], act);
-        if (thread == 0 && q == 0) TTRACE(1 + c, unit, 9 + 3 * half, TCLK());
-        // (The residual, kResidual, waits in the staging tile: stage_tma_tile adds it.)
-        // probe: event 6 = the fourth staging tile's buffer was free
-        stage_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half + q, ring, ph, kResidual, half == 1 && q == 1 ? unit : -1, 6);
-        arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-        hand_over(c, 2 * half + q);
-        if (q == 0) {
-#pragma unroll
-          for (int i = 0; i < kSlot; ++i) acc[0][i] = acc[0][i + kSlot];
-        }
+        // (from sh.bias[c], stage_bias: the unit's columns from n0, or the consumer's rows from m0)
+        if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns_smem<ElemT, 0>(acc[0], sh.bias[c] + 2 * (nh - n0), thread);
+        else Epilogue::template add_bias_rows_smem<ElemT, 0>(acc[0], sh.bias[c] + 2 * (mh - m0), thread);
       }
-      // probe: event 10 + 3 half = the half's second slot staged (its bias, activation and staging)
+      // probe: events 8 + 3 half, 9 + 3 half, 10 + 3 half = this half's bias added, activation done, both tiles staged
+      if (thread == 0) TTRACE(1 + c, unit, 8 + 3 * half, TCLK());
+      Epilogue::template activate<0>(acc[0], act);
+      if (thread == 0) TTRACE(1 + c, unit, 9 + 3 * half, TCLK());
+      // (The residual, kResidual, waits in the staging tiles: stage_tma_tile adds it.)  One proxy fence for the half's
+      // two tiles, then both handed over.
+      // probe: event 6 = the fourth staging tile's buffer was free
+      stage_tma_tile<0, kResidual>(acc[0], p, sh, c, thread, 2 * half, ring, ph, kResidual);
+      stage_tma_tile<32, kResidual>(acc[0], p, sh, c, thread, 2 * half + 1, ring, ph, kResidual, half == 1 ? unit : -1, 6);
+      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+      hand_over(c, 2 * half);
+      hand_over(c, 2 * half + 1);
       if (thread == 0) TTRACE(1 + c, unit, 10 + 3 * half, TCLK());
       if (half == 0) next_half(acc);
     }
