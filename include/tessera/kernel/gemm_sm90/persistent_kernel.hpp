@@ -472,15 +472,15 @@ struct GemmSm90Persistent {
       if (kCooperative && v + 1 < items) w_next = sched.item(worker(), v + 1);
       // The unit's epilogue body (Epi::unit_body; -1 for a stream-K piece, which publishes its sums instead).
       [[maybe_unused]] int body = -1;
-      if constexpr (!kBareOnly) body = w.partial < 0 ? Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) : -1;
-      arch::wgmma_wait<0>();
-      if (tr) TTRACE(1 + c, local, 4, TCLK());
-      if constexpr (!kBareOnly) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
-        if (body >= 1) {
+      if constexpr (!kBareOnly) {
+        body = w.partial < 0 ? Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) : -1;
+        if (body >= 1) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
           arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
           bias_phase ^= 1u;
         }
       }
+      arch::wgmma_wait<0>();
+      if (tr) TTRACE(1 + c, local, 4, TCLK());
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
