@@ -277,9 +277,10 @@ struct FragmentEpilogue {
     });
   }
 
-  // The same two from a copy of the bias in shared memory (16-bit T): s holds the chunk's columns (from its first) or
-  // rows.  By the quad property (kQuadRows) registers 4 j + {0, 1} and 4 j + {2, 3} share columns 8 j + 2 t, + 1: one
-  // 4-byte ld.shared per j, all issued before the first add; a thread's rows are two, r and r + 8.
+  // acc += bias[col] for a 16-bit bias along N whose copy in shared memory `s` starts at the column of register 0 (the
+  // Hopper kernels stage a unit's bias there during its main loop).  By the quad property (kQuadRows) registers
+  // 4 j + {0, 1} and 4 j + {2, 3} share columns 8 j + 2 t, + 1: one 4-byte ld.shared per j, all issued before the first
+  // add.
   template <class T, int kFirst>
   __device__ __forceinline__ static void add_bias_columns_smem(Acc& acc, const unsigned char* s, int thread) {
     static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0, "fragment epilogue: 16-bit pairs in the quad layout");
@@ -300,14 +301,15 @@ struct FragmentEpilogue {
       acc[i + 3] += y;
     });
   }
+  // acc += bias[row] for a 16-bit bias along M whose copy in shared memory `s` starts at the tile's first row: by the
+  // quad property a thread's registers hold two rows, r (4 j + {0, 1}) and r + 8 (4 j + {2, 3}).
   template <class T, int kFirst>
   __device__ __forceinline__ static void add_bias_rows_smem(Acc& acc, const unsigned char* s, int thread) {
     static_assert(sizeof(T) == 2 && kQuadRows && kFirst % 4 == 0, "fragment epilogue: 16-bit values in the quad layout");
-    const auto ct = Atom::c_thread(thread);
-    constexpr auto cv = Atom::template c_value<kFirst>();
+    const int r = Atom::c_thread(thread).row;
     uint16_t h0, h1;
-    arch::ld_shared_u16(h0, s + 2 * (ct.row + cv.row));
-    arch::ld_shared_u16(h1, s + 2 * (ct.row + cv.row + 8));
+    arch::ld_shared_u16(h0, s + 2 * r);
+    arch::ld_shared_u16(h1, s + 2 * (r + 8));
     float b0, b1;  // (the words' low halves: row r, row r + 8)
     Numeric<T>::unpack2(static_cast<uint32_t>(h0) | static_cast<uint32_t>(h1) << 16, b0, b1);
 #pragma unroll
@@ -317,14 +319,6 @@ struct FragmentEpilogue {
       acc[i + 2] += b1;
       acc[i + 3] += b1;
     }
-  }
-
-  // acc += bias[m0 + row] for a bias along M of type T covering the whole tile (a thread's registers span two rows).
-  template <class T, int kFirst>
-  __device__ __forceinline__ static void add_bias_rows(Acc& acc, const void* bias, int m0, int thread) {
-    using P = frag_detail::Pair<T>;
-    const T* b = static_cast<const T*>(bias) + m0;
-    for_each<kFirst>(thread, [&](auto i, int r, int) { acc[i] += P::load1(b + r); });
   }
 
   template <class T, int kFirst>

@@ -65,8 +65,8 @@ struct PersistentEpilogue {
   // p.d_tma, through the staging tiles that store warp c hands to the TMA unit.  One call site per body: the passes
   // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   static constexpr int kConsumerRows = K::kConsumerRows;  // rows of D one consumer stores per unit
-  template <bool kBareOnly>
   // `body`: unit_body(p, m0, n0), worked out by the consumer while the unit's last wgmma drain.
+  template <bool kBareOnly>
   __device__ __forceinline__ static void epilogue_unit(float (&acc)[kHalves][Atom::kValuesC], const Params& p, int m0, int n0,
                                                        SharedStorage& sh, int c, int thread, [[maybe_unused]] int unit,
                                                        unsigned char* ring, Phases ph, [[maybe_unused]] int body) {
@@ -166,7 +166,7 @@ struct PersistentEpilogue {
   }
   // The unit's bias for consumer c into sh.bias[c]: its kBN columns from n0, or its kConsumerRows rows from m0, as 4-byte
   // words, one cp.async per thread, then one cp.async.mbarrier.arrive.noinc per thread on sh.bias_full[c] (count 128),
-  // for which the consumer waits after its drain.  The named barrier first: every warp of the warpgroup is past the
+  // for which the consumer waits as its last wgmma drain (every unit that staged, so the phases stay in step).  The named barrier first: every warp of the warpgroup is past the
   // previous unit's reads of sh.bias[c] (a warp may reach this unit's start while another still runs that body).
   // The copy runs beside the main loop, so the body reads shared memory, and no global load of the epilogue is in flight
   // when its fences and barriers come.

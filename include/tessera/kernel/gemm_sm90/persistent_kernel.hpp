@@ -6,10 +6,12 @@
 //                clusters) x kClusterM; cluster c takes units c, c + C, c + 2C, ... of the tile scheduler
 //                (kernel/gemm/scheduler.hpp: grouped tile order, split-K units), block rank r of the
 //                cluster tile row kClusterM * tm + r.
-//   warpgroup 0  producer (setmaxnreg 40): one thread issues, per K tile, the TMA loads of a stage after
-//                waiting for the stage to be empty: its own A box and its part of B, multicast to the cluster.
+//   warpgroup 0  producer (setmaxnreg 40; 56 in the bare cooperative kernel): one thread issues, per K tile, the
+//                TMA loads of a stage after waiting for the stage to be empty: its own A box and its part of B,
+//                multicast to the cluster.
 //                TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
-//   warpgroups 1, 2  consumers (setmaxnreg 232): 128 fp32 accumulators per thread.  Cooperative: both on one
+//   warpgroups 1, 2  consumers (setmaxnreg 232; 224 in the bare cooperative kernel): 128 fp32 accumulators per
+//                thread.  Cooperative: both on one
 //                128 x 256 unit (rows 0-63, 64-127; one wgmma m64n256k16 per 16-wide K step).  Ping-pong: each
 //                on a whole 128 x 128 unit (two m64n128k16 per K step), local unit i to consumer i % 2.
 //   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
@@ -35,7 +37,8 @@
 //                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual; bias per row
 //                + the same activations) run a
 //                specialised straight-line body (epilogue_fast, persistent_epilogue.hpp); the rest the general one.  Otherwise D is
-//                stored from registers.
+//                stored from registers.  A specialised body's bias is copied into shared memory (sh.bias[c], cp.async
+//                completing on bias_full[c]) when its unit starts, so the epilogue reads no global memory for it.
 //                Split-K units and stream-K pieces first exchange their partial sums through the workspace
 //                (persistent_partials.hpp): the split that completes the count, or the piece holding the tile's
 //                K tile 0, adds them in a fixed order (deterministic) and stores D.
