@@ -48,6 +48,7 @@ struct GemmCase {
   float alpha = 1.f, beta = 0.f;
   BiasMode bias = BiasMode::none;
   Dtype bias_type = Dtype::f32;
+  int off_bias = 0;  // element offset of the bias's base pointer (1 with a 16-bit bias: 2-byte aligned only)
   Activation act = Activation::none;
   float p0 = 0.f, p1 = 0.f;  // leaky slope, or clamp lo / hi
   bool residual = false;
@@ -70,7 +71,7 @@ struct GemmCase {
       << " math=" << static_cast<int>(math) << " orders(a,b,c,d,r)=" << o(oa) << o(ob) << o(oc) << o(od) << o(orr)
       << " pads=" << pad_a << "," << pad_b << "," << pad_c << "," << pad_d << "," << pad_r << " offs=" << off_a << ","
       << off_b << "," << off_c << "," << off_d << "," << off_r << " alpha=" << alpha << " beta=" << beta
-      << " bias=" << bias_mode_name(bias) << "/" << dtype_name(bias_type) << " act=" << activation_name(act) << "(" << p0
+      << " bias=" << bias_mode_name(bias) << "/" << dtype_name(bias_type) << "+" << off_bias << " act=" << activation_name(act) << "(" << p0
       << "," << p1 << ") residual=" << residual << " c_is_d=" << c_is_d << " tile=" << static_cast<int>(tile)
       << " split_k=" << split_k << " stream_k=" << static_cast<int>(stream_k) << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed
       << " values=" << static_cast<int>(values);
@@ -246,10 +247,11 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   if (nb) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     bias.resize(static_cast<size_t>(nb));
-    bias_bytes.resize(static_cast<size_t>(nb) * dtype_bytes(cs.bias_type));
+    bias_bytes.resize(static_cast<size_t>(nb + cs.off_bias) * dtype_bytes(cs.bias_type));
+    for (int64_t i = 0; i < cs.off_bias; ++i) store_elem(cs.bias_type, bias_bytes.data(), i, 1e3);  // read by no one
     for (int64_t i = 0; i < nb; ++i) {
       bias[static_cast<size_t>(i)] = round_to(cs.bias_type, u(rng));
-      store_elem(cs.bias_type, bias_bytes.data(), i, bias[static_cast<size_t>(i)]);
+      store_elem(cs.bias_type, bias_bytes.data(), cs.off_bias + i, bias[static_cast<size_t>(i)]);
     }
   }
   upload(db, A);
@@ -268,7 +270,7 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   g.alpha = cs.alpha;
   g.beta = cs.beta;
   g.bias_mode = cs.bias;
-  g.bias = dbias;
+  g.bias = dbias ? static_cast<unsigned char*>(dbias) + static_cast<size_t>(cs.off_bias) * dtype_bytes(cs.bias_type) : nullptr;
   g.bias_type = cs.bias_type;
   g.bias_size = nb;
   g.activation = cs.act;

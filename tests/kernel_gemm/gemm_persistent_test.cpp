@@ -148,7 +148,9 @@ TEST(GemmDevice, CooperativeBareAcrossUnits) {
 // tiles; D in both orders; A column-major (bias along the kernel's M); every bias kind and type, alpha, the four
 // activations of the specialised bodies, with and without the residual; edge tiles, a spare cluster row and a consumer
 // whose rows lie past M; and values that a reduced-precision intermediate would lose: rows spanning more than 2^28 in
-// magnitude within 64 columns, exact zeros, and +-inf sums (the activations' limits: gelu and silu of -inf are 0).
+// magnitude within 64 columns, exact zeros, and +-inf sums (the activations' limits: gelu and silu of -inf are 0); and a
+// 16-bit bias aligned to 2 bytes only (either kind), which the bodies' staged copy (4-byte words) leaves to the general
+// epilogue.
 TEST(GemmDevice, CooperativeFusedValues) {
   TESSERA_REQUIRE_SM(90);
   using A = Activation;
@@ -162,6 +164,7 @@ TEST(GemmDevice, CooperativeFusedValues) {
     bool residual;
     float alpha;
     tessera::test::GemmValues values;
+    int off_bias = 0;  // 1: a 16-bit bias aligned to 2 bytes only (the general epilogue; the bodies copy 4-byte words)
   };
   const BiasMode col = BiasMode::per_column, row = BiasMode::per_row, scal = BiasMode::scalar, none = BiasMode::none;
   const Fused cases[] = {
@@ -177,6 +180,9 @@ TEST(GemmDevice, CooperativeFusedValues) {
       {2600, 2104, 512, R, C, R, none, Dtype::bf16, A::gelu_tanh, false, 1.f, V::zero_rows},
       {2600, 2104, 512, R, C, R, col, Dtype::bf16, A::silu, true, 1.f, V::inf_rows},
       {2600, 2104, 256, R, C, R, col, Dtype::f32, A::gelu_tanh, false, -1.f, V::inf_rows},
+      {2600, 2104, 256, R, C, R, row, Dtype::bf16, A::gelu_tanh, false, 1.f, V::uniform, 1},
+      {2600, 2104, 256, R, C, R, col, Dtype::bf16, A::silu, true, 1.f, V::uniform, 1},
+      {2600, 2104, 256, R, C, R, row, Dtype::bf16, A::silu, false, -0.5f, V::uniform},  // a per-row body (case 12)
   };
   for (const Fused& f : cases) {
     GemmCase cs;
@@ -185,6 +191,7 @@ TEST(GemmDevice, CooperativeFusedValues) {
     cs.oa = f.a; cs.ob = f.b; cs.od = f.d; cs.orr = f.d;
     cs.bias = f.bias;
     cs.bias_type = f.bias_type;
+    cs.off_bias = f.off_bias;
     cs.act = f.act;
     cs.residual = f.residual;
     cs.alpha = f.alpha;
