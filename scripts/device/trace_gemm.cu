@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cuda_bf16.h>
 #include "tessera/host/gemm.hpp"
+#include "tessera/kernel/gemm_sm90/trace.hpp"  // kTraceBlocks, kTraceUnits, kTraceEvents
 extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear();
 extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count);
@@ -48,16 +49,16 @@ static void flush_l2() {
   read_pass<<<528, 512>>>(buf, n, sink);
 }
 static void report(const char* name, int m, int n, int k) {
-  constexpr int kEv = 16;  // events per unit (kernel/gemm_sm90/trace.hpp, kTraceEvents)
-  std::vector<unsigned long long> t(160 * 3 * 8 * kEv);
+  using tessera::gemm_sm90::kTraceBlocks, tessera::gemm_sm90::kTraceUnits, tessera::gemm_sm90::kTraceEvents;
+  std::vector<unsigned long long> t(kTraceBlocks * 3 * kTraceUnits * kTraceEvents);
   trace_dump(t.data(), t.size());
-  auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * 8 + u) * kEv + e]; };
+  auto at = [&](int b, int wg, int u, int e) { return (long long)t[((b * 3 + wg) * kTraceUnits + u) * kTraceEvents + e]; };
   double first = 0, loop = 0, fwait = 0, drain = 0, epi = 0, gap = 0, pwait = 0, e6 = 0, e5 = 0; int nu = 0, ng = 0, np = 0, ne = 0;
   long long tot_max = 0; double tot = 0; int nb = 0;
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
   double hs[6] = {0, 0, 0, 0, 0, 0}, hd = 0, hu = 0; int nh = 0;  // the specialised body's halves: bias, activation, staging
-  for (int b = 0; b < 160; ++b) {
+  for (int b = 0; b < kTraceBlocks; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
     long long last = 0;
     for (int wg = 1; wg <= 2; ++wg)
@@ -107,7 +108,7 @@ static void report(const char* name, int m, int n, int k) {
   if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;
-  for (int b = 0; b < 160; ++b) {
+  for (int b = 0; b < kTraceBlocks; ++b) {
     const long long s = at(b, 0, 7, 6), e = at(b, 0, 7, 5);
     if (!s) continue;
     if (!g0 || s < g0) g0 = s;

@@ -22,8 +22,10 @@
 
 namespace tessera::gemm_sm90 {
 
-#if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
+// The buffer's shape (scripts/device/trace_gemm.cu reads it with the same constants).
 inline constexpr int kTraceBlocks = 160, kTraceUnits = 8, kTraceEvents = 16;
+
+#if defined(TESSERA_GEMM_TRACE) && defined(__CUDACC__)
 static __device__ unsigned long long g_gemm_trace[kTraceBlocks * 3 * kTraceUnits * kTraceEvents];
 __device__ __forceinline__ unsigned long long trace_clock() {
   unsigned long long t;
