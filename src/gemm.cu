@@ -124,12 +124,19 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     }
     kargs = kargs_sm90;
   }
-  // The bare GEMM through TMA stores runs the kernel compiled for it alone, where there is one.
+  // The bare GEMM through TMA stores runs the kernel compiled for it alone, where there is one; so do the menus that
+  // kernel also takes (KernelInfo::bare_menus: alpha, a bias of D's type along N or M, relu / gelu_tanh / silu).
   const void* fn = c.kernel.fn;
   {
     const epilogue::Params& e = kp.ep;
-    if (c.kernel.fn_bare && kp.d_tma && e.d_type == p.in && e.alpha == 1.f && e.beta == 0.f &&
-        e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr)
+    const bool bare = e.alpha == 1.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none;
+    const bool bias_ok = e.bias_along == epilogue::kBiasNone ||
+                         ((e.bias_along == epilogue::kBiasAlongN || e.bias_along == epilogue::kBiasAlongM) && !e.bias_f32 &&
+                          reinterpret_cast<uintptr_t>(e.bias) % 4 == 0);
+    const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
+                        e.act == Activation::silu;
+    if (c.kernel.fn_bare && kp.d_tma && e.d_type == p.in && e.beta == 0.f && e.residual == nullptr &&
+        (bare || (c.kernel.bare_menus && bias_ok && act_ok)))
       fn = c.kernel.fn_bare;
   }
   cudaError_t e;

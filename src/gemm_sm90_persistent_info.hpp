@@ -28,6 +28,7 @@ KernelInfo persistent_info() {
   info.box_d[1] = K::kBoxD.outer;
   info.fn_bare =
       reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor, true>);
+  info.bare_menus = kCooperative;
   return info;
 }
 

@@ -57,6 +57,7 @@ static void report(const char* name, int m, int n, int k) {
   long long tot_max = 0; double tot = 0; int nb = 0;
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
+  double dstage = 0; int nd = 0;                      // the deferred staging's cycles in a consumer's main loop
   double hs[6] = {0, 0, 0, 0, 0, 0}, hd = 0, hu = 0; int nh = 0;  // the specialised body's halves: bias, activation, staging
   for (int b = 0; b < kTraceBlocks; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
@@ -79,6 +80,7 @@ static void report(const char* name, int m, int n, int k) {
         if (at(b, wg, u, 7) && at(b, wg, u, 6)) {  // the bare kernel's epilogue start
           e7a += at(b, wg, u, 7) - at(b, wg, u, 4); e7b += at(b, wg, u, 6) - at(b, wg, u, 7); ++ne7;
         }
+        if (at(b, wg, u, 8) && !at(b, wg, u, 13) && at(b, wg, u, 7)) { dstage += at(b, wg, u, 8) - 1; ++nd; }
         if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
         last = std::max(last, at(b, wg, u, 5));
       }
@@ -105,6 +107,7 @@ static void report(const char* name, int m, int n, int k) {
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
   if (nh) printf("  specialised body (%d units): the drain's end to the epilogue %.0f, to the body %.0f; per half: bias %.0f + activation %.0f + tiles staged %.0f; %.0f + %.0f + %.0f\n", nh,
                  hu / nh, hd / nh, hs[0] / nh - hd / nh, hs[1] / nh, hs[2] / nh, hs[3] / nh, hs[4] / nh, hs[5] / nh);
+  if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit\n", nd, dstage / nd);
   if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;

@@ -10,7 +10,7 @@
 #include <type_traits>  // std::integral_constant
 
 #include "tessera/arch/config.hpp"                        // TESSERA_ARCH_SM90A
-#include "tessera/arch/sm80_cp_async.hpp"                 // cp_async_ca_4, cp_async_mbarrier_arrive_noinc
+#include "tessera/arch/sm80_cp_async.hpp"                 // cp_async_ca_zfill, cp_async_mbarrier_arrive_noinc
 #include "tessera/arch/sm90_mbarrier.hpp"                 // mbarrier_wait_parity
 #include "tessera/arch/sm90_tma.hpp"                      // fence_proxy_async_shared_cta
 #include "tessera/arch/sm90_warpgroup.hpp"                // named_barrier_sync / arrive
@@ -37,6 +37,48 @@ struct PersistentEpilogue {
   static constexpr uint32_t kHandoffThreads = K::kHandoffThreads;
 
   // ---- the bare cooperative kernel's deferred staging (K::consume stages a unit's D during the next main loop) ----
+  // The menus that kernel runs (the host launches it for these alone, gemm.cu; KernelInfo::bare_menus): D of the
+  // operands' type through TMA, beta = 0, no residual, any alpha, a bias of D's type per column or per row (4-byte
+  // aligned) or none, and no activation, relu, gelu_tanh or silu.  After the drain the consumer applies them to its
+  // fragment in fp32 (the bias from sh.bias[c], which stage_bias copied during the main loop), as the specialised
+  // bodies do, and packs D; the staging then runs in the next unit's main loop.  kMenuBare: D = A B, packed as it is.
+  static constexpr int kMenuBare = 0, kMenuFused = 1;
+  __device__ __forceinline__ static int defer_menu(const Params& p) {
+    const epilogue::Params& e = p.ep;
+    return e.alpha != 1.f || e.bias_along != epilogue::kBiasNone || e.act != Activation::none ? kMenuFused : kMenuBare;
+  }
+  // After the drain: the fragment of a unit, through the menu, into pk as D's 16-bit pairs.
+  __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
+                                                       uint32_t (&pk)[Atom::kValuesC / 2]) {
+    static_assert(Atom::kValuesC == 2 * Epilogue::kChunk, "gemm_sm90 persistent: the fragment is two chunks");
+    constexpr int kC = Epilogue::kChunk;
+    const epilogue::Params& e = p.ep;
+    if (defer_menu(p) == kMenuFused) {
+      if (e.alpha != 1.f) {
+#pragma unroll
+        for (int i = 0; i < Atom::kValuesC; ++i) acc[i] *= e.alpha;
+      }
+      const int thread = K::thread_now();
+      if (e.bias_along == epilogue::kBiasAlongN) {
+        Epilogue::template add_bias_columns_smem<ElemT, 0>(acc, sh.bias[c], thread);
+        Epilogue::template add_bias_columns_smem<ElemT, kC>(acc, sh.bias[c], thread);
+      } else if (e.bias_along == epilogue::kBiasAlongM) {
+        Epilogue::template add_bias_rows_smem<ElemT, 0>(acc, sh.bias[c], thread);
+        Epilogue::template add_bias_rows_smem<ElemT, kC>(acc, sh.bias[c], thread);
+      }
+      auto activate = [&](auto act) {
+        Epilogue::template activate<0>(acc, act);
+        Epilogue::template activate<kC>(acc, act);
+      };
+      switch (e.act) {
+        case Activation::relu: activate(ActEw<ew::op::Relu>{}); break;
+        case Activation::gelu_tanh: activate(ActEw<ew::op::GeluTanhHw>{}); break;
+        case Activation::silu: activate(ActEw<ew::op::SiluHw>{}); break;
+        default: break;
+      }
+    }
+    Epilogue::template pack_pairs<ElemT>(acc, pk);
+  }
   // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
   // buffer j % 2 once store warp c has freed it (its store of slot j - 2, or of the previous unit's slot j + 2, has read
   // it), then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).
@@ -178,8 +220,11 @@ struct PersistentEpilogue {
     const int thread = K::thread_now();
     const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
     const int words = (cols ? kBN : kConsumerRows) / 2;
-    const unsigned char* src = static_cast<const unsigned char*>(p.ep.bias) + 2 * static_cast<int64_t>(cols ? n0 : m0);
-    if (thread < words) arch::cp_async_ca_4(sh.bias[c] + 4 * thread, src + 4 * thread);
+    // Clipped at D's edge (the bare cooperative kernel stages edge units too): the bytes past N (M) are zero-filled
+    // and not read.  (The bias's base is 4-byte aligned, so each source word is.)
+    const int e = (cols ? n0 : m0) + 2 * thread, left = (cols ? p.n : p.m) - e;
+    const unsigned char* src = static_cast<const unsigned char*>(p.ep.bias) + (left > 0 ? 2 * static_cast<int64_t>(e) : 0);
+    if (thread < words) arch::cp_async_ca_zfill<4>(sh.bias[c] + 4 * thread, src, left >= 2 ? 4u : left == 1 ? 2u : 0u);
     arch::cp_async_mbarrier_arrive_noinc(&sh.bias_full[c]);
   }
   template <class Act, int kBias, bool kResidual>

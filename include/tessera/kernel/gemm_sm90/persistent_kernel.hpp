@@ -412,6 +412,7 @@ struct GemmSm90Persistent {
       const bool tr = thread == 0;
       if (tr) TTRACE(1 + c, local, 0, TCLK());
       unsigned long long fsum = 0;
+      [[maybe_unused]] unsigned long long ssum = 0;  // (probe) the deferred staging's cycles in this main loop
       // Wait for the other warpgroup to have issued its main loop of unit local - 1.
       if (!kCooperative && local > 0)
         arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
@@ -420,6 +421,8 @@ struct GemmSm90Persistent {
       if constexpr (!kBareOnly) {
         if (w.partial < 0 && Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) >= 1)
           Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
+      } else if constexpr (kDefer) {  // (the bare kernel's menus, Epi::defer_menu: every unit with a bias, edges clipped)
+        if (w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
       }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
@@ -451,7 +454,11 @@ struct GemmSm90Persistent {
         }
         arch::wgmma_commit();
         if constexpr (kDefer) {
-          if (pending && kt < kDeferAt * kSlots && kt % kDeferAt == 0) Epi::stage_deferred(pk, p, sh, c, kt / kDeferAt);
+          if (pending && kt < kDeferAt * kSlots && kt % kDeferAt == 0) {
+            const unsigned long long ts0 = TCLK();
+            Epi::stage_deferred(pk, p, sh, c, kt / kDeferAt);
+            ssum += TCLK() - ts0;
+          }
         }
         arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
@@ -472,12 +479,18 @@ struct GemmSm90Persistent {
       // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
+      if (kDefer && tr) TTRACE(1 + c, local, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
       if (kCooperative && v + 1 < items) w_next = sched.item(worker(), v + 1);
       // The unit's epilogue body (Epi::unit_body; -1 for a stream-K piece, which publishes its sums instead).
       [[maybe_unused]] int body = -1;
       if constexpr (!kBareOnly) {
         body = w.partial < 0 ? Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) : -1;
         if (body >= 1) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
+          arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
+          bias_phase ^= 1u;
+        }
+      } else if constexpr (kDefer) {
+        if (w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone) {
           arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
           bias_phase ^= 1u;
         }
@@ -520,7 +533,7 @@ struct GemmSm90Persistent {
       if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
         if (consumer_m0(w.tm, c) < p.m) {
           if (tr) TTRACE(1 + c, local, 7, TCLK());
-          Epilogue::template pack_pairs<ElemT>(acc[0], pk);
+          Epi::pack_deferred(acc[0], p, sh, c, pk);
           pending = true;
           if (tr) TTRACE(1 + c, local, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
         }
