@@ -434,6 +434,13 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 2100; c.n = 1800; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.stream_k = GemmStreamK::on;
       c.workspace = true; c.reuse_workspace = true; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
       c.act = Activation::gelu_tanh; c.residual = true; add(c); }
+    // The bare cooperative kernel's fused menus (KernelInfo::bare_menus: the bias staged in shared memory, clipped at
+    // D's edge; applied after the drain, staged during the next main loop): several units per block with loops of 7 K
+    // tiles, edge tiles, a spare cluster row, D column-major; a per-row bias with alpha and relu, a consumer past M.
+    { GemmCase c; c.m = 2104; c.n = 1800; c.k = 392; c.tile = GemmTile::cooperative128x256; c.ob = C; c.od = C;
+      c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::gelu_tanh; add(c); }
+    { GemmCase c; c.m = 2100; c.n = 1000; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.alpha = 0.75f;
+      c.bias = BiasMode::per_row; c.bias_type = Dtype::bf16; c.act = Activation::relu; add(c); }
     // The persistent kernels compiled for the bare GEMM alone (KernelInfo::fn_bare): edge tiles and a spare cluster row,
     // D column-major from the ping-pong kernel, and the stream-K tail.
     { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; add(c); }
