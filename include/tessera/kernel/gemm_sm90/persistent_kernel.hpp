@@ -33,7 +33,9 @@
 //                (cp.async.bulk.wait_group.read) and frees it or releases the ring stage; the consumer goes
 //                on to the next chunk and then to the next unit's main loop meanwhile.  (The cooperative kernel
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
-//                loop instead: stage_deferred, every slot through the two buffers.)  Whole tiles with the
+//                loop instead: stage_deferred, every slot through the two buffers.  It also runs alpha, a bias of
+//                D's type and relu / gelu_tanh / silu, applied after the drain before the pack: Epi::defer_menu.)
+//                Whole tiles with the
 //                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual; bias per row
 //                + the same activations) run a
 //                specialised straight-line body (epilogue_fast, persistent_epilogue.hpp); the rest the general one.  Otherwise D is
