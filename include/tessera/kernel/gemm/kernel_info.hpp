@@ -37,8 +37,8 @@ struct KernelInfo {
   bool tma_store = false;
   unsigned box_d[2] = {0, 0};
   // Persistent Hopper kernels: the same kernel compiled with the bare epilogue alone (D = A B through TMA stores,
-  // alpha = 1, beta = 0, nothing else; D of the operands' type), launched in place of fn for exactly that
-  // epilogue: its code is a fraction of fn's, which the instruction cache feels between units.  Null: none.
+  // alpha = 1, beta = 0, nothing else; D of the operands' type), launched in place of fn for that epilogue (and for
+  // bare_menus', below): its code is a fraction of fn's, which the instruction cache feels between units.  Null: none.
   const void* fn_bare = nullptr;
   // fn_bare also runs these menus (the cooperative kernels; kernel/gemm_sm90/persistent_epilogue.hpp, defer_menu):
   // D of the operands' type through TMA, beta = 0, no residual, any alpha, a bias of D's type per column or per row

@@ -208,10 +208,11 @@ struct PersistentEpilogue {
   }
   // The unit's bias for consumer c into sh.bias[c]: its kBN columns from n0, or its kConsumerRows rows from m0, as 4-byte
   // words, one cp.async per thread, then one cp.async.mbarrier.arrive.noinc per thread on sh.bias_full[c] (count 128),
-  // for which the consumer waits as its last wgmma drain (every unit that staged, so the phases stay in step).  The named barrier first: every warp of the warpgroup is past the
-  // previous unit's reads of sh.bias[c] (a warp may reach this unit's start while another still runs that body).
-  // The copy runs beside the main loop, so the body reads shared memory, and no global load of the epilogue is in flight
-  // when its fences and barriers come.
+  // for which the consumer waits as its last wgmma drain (every unit that staged, so the phases stay in step).  The
+  // named barrier first: every warp of the warpgroup is past the previous unit's reads of sh.bias[c] (a warp may reach
+  // this unit's start while another still reads them).  The copy runs beside the main loop, so the epilogue (a
+  // specialised body, or the bare cooperative kernel's pack_deferred) reads shared memory, and no global load of the
+  // epilogue is in flight when its fences and barriers come.
   __device__ __forceinline__ static void stage_bias(const Params& p, SharedStorage& sh, int c, int m0, int n0) {
     static_assert(kBN * 2 <= K::kBiasBytes && kConsumerRows * 2 <= K::kBiasBytes && kBN % 2 == 0 && kConsumerRows % 2 == 0,
                   "gemm_sm90 persistent: a unit's bias fits sh.bias");
