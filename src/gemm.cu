@@ -135,8 +135,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
                           reinterpret_cast<uintptr_t>(e.bias) % 4 == 0);
     const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
                         e.act == Activation::silu;
-    if (c.kernel.fn_bare && kp.d_tma && e.d_type == p.in && e.beta == 0.f && e.residual == nullptr &&
-        (bare || (c.kernel.bare_menus && bias_ok && act_ok)))
+    if (c.kernel.fn_bare && kp.d_tma && e.d_type == p.in && e.beta == 0.f &&
+        ((bare && e.residual == nullptr) || (c.kernel.bare_menus && bias_ok && act_ok && (e.residual == nullptr || kp.r_tma))))
       fn = c.kernel.fn_bare;
   }
   cudaError_t e;

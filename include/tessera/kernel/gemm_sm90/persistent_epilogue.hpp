@@ -39,43 +39,59 @@ struct PersistentEpilogue {
   // ---- the bare cooperative kernel's deferred staging (K::consume stages a unit's D during the next main loop) ----
   // The menus that kernel runs (the host launches it for these alone, gemm.cu; KernelInfo::bare_menus): D of the
   // operands' type through TMA, beta = 0, no residual, any alpha, a bias of D's type per column or per row (4-byte
-  // aligned) or none, and no activation, relu, gelu_tanh or silu.  After the drain the consumer applies them to its
+  // aligned) or none, no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  After the
+  // drain the consumer applies them to its
   // fragment in fp32 (the bias from sh.bias[c], which stage_bias copied during the main loop), as the specialised
   // bodies do, and packs D; the staging then runs in the next unit's main loop.  kMenuBare: D = A B, packed as it is.
   static constexpr int kMenuBare = 0, kMenuFused = 1;
   __device__ __forceinline__ static int defer_menu(const Params& p) {
     const epilogue::Params& e = p.ep;
-    return e.alpha != 1.f || e.bias_along != epilogue::kBiasNone || e.act != Activation::none ? kMenuFused : kMenuBare;
+    return e.alpha != 1.f || e.bias_along != epilogue::kBiasNone || e.act != Activation::none || e.residual != nullptr
+               ? kMenuFused
+               : kMenuBare;
   }
-  // After the drain: the fragment of a unit, through the menu, into pk as D's 16-bit pairs.
+  // After the drain: the fragment of a unit, through the menu, into pk as D's 16-bit pairs.  With a residual (p.r_tma)
+  // the store warp has loaded slots 0-1's residual boxes into the two buffers (rfull[c][0..1], phase `rph`); the
+  // consumer adds them after the first half's activation, hands the buffers back (staged barriers, "read"), and adds
+  // slots 2-3's, which the store warp loads into the same buffers meanwhile (rfull[c][2..3]), after the second half's
+  // (persistent_store_warps.hpp, store_tiles_deferred_residual).
   __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
-                                                       uint32_t (&pk)[Atom::kValuesC / 2]) {
+                                                       uint32_t (&pk)[Atom::kValuesC / 2], uint32_t rph) {
     static_assert(Atom::kValuesC == 2 * Epilogue::kChunk, "gemm_sm90 persistent: the fragment is two chunks");
     constexpr int kC = Epilogue::kChunk;
     const epilogue::Params& e = p.ep;
     if (defer_menu(p) == kMenuFused) {
-      if (e.alpha != 1.f) {
-#pragma unroll
-        for (int i = 0; i < Atom::kValuesC; ++i) acc[i] *= e.alpha;
-      }
       const int thread = K::thread_now();
-      if (e.bias_along == epilogue::kBiasAlongN) {
-        Epilogue::template add_bias_columns_smem<ElemT, 0>(acc, sh.bias[c], thread);
-        Epilogue::template add_bias_columns_smem<ElemT, kC>(acc, sh.bias[c], thread);
-      } else if (e.bias_along == epilogue::kBiasAlongM) {
-        Epilogue::template add_bias_rows_smem<ElemT, 0>(acc, sh.bias[c], thread);
-        Epilogue::template add_bias_rows_smem<ElemT, kC>(acc, sh.bias[c], thread);
-      }
-      auto activate = [&](auto act) {
-        Epilogue::template activate<0>(acc, act);
-        Epilogue::template activate<kC>(acc, act);
+      auto half = [&](auto hc) {  // registers 64 h .. 64 h + 63: alpha, the bias, the activation
+        constexpr int kF = decltype(hc)::value * kC;
+        if (e.alpha != 1.f) {
+#pragma unroll
+          for (int i = kF; i < kF + kC; ++i) acc[i] *= e.alpha;
+        }
+        if (e.bias_along == epilogue::kBiasAlongN) Epilogue::template add_bias_columns_smem<ElemT, kF>(acc, sh.bias[c], thread);
+        else if (e.bias_along == epilogue::kBiasAlongM) Epilogue::template add_bias_rows_smem<ElemT, kF>(acc, sh.bias[c], thread);
+        switch (e.act) {
+          case Activation::relu: Epilogue::template activate<kF>(acc, ActEw<ew::op::Relu>{}); break;
+          case Activation::gelu_tanh: Epilogue::template activate<kF>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
+          case Activation::silu: Epilogue::template activate<kF>(acc, ActEw<ew::op::SiluHw>{}); break;
+          default: break;
+        }
+        if (p.r_tma) {  // this half's two residual boxes, in buffers 0 and 1, then the buffers handed back
+          constexpr int kR = decltype(hc)::value * 2;  // rfull[c][kR], [kR + 1]
+          arch::mbarrier_wait_parity(&sh.rfull[c][kR], rph);
+          arch::mbarrier_wait_parity(&sh.rfull[c][kR + 1], rph);
+          if (e.d_row_major) {
+            Epilogue::template add_sw128<ElemT, kF, false>(acc, sh.d.tile[c][0], thread);
+            Epilogue::template add_sw128<ElemT, kF + 32, false>(acc, sh.d.tile[c][1], thread);
+          } else {
+            Epilogue::template add_sw128<ElemT, kF, true>(acc, sh.d.tile[c][0], thread);
+            Epilogue::template add_sw128<ElemT, kF + 32, true>(acc, sh.d.tile[c][1], thread);
+          }
+          arch::named_barrier_arrive(K::staged_bar(c, decltype(hc)::value), kHandoffThreads);  // "read"
+        }
       };
-      switch (e.act) {
-        case Activation::relu: activate(ActEw<ew::op::Relu>{}); break;
-        case Activation::gelu_tanh: activate(ActEw<ew::op::GeluTanhHw>{}); break;
-        case Activation::silu: activate(ActEw<ew::op::SiluHw>{}); break;
-        default: break;
-      }
+      half(std::integral_constant<int, 0>{});
+      half(std::integral_constant<int, 1>{});
     }
     Epilogue::template pack_pairs<ElemT>(acc, pk);
   }

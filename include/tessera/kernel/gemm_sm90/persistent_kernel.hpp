@@ -535,7 +535,8 @@ struct GemmSm90Persistent {
       if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
         if (consumer_m0(w.tm, c) < p.m) {
           if (tr) TTRACE(1 + c, local, 7, TCLK());
-          Epi::pack_deferred(acc[0], p, sh, c, pk);
+          Epi::pack_deferred(acc[0], p, sh, c, pk, static_cast<uint32_t>(stored & 1));
+          stored += p.r_tma ? 1 : 0;
           pending = true;
           if (tr) TTRACE(1 + c, local, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
         }

@@ -74,8 +74,9 @@ struct PersistentStoreWarps {
     }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
-    if constexpr (!kDeferred) {
-      if (units > 0 && p.r_tma) return store_tiles_residual(sh, sched, p, c, map_d, map_r, items, stores);
+    if (units > 0 && p.r_tma) {
+      if constexpr (kDeferred) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, items, stores);
+      else return store_tiles_residual(sh, sched, p, c, map_d, map_r, items, stores);
     }
     if (units > 0) {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
@@ -133,6 +134,67 @@ struct PersistentStoreWarps {
     }
     // The last stores have read the staging tiles before the block ends (their writes to global memory complete
     // before the grid does).
+    if (leader) arch::bulk_wait_read<0>();
+    __syncwarp();
+  }
+  // store_tiles<true> (the bare cooperative kernel's deferred staging) with the residual through TMA (p.r_tma): each
+  // storing unit's four residual boxes pass through consumer c's two buffers in two rounds (Epi::pack_deferred).  Per
+  // unit u, in the order the consumer meets them: slots 0-1's boxes are loaded once the previous unit's last two slots
+  // have been read (before the first unit: at once), rfull[c][0..1]; the consumer adds them after the drain and says
+  // so on the staged barrier of buffer 0; slots 2-3's boxes are loaded into the same buffers, rfull[c][2..3]; the
+  // consumer adds them and says so on buffer 1's staged barrier; both buffers are freed for unit u's slots, which the
+  // consumer stages during the next main loop and this warp stores as in store_tiles<true>.
+  template <class Stores>
+  __device__ __forceinline__ static void store_tiles_deferred_residual(SharedStorage& sh, const Params& p, int c,
+                                                                       const CUtensorMap* map_d, const CUtensorMap* map_r,
+                                                                       int items, Stores&& stores) {
+    constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
+    const bool leader = arch::lane_id_now() == 0;
+    const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
+    auto load_box = [&](int b, uint64_t* bar, int m, int n) {  // the residual's 64 x 64 box at (m, n) into buffer b
+      if (!leader) return;
+      arch::mbarrier_arrive_expect_tx(bar, kTileBytes);
+      if (row_major) arch::tma_load_2d(sh.d.tile[c][b], map_r, bar, n, m);
+      else arch::tma_load_2d(sh.d.tile[c][b], map_r, bar, m, n);
+    };
+    auto round = [&](int r, int m0, int n0) {  // slots 2 r and 2 r + 1 of the unit at (m0, n0)
+      load_box(0, &sh.rfull[c][2 * r], m0 + K::slot_row(2 * r), n0 + K::slot_col(2 * r));
+      load_box(1, &sh.rfull[c][2 * r + 1], m0 + K::slot_row(2 * r + 1), n0 + K::slot_col(2 * r + 1));
+    };
+    auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
+      __syncwarp();
+      arch::named_barrier_arrive(bar, kHandoffThreads);
+    };
+    int m0 = 0, n0 = 0, v = 0;
+    for (; v < items && !stores(v, m0, n0); ++v) {
+    }
+    if (v == items) return;
+    round(0, m0, n0);  // the first unit's slots 0-1
+    while (v < items) {
+      // unit v: its first round is loaded (or landing); the consumer reads it, then the second
+      arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);  // slots 0-1's residual read
+      round(1, m0, n0);
+      arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // slots 2-3's residual read
+      arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
+      arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
+      // unit v's D, staged in the next main loop (or after the block's last), slot j in buffer j % 2
+      int nm0 = 0, nn0 = 0, nv = v + 1;
+      for (; nv < items && !stores(nv, nm0, nn0); ++nv) {
+      }
+      for (int j = 0; j < K::kSlots; j += 2) {
+        store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+        store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0 + K::slot_row(j + 1), n0 + K::slot_col(j + 1), leader);
+        if (leader) arch::bulk_wait_read<1>();  // slot j read
+        if (j == 0) then_free(K::free_bar(c, 0));
+        if (leader) arch::bulk_wait_read<0>();  // slot j + 1 read
+        if (j == 0) then_free(K::free_bar(c, 1));
+      }
+      __syncwarp();
+      if (nv < items) round(0, nm0, nn0);  // the next unit's slots 0-1, into the buffers its slots 2-3 left
+      v = nv;
+      m0 = nm0;
+      n0 = nn0;
+    }
     if (leader) arch::bulk_wait_read<0>();
     __syncwarp();
   }
