@@ -54,16 +54,9 @@ struct PersistentEpilogue {
   // the store warp has loaded slots 0-1's residual boxes into the two buffers (rfull[c][0..1], phase `rph`); the
   // consumer adds them after the first half's activation, hands the buffers back (staged barriers, "read"), and adds
   // slots 2-3's, which the store warp loads into the same buffers meanwhile (rfull[c][2..3]), after the second half's
-  // (persistent_store_warps.hpp, store_tiles_deferred_residual).  Two copies, kResidual = p.r_tma: the menus without
-  // a residual run code with no residual branch in it.
+  // (persistent_store_warps.hpp, store_tiles_deferred_residual).
   __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
                                                        uint32_t (&pk)[Atom::kValuesC / 2], uint32_t rph) {
-    if (p.r_tma) pack_deferred_menu<true>(acc, p, sh, c, pk, rph);
-    else pack_deferred_menu<false>(acc, p, sh, c, pk, rph);
-  }
-  template <bool kResidual>
-  __device__ __forceinline__ static void pack_deferred_menu(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
-                                                            uint32_t (&pk)[Atom::kValuesC / 2], [[maybe_unused]] uint32_t rph) {
     static_assert(Atom::kValuesC == 2 * Epilogue::kChunk, "gemm_sm90 persistent: the fragment is two chunks");
     constexpr int kC = Epilogue::kChunk;
     const epilogue::Params& e = p.ep;
@@ -83,7 +76,7 @@ struct PersistentEpilogue {
           case Activation::silu: Epilogue::template activate<kF>(acc, ActEw<ew::op::SiluHw>{}); break;
           default: break;
         }
-        if constexpr (kResidual) {  // this half's two residual boxes, in buffers 0 and 1, then the buffers handed back
+        if (p.r_tma) {  // this half's two residual boxes, in buffers 0 and 1, then the buffers handed back
           constexpr int kR = decltype(hc)::value * 2;  // rfull[c][kR], [kR + 1]
           arch::mbarrier_wait_parity(&sh.rfull[c][kR], rph);
           arch::mbarrier_wait_parity(&sh.rfull[c][kR + 1], rph);
