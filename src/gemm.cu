@@ -125,7 +125,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     kargs = kargs_sm90;
   }
   // The bare GEMM through TMA stores runs the kernel compiled for it alone, where there is one; so do the menus that
-  // kernel also takes (KernelInfo::bare_menus: alpha, a bias of D's type along N or M, relu / gelu_tanh / silu).
+  // kernel also takes (KernelInfo::bare_menus: alpha, a bias of D's type along N or M, relu / gelu_tanh / silu, a
+  // residual through TMA).
   const void* fn = c.kernel.fn;
   {
     const epilogue::Params& e = kp.ep;

@@ -41,8 +41,8 @@ struct KernelInfo {
   // bare_menus', below): its code is a fraction of fn's, which the instruction cache feels between units.  Null: none.
   const void* fn_bare = nullptr;
   // fn_bare also runs these menus (the cooperative kernels; kernel/gemm_sm90/persistent_epilogue.hpp, defer_menu):
-  // D of the operands' type through TMA, beta = 0, no residual, any alpha, a bias of D's type per column or per row
-  // with a 4-byte aligned base, or none, and no activation, relu, gelu_tanh or silu.
+  // D of the operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row with a 4-byte
+  // aligned base, or none, no activation, relu, gelu_tanh or silu, and a residual through TMA (Params::r_tma) or none.
   bool bare_menus = false;
 };
 

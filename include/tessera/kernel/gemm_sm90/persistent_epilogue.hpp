@@ -38,11 +38,11 @@ struct PersistentEpilogue {
 
   // ---- the bare cooperative kernel's deferred staging (K::consume stages a unit's D during the next main loop) ----
   // The menus that kernel runs (the host launches it for these alone, gemm.cu; KernelInfo::bare_menus): D of the
-  // operands' type through TMA, beta = 0, no residual, any alpha, a bias of D's type per column or per row (4-byte
-  // aligned) or none, no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  After the
-  // drain the consumer applies them to its
-  // fragment in fp32 (the bias from sh.bias[c], which stage_bias copied during the main loop), as the specialised
-  // bodies do, and packs D; the staging then runs in the next unit's main loop.  kMenuBare: D = A B, packed as it is.
+  // operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row (4-byte aligned) or none,
+  // no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  After the drain the consumer
+  // applies them to its fragment in fp32 (the bias from sh.bias[c], which stage_bias copied during the main loop), as
+  // the specialised bodies do, and packs D; the staging then runs in the next unit's main loop.  kMenuBare: D = A B,
+  // packed as it is.
   static constexpr int kMenuBare = 0, kMenuFused = 1;
   __device__ __forceinline__ static int defer_menu(const Params& p) {
     const epilogue::Params& e = p.ep;
