@@ -34,7 +34,8 @@
 //                on to the next chunk and then to the next unit's main loop meanwhile.  (The cooperative kernel
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
 //                loop instead: stage_deferred, every slot through the two buffers.  It also runs alpha, a bias of
-//                D's type and relu / gelu_tanh / silu, applied after the drain before the pack: Epi::defer_menu.)
+//                D's type, relu / gelu_tanh / silu and a residual through TMA (loaded by the store warp into the
+//                two buffers in two rounds), applied after the drain before the pack: Epi::defer_menu.)
 //                Whole tiles with the
 //                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual; bias per row
 //                + the same activations) run a
