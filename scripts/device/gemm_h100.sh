@@ -10,7 +10,8 @@
 #   ncu_stalls   warp-stall sampling of one Tessera launch (NCU_SKIP: 0 bare, 1 bias+GELU, 2 bias+SiLU+residual)
 #                summarised by scripts/device/ncu_summary.py; the source page to $OUT/src.csv.gz
 #   trace        the timeline probe: the kernels built with -DTESSERA_GEMM_TRACE in their own folder, then
-#                scripts/device/trace_gemm.cu run on each of TRACE_RUNS ("M N K tile; ...", tile as trace_gemm.cu takes it)
+#                scripts/device/trace_gemm.cu run on each of TRACE_RUNS ("M N K tile; ...", tile as trace_gemm.cu takes it);
+#                TRACE_FLAGS: more nvcc flags for that build (e.g. an experiment's -D switches)
 #   python       pip install of the package over this build's kernels, the Python tests, and
 #                python/bench/bench_ops.py (BENCH_OPS_ARGS, default --no-compile) to $OUT/bench_ops.json
 set -uo pipefail
@@ -99,7 +100,7 @@ for s in $STEPS; do
       TB=${TESSERA_TRACE_BUILD_DIR:-/tmp/tessera-trace}
       t0=$(date +%s)
       cmake -S . -B "$TB" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
-        -DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE > "$OUT/trace_configure.log" 2>&1 || { tail -20 "$OUT/trace_configure.log"; exit 1; }
+        "-DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE ${TRACE_FLAGS:-}" > "$OUT/trace_configure.log" 2>&1 || { tail -20 "$OUT/trace_configure.log"; exit 1; }
       cmake --build "$TB" -j 16 --target tessera_kernels > "$OUT/trace_build.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/trace_build.log" | head -40; exit 1; }
       nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu "$TB/libtessera_kernels.a" -lcublasLt -lcublas -lcuda \
         -o "$TB/trace_gemm" > "$OUT/trace_tool.log" 2>&1 || { head -20 "$OUT/trace_tool.log"; exit 1; }

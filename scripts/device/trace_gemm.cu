@@ -4,6 +4,7 @@
 //   cmake --build /tmp/tb --target tessera_kernels
 //   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu /tmp/tb/libtessera_kernels.a \
 //        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p|c|-] [all]
+// With -DTRACE_TIMES_ONLY it links against kernels built without the probe and prints the launch times alone.
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
 // one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one, `w` / `W` the non-persistent
 // 128 x 64 / 128 x 256 tiles, `-` the planner's choice read from the cooperative unit's buffer) and prints, per unit, the mean
@@ -17,12 +18,21 @@
 #include <cuda_bf16.h>
 #include "tessera/host/gemm.hpp"
 #include "tessera/kernel/gemm_sm90/trace.hpp"  // kTraceBlocks, kTraceUnits, kTraceEvents
+#ifdef TRACE_TIMES_ONLY  // against kernels built without the probe: the launch times only (the events read as zeros)
+extern "C" int tessera_gemm_trace_dump(unsigned long long*, size_t) { return 0; }
+extern "C" int tessera_gemm_trace_clear() { return 0; }
+extern "C" int tessera_gemm_trace_dump_pp(unsigned long long*, size_t) { return 0; }
+extern "C" int tessera_gemm_trace_clear_pp() { return 0; }
+extern "C" int tessera_gemm_trace_dump_np(unsigned long long*, size_t) { return 0; }
+extern "C" int tessera_gemm_trace_clear_np() { return 0; }
+#else
 extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear();
 extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear_pp();
 extern "C" int tessera_gemm_trace_dump_np(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear_np();
+#endif
 static char g_tile = 0;  // 0: the planner's kernel; 'p', 'c', 'w', 'W' (above)
 static bool non_persistent() { return g_tile == 'w' || g_tile == 'W'; }
 static void trace_dump(unsigned long long* t, size_t n) {
@@ -58,6 +68,8 @@ static void report(const char* name, int m, int n, int k) {
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
   double dstage = 0; int nd = 0;                      // the deferred staging's cycles in a consumer's main loop
+  double sps[4] = {0, 0, 0, 0}; int nss = 0;         // its steps (events 11, 9, 10, 14, 12)
+  double split = 0; int nsp = 0;                      // a split start's cycles (events 11 to 12: experiments/split_start.patch)
   double hs[6] = {0, 0, 0, 0, 0, 0}, hd = 0, hu = 0; int nh = 0;  // the specialised body's halves: bias, activation, staging
   for (int b = 0; b < kTraceBlocks; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
@@ -81,6 +93,13 @@ static void report(const char* name, int m, int n, int k) {
           e7a += at(b, wg, u, 7) - at(b, wg, u, 4); e7b += at(b, wg, u, 6) - at(b, wg, u, 7); ++ne7;
         }
         if (at(b, wg, u, 8) && !at(b, wg, u, 13) && at(b, wg, u, 7)) { dstage += at(b, wg, u, 8) - 1; ++nd; }
+        if (at(b, wg, u, 11) && at(b, wg, u, 12) && !at(b, wg, u, 13)) {
+          split += at(b, wg, u, 12) - at(b, wg, u, 11); ++nsp;
+          if (at(b, wg, u, 9) && at(b, wg, u, 10) && at(b, wg, u, 14)) {
+            sps[0] += at(b, wg, u, 9) - at(b, wg, u, 11); sps[1] += at(b, wg, u, 10) - at(b, wg, u, 9);
+            sps[2] += at(b, wg, u, 14) - at(b, wg, u, 10); sps[3] += at(b, wg, u, 12) - at(b, wg, u, 14); ++nss;
+          }
+        }
         if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
         last = std::max(last, at(b, wg, u, 5));
       }
@@ -108,6 +127,9 @@ static void report(const char* name, int m, int n, int k) {
   if (nh) printf("  specialised body (%d units): the drain's end to the epilogue %.0f, to the body %.0f; per half: bias %.0f + activation %.0f + tiles staged %.0f; %.0f + %.0f + %.0f\n", nh,
                  hu / nh, hd / nh, hs[0] / nh - hd / nh, hs[1] / nh, hs[2] / nh, hs[3] / nh, hs[4] / nh, hs[5] / nh);
   if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit\n", nd, dstage / nd);
+  if (nsp) printf("  split start (%d units): %.0f cycles from its first wait to its last wgmma complete, per unit\n", nsp, split / nsp);
+  if (nss) printf("  split start steps: first half's wgmma issued %.0f, second half's menu %.0f, its wgmma issued %.0f, complete %.0f\n",
+                  sps[0] / nss, sps[1] / nss, sps[2] / nss, sps[3] / nss);
   if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;
@@ -176,7 +198,14 @@ int main(int argc, char** argv) {
       else { s = gemm(g); cudaEventRecord(e0); if (s) s = gemm(g); cudaEventRecord(e1); cudaEventSynchronize(e1); }
       if (!s) { printf("error %s\n", s.message.c_str()); return 1; }
       float ms; cudaEventElapsedTime(&ms, e0, e1); best = std::min(best, ms);
-      if (rep == 4) { printf("%s, %.1f us (best of 5 %.1f us, %.0f TFLOP/s)\n", plan.str().c_str(), ms * 1e3, best * 1e3, 2.0 * m * n * k / best / 1e9); report(names[variant], m, n, k); }
+      if (rep == 4) {
+        printf("%s, %.1f us (best of 5 %.1f us, %.0f TFLOP/s)\n", plan.str().c_str(), ms * 1e3, best * 1e3, 2.0 * m * n * k / best / 1e9);
+#ifdef TRACE_TIMES_ONLY
+        printf("  (%s %dx%dx%d)\n", names[variant], m, n, k);
+#else
+        report(names[variant], m, n, k);
+#endif
+      }
     }
   }
   return 0;
