@@ -58,7 +58,7 @@ static void flush_l2() {
   if (!buf) { cudaMalloc(&buf, n * sizeof(float4)); cudaMemset(buf, 0, n * sizeof(float4)); cudaMalloc(&sink, 4); }
   read_pass<<<528, 512>>>(buf, n, sink);
 }
-static void report(const char* name, int m, int n, int k) {
+[[maybe_unused]] static void report(const char* name, int m, int n, int k) {
   using tessera::gemm_sm90::kTraceBlocks, tessera::gemm_sm90::kTraceUnits, tessera::gemm_sm90::kTraceEvents;
   std::vector<unsigned long long> t(kTraceBlocks * 3 * kTraceUnits * kTraceEvents);
   trace_dump(t.data(), t.size());

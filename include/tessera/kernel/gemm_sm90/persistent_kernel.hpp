@@ -425,7 +425,7 @@ struct GemmSm90Persistent {
         if (w.partial < 0 && Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) >= 1)
           Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
       } else if constexpr (kDefer) {  // (the bare kernel's menus, Epi::defer_menu: every unit with a bias, edges clipped)
-        if (w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
+        if (defer_bias(p, w)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
       }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
@@ -493,7 +493,7 @@ struct GemmSm90Persistent {
           bias_phase ^= 1u;
         }
       } else if constexpr (kDefer) {
-        if (w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone) {
+        if (defer_bias(p, w)) {
           arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
           bias_phase ^= 1u;
         }
@@ -558,6 +558,12 @@ struct GemmSm90Persistent {
   // at K tile kDeferAt * j of the next unit's main loop; the store warp has read slot j - 2 (the same buffer) two
   // slots, so about two K tiles, before.
   static constexpr int kDeferAt = 2;
+  // The bare cooperative kernel stages a unit's bias (Epi::stage_bias) and waits for it (before the drain) under this
+  // one condition, so that the copies and the waits stay in step (recomputed at both places rather than kept live
+  // across the main loop).
+  __device__ __forceinline__ static bool defer_bias(const Params& p, const gemm_core::TileWork& w) {
+    return w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone;
+  }
 
   // The thread's index in its warpgroup, read again from %tid.x: the epilogue's addresses are then computed
   // where they are used instead of being kept live across the main loop (which cost 252 / 640 bytes of

@@ -42,6 +42,28 @@ struct PersistentStoreWarps {
       arch::bulk_commit();
     }
   }
+  // Hands buffer barrier `bar` back to the consumer, after a bulk_wait_read of the warp's leader.
+  __device__ __forceinline__ static void then_free(uint32_t bar) {
+    __syncwarp();
+    arch::named_barrier_arrive(bar, kHandoffThreads);
+  }
+  // The bare cooperative kernel's deferred staging: the four slots of a unit at (m0, n0) from consumer c's two
+  // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred).  Each buffer goes back
+  // to the consumer once its store has read it, except after the unit's last two slots when !free_last (the block's
+  // last unit, or store_tiles_deferred_residual, which loads the next unit's residual into them instead).
+  __device__ __forceinline__ static void store_deferred_unit(SharedStorage& sh, bool row_major, const CUtensorMap* map_d, int c, int m0,
+                                                             int n0, bool free_last, bool leader) {
+#pragma unroll
+    for (int j = 0; j < K::kSlots; j += 2) {  // slots j (buffer 0) and j + 1 (buffer 1)
+      store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+      store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0 + K::slot_row(j + 1), n0 + K::slot_col(j + 1), leader);
+      const bool free = free_last || j + 2 < K::kSlots;  // a later slot takes the buffer again
+      if (leader) arch::bulk_wait_read<1>();  // slot j read
+      if (free) then_free(K::free_bar(c, 0));
+      if (leader) arch::bulk_wait_read<0>();  // slot j + 1 read
+      if (free) then_free(K::free_bar(c, 1));
+    }
+  }
 
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
   // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
@@ -82,28 +104,14 @@ struct PersistentStoreWarps {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
       arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
     }
-    auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
-      __syncwarp();
-      arch::named_barrier_arrive(bar, kHandoffThreads);
-    };
     if constexpr (kDeferred) {
-      // Every slot through the consumer's two buffers, slot j in buffer j % 2 (the consumer stages a unit's slots
-      // during its next main loop, K::stage_deferred, and releases every ring stage itself).
+      // Every slot through the consumer's two buffers (the consumer stages a unit's slots during its next main loop,
+      // K::stage_deferred, and releases every ring stage itself).
       for (int v = 0, i = 0; v < items; ++v) {
         int m0, n0;
         if (!stores(v, m0, n0)) continue;
         const bool more = ++i < units;
-#pragma unroll
-        for (int j = 0; j < K::kSlots; j += 2) {  // slots j (buffer 0) and j + 1 (buffer 1)
-          store_staged(p.ep.d_row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
-          store_staged(p.ep.d_row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0 + K::slot_row(j + 1),
-                       n0 + K::slot_col(j + 1), leader);
-          const bool later = more || j + 2 < K::kSlots;  // a later slot of this block takes the buffer again
-          if (leader) arch::bulk_wait_read<1>();  // slot j read
-          if (later) then_free(K::free_bar(c, 0));
-          if (leader) arch::bulk_wait_read<0>();  // slot j + 1 read
-          if (later) then_free(K::free_bar(c, 1));
-        }
+        store_deferred_unit(sh, p.ep.d_row_major, map_d, c, m0, n0, more, leader);
       }
       if (leader) arch::bulk_wait_read<0>();
       __syncwarp();
@@ -161,10 +169,6 @@ struct PersistentStoreWarps {
       load_box(0, &sh.rfull[c][2 * r], m0 + K::slot_row(2 * r), n0 + K::slot_col(2 * r));
       load_box(1, &sh.rfull[c][2 * r + 1], m0 + K::slot_row(2 * r + 1), n0 + K::slot_col(2 * r + 1));
     };
-    auto then_free = [&](uint32_t bar) {  // after a bulk_wait_read of the leader
-      __syncwarp();
-      arch::named_barrier_arrive(bar, kHandoffThreads);
-    };
     int m0 = 0, n0 = 0, v = 0;
     for (; v < items && !stores(v, m0, n0); ++v) {
     }
@@ -181,14 +185,7 @@ struct PersistentStoreWarps {
       int nm0 = 0, nn0 = 0, nv = v + 1;
       for (; nv < items && !stores(nv, nm0, nn0); ++nv) {
       }
-      for (int j = 0; j < K::kSlots; j += 2) {
-        store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
-        store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0 + K::slot_row(j + 1), n0 + K::slot_col(j + 1), leader);
-        if (leader) arch::bulk_wait_read<1>();  // slot j read
-        if (j == 0) then_free(K::free_bar(c, 0));
-        if (leader) arch::bulk_wait_read<0>();  // slot j + 1 read
-        if (j == 0) then_free(K::free_bar(c, 1));
-      }
+      store_deferred_unit(sh, row_major, map_d, c, m0, n0, false, leader);
       __syncwarp();
       if (nv < items) round(0, nm0, nn0);  // the next unit's slots 0-1, into the buffers its slots 2-3 left
       v = nv;
