@@ -6,11 +6,11 @@
 //                clusters) x kClusterM; cluster c takes units c, c + C, c + 2C, ... of the tile scheduler
 //                (kernel/gemm/scheduler.hpp: grouped tile order, split-K units), block rank r of the
 //                cluster tile row kClusterM * tm + r.
-//   warpgroup 0  producer (setmaxnreg 40; 56 in the bare cooperative kernel): one thread issues, per K tile, the
+//   warpgroup 0  producer (setmaxnreg 40): one thread issues, per K tile, the
 //                TMA loads of a stage after waiting for the stage to be empty: its own A box and its part of B,
 //                multicast to the cluster.
 //                TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
-//   warpgroups 1, 2  consumers (setmaxnreg 232; 224 in the bare cooperative kernel): 128 fp32 accumulators per
+//   warpgroups 1, 2  consumers (setmaxnreg 232): 128 fp32 accumulators per
 //                thread.  Cooperative: both on one
 //                128 x 256 unit (rows 0-63, 64-127; one wgmma m64n256k16 per 16-wide K step).  Ping-pong: each
 //                on a whole 128 x 128 unit (two m64n128k16 per K step), local unit i to consumer i % 2.
@@ -104,17 +104,16 @@ struct GemmSm90Persistent {
   static constexpr int kInFlight = 1;  // measured: 2 for ping-pong was not faster (docs/PERF.md)
   static_assert(kInFlight < kStages, "gemm_sm90 persistent: the ring must hold the K tiles in flight and one more");
   static constexpr int kThreads = 384;
-  static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 x 40 + 256 x 232 <= 64 K registers
-  // The bare cooperative kernel (run<true>) gives its producer warpgroup 56 and its consumers 224 (128 x 56 + 256 x 224
-  // = 64,512): its consumers' loop needs fewer than 224, and the producer's and store warps' loop state no longer
-  // spills (ptxas, bf16 (K, K): 20 / 24 bytes of spills instead of 20 / 100; docs/PERF.md).
-  template <bool kBareOnly>
-  static constexpr int kProducerRegsOf = kBareOnly && kCooperative ? 56 : kProducerRegs;
-  template <bool kBareOnly>
-  static constexpr int kConsumerRegsOf = kBareOnly && kCooperative ? 224 : kConsumerRegs;
-  static_assert(128 * kProducerRegsOf<true> + 256 * kConsumerRegsOf<true> <= 65536 &&
-                    128 * kProducerRegsOf<false> + 256 * kConsumerRegsOf<false> <= 65536,
-                "gemm_sm90 persistent: the warpgroups' registers fit the SM's 64 K");
+  // setmaxnreg moves registers between the warpgroups of the block, whose pool is what the launch gave it: kThreads x
+  // the kernel's register count, which __launch_bounds__(kThreads, 1) caps at 65,536 / kThreads rounded down to a
+  // multiple of 8 (168: 64,512 registers).  A split over that pool makes setmaxnreg.inc wait forever (a hang, not an
+  // error).  The producer warpgroup (its producer thread and store warps) needs no more than 40, and the bare
+  // cooperative kernel's consumers need the 232 to keep their bookkeeping out of local memory (at 224 ptxas spilled 44 /
+  // 28 bytes of it, docs/PERF.md).
+  static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+  static constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= kThreads * kLaunchRegs,
+                "gemm_sm90 persistent: the warpgroups' registers fit the block's pool (setmaxnreg.inc would wait forever)");
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;
   using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
   static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
@@ -273,14 +272,14 @@ struct GemmSm90Persistent {
     else __syncthreads();
 
     if (wg == 0) {
-      arch::setmaxnreg_dec<kProducerRegsOf<kBareOnly>>();
+      arch::setmaxnreg_dec<kProducerRegs>();
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
         PersistentStoreWarps<GemmSm90Persistent>::template store_tiles<kBareOnly && kCooperative>(
             sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
-      arch::setmaxnreg_inc<kConsumerRegsOf<kBareOnly>>();
+      arch::setmaxnreg_inc<kConsumerRegs>();
       consume<kBareOnly>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
@@ -394,8 +393,10 @@ struct GemmSm90Persistent {
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
     int local = 0;
-    [[maybe_unused]] int stored = 0;  // units whose D this warpgroup stored through TMA (the residual barriers' phase)
-    [[maybe_unused]] uint32_t bias_phase = 0;  // the phase of sh.bias_full[c]: the count of stage_bias calls, mod 2
+    // Two barrier phases in one word (one register across the main loop and the epilogue, where ptxas spilled them as
+    // two): bit kStoredBit, the parity of the units whose D this warpgroup stored through TMA (the residual barriers'
+    // phase); bit kBiasBit, the phase of sh.bias_full[c] (the count of stage_bias calls, mod 2).
+    [[maybe_unused]] uint32_t phases = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
     // integer divisions were on the path between one unit's epilogue and the next main loop).
@@ -489,13 +490,13 @@ struct GemmSm90Persistent {
       if constexpr (!kBareOnly) {
         body = w.partial < 0 ? Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) : -1;
         if (body >= 1) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
-          arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
-          bias_phase ^= 1u;
+          arch::mbarrier_wait_parity(&sh.bias_full[c], (phases >> kBiasBit) & 1u);
+          phases ^= 1u << kBiasBit;
         }
       } else if constexpr (kDefer) {
         if (defer_bias(p, w)) {
-          arch::mbarrier_wait_parity(&sh.bias_full[c], bias_phase);
-          bias_phase ^= 1u;
+          arch::mbarrier_wait_parity(&sh.bias_full[c], (phases >> kBiasBit) & 1u);
+          phases ^= 1u << kBiasBit;
         }
       }
       arch::wgmma_wait<0>();
@@ -536,16 +537,16 @@ struct GemmSm90Persistent {
       if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
         if (consumer_m0(w.tm, c) < p.m) {
           if (tr) TTRACE(1 + c, local, 7, TCLK());
-          Epi::pack_deferred(acc[0], p, sh, c, pk, static_cast<uint32_t>(stored & 1));
-          stored += p.r_tma ? 1 : 0;
+          Epi::pack_deferred(acc[0], p, sh, c, pk, (phases >> kStoredBit) & 1u);
+          if (p.r_tma) phases ^= 1u << kStoredBit;
           pending = true;
           if (tr) TTRACE(1 + c, local, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
         }
         continue;
       }
       Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
-                    Phases{static_cast<uint32_t>(stored & 1), drained_parity(local)}, body);
-      stored += ring_slot ? 1 : 0;
+                    Phases{(phases >> kStoredBit) & 1u, drained_parity(local)}, body);
+      if (ring_slot) phases ^= 1u << kStoredBit;
       if (tr) TTRACE(1 + c, local, 5, TCLK());
     }
     if constexpr (kDefer) {  // the last unit's D
@@ -558,6 +559,7 @@ struct GemmSm90Persistent {
   // at K tile kDeferAt * j of the next unit's main loop; the store warp has read slot j - 2 (the same buffer) two
   // slots, so about two K tiles, before.
   static constexpr int kDeferAt = 2;
+  static constexpr int kStoredBit = 0, kBiasBit = 1;  // consume's `phases`
   // The bare cooperative kernel stages a unit's bias (Epi::stage_bias) and waits for it (before the drain) under this
   // one condition, so that the copies and the waits stay in step (recomputed at both places rather than kept live
   // across the main loop).
