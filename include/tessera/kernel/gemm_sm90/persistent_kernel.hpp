@@ -107,9 +107,10 @@ struct GemmSm90Persistent {
   // setmaxnreg moves registers between the warpgroups of the block, whose pool is what the launch gave it: kThreads x
   // the kernel's register count, which __launch_bounds__(kThreads, 1) caps at 65,536 / kThreads rounded down to a
   // multiple of 8 (168: 64,512 registers).  A split over that pool makes setmaxnreg.inc wait forever (a hang, not an
-  // error).  The producer warpgroup (its producer thread and store warps) needs no more than 40, and the bare
-  // cooperative kernel's consumers need the 232 to keep their bookkeeping out of local memory (at 224 ptxas spilled 44 /
-  // 28 bytes of it, docs/PERF.md).
+  // error).  The producer warpgroup (its producer thread and store warps) fits in 40 (ptxas: no spills in the bare
+  // cooperative kernel; one word in the general kernel's residual store loop), and the bare cooperative kernel's
+  // consumers need the 232 to keep their bookkeeping out of local memory (at 224 ptxas spilled 44 / 28 bytes of it,
+  // docs/PERF.md).
   static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
   static constexpr int kProducerRegs = 40, kConsumerRegs = 232;
   static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= kThreads * kLaunchRegs,
