@@ -53,7 +53,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   kp.b_kmajor = p.b.k_major;
   kp.tiles_m = c.tiles_m;
   kp.tiles_n = c.tiles_n;
-  kp.group_m = std::min(8, c.tiles_m);
+  kp.group_m = std::min(c.group_m, c.tiles_m);
   kp.splits = c.splits;
   kp.sk_tiles = c.sk_tiles;
   kp.ep = p.ep;

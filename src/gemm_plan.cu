@@ -9,7 +9,7 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cinttypes>  // PRId64
-#include <cmath>      // std::ceil
+#include <cmath>      // std::ceil, std::sqrt, std::llround
 #include <cstdio>     // std::snprintf
 #include <compare>    // operator<=>
 #include <map>        // std::map
@@ -376,6 +376,19 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       }
     }
   }
+  // The grouped tile order (kernel/gemm/scheduler.hpp) of a persistent kernel: its resident clusters take consecutive
+  // units, so a wave of W cluster units covers g cluster rows x W / g tile columns, whose A rows (g x cluster_m x
+  // block_m of them) and B columns (W / g x block_n) it reads from L2 and, once per wave, from DRAM.  Their sum is
+  // least at g = sqrt(W x block_n / (cluster_m x block_m)): a square wave for square cluster tiles (bf16 on the H100,
+  // 128 x 256 tiles in clusters of 2, 66 clusters: 8 cluster rows = 16 tile rows instead of 8 took DRAM reads at
+  // 4096^3 from 187 to 149 MB and the bare GEMM from 0.962-0.967 to 0.974-0.976x cuBLAS there; docs/PERF.md,
+  // twenty-fourth session).  The non-persistent kernels keep groups of 8 tile rows (measured no different at 2048^3).
+  if (have && best.kernel.persistent) {
+    const KernelInfo& k = best.kernel;
+    const double w = static_cast<double>(best.ctas / k.cluster_m);
+    const int64_t g = std::max<int64_t>(1, std::llround(std::sqrt(w * k.block_n / (static_cast<double>(k.cluster_m) * k.block_m))));
+    best.group_m = static_cast<int>(std::min<int64_t>(g * k.cluster_m, std::max(best.tiles_m, 1)));
+  }
   if (!have) {
     if (!too_many_splits.empty()) return invalid(too_many_splits);
     if (g.tile != GemmTile::automatic)
@@ -395,6 +408,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->math = p.math;
   plan->split_k = c.splits;
   plan->stream_k_tiles = c.sk_tiles;
+  plan->group_m = c.group_m;
   plan->transposed = p.transposed;
   plan->grid_tiles = c.tiles;
   plan->grid_blocks = c.kernel.persistent ? c.ctas : c.ctas * c.splits;
@@ -474,9 +488,9 @@ std::string GemmPlan::str() const {
   const std::string sk = stream_k_tiles > 0 ? fmt(" stream-K %d", stream_k_tiles) : std::string();
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "%s %s split %d%s%s, %" PRId64 " tiles, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
+                "%s %s split %d%s%s, %" PRId64 " tiles in groups of %d rows, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
                 math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc", tile_str.c_str(),
-                split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
+                split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, group_m, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;
 }

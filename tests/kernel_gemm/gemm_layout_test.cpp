@@ -228,7 +228,7 @@ TEST(GemmLayouts, SplitLdmatrixAddressesMatchLayouts) {
 TEST(GemmLayouts, GroupedRasterizationIsAPermutation) {
   for (int tm : {1, 3, 8, 13, 64})
     for (int tn : {1, 2, 7, 32})
-      for (int g : {1, 4, 8}) {
+      for (int g : {1, 4, 8, 16}) {
         std::vector<int> hits(static_cast<size_t>(tm * tn), 0);
         for (int pid = 0; pid < tm * tn; ++pid) {
           int a = -1, b = -1;
@@ -252,52 +252,54 @@ TEST(GemmLayouts, StreamKTailCoversEveryKTileOnce) {
                         Case{4, 17, 100, 7}}) {
     const int tiles = cs.tm * cs.tn;
     if (tiles <= cs.workers || tiles % cs.workers == 0) continue;
-    gemm_core::TileScheduler s(cs.tm, cs.tn, 8 < cs.tm ? 8 : cs.tm, 1, cs.kt);
-    s.sk_tiles = tiles % cs.workers + cs.workers;
-    s.workers = cs.workers;
-    const std::string at = std::to_string(cs.tm) + "x" + std::to_string(cs.tn) + " tiles, " + std::to_string(cs.kt) +
-                           " K tiles, " + std::to_string(cs.workers) + " workers";
-    std::vector<int> hits(static_cast<size_t>(tiles) * cs.kt, 0), stores(static_cast<size_t>(tiles), 0);
-    std::vector<int> publishers(static_cast<size_t>(tiles), 0), peers(static_cast<size_t>(tiles), -1);
-    int64_t lo = INT64_MAX, hi = 0;
-    for (int w = 0; w < cs.workers; ++w) {
-      int64_t mine = 0;
-      const int n = s.items(w);
-      for (int v = 0; v < n; ++v) {
-        const gemm_core::TileWork it = s.item(w, v);
-        ASSERT_TRUE(it.tm >= 0 && it.tm < cs.tm && it.tn >= 0 && it.tn < cs.tn) << at;
-        ASSERT_TRUE(it.k_tiles >= 1 && it.k_tile0 >= 0 && it.k_tile0 + it.k_tiles <= cs.kt) << at;
-        const int t = it.tm * cs.tn + it.tn;
-        for (int k = it.k_tile0; k < it.k_tile0 + it.k_tiles; ++k) ++hits[static_cast<size_t>(t) * cs.kt + k];
-        mine += it.k_tiles;
-        ASSERT_EQ(it.stores, it.k_tile0 == 0) << at;
-        if (it.stores) {
-          ++stores[static_cast<size_t>(t)];
-          peers[static_cast<size_t>(t)] = it.peers;
-          if (it.peers > 0) {
-            EXPECT_EQ(v, n - 1) << at << ": a tile's head completes it last in its worker's list";
-            for (int x = 1; x <= it.peers; ++x) {  // each peer's first stream-K piece publishes into this tile
-              ASSERT_GE(w - x, 0) << at;
-              const gemm_core::TileWork q = s.item(w - x, s.whole_items(w - x));
-              EXPECT_EQ(q.tm * cs.tn + q.tn, t) << at;
-              EXPECT_EQ(q.partial, w - x) << at;
+    for (const int group : {4, 8}) {  // cluster rows per group (the planner's for 66 clusters of 128 x 256 tiles: 8)
+      gemm_core::TileScheduler s(cs.tm, cs.tn, group < cs.tm ? group : cs.tm, 1, cs.kt);
+      s.sk_tiles = tiles % cs.workers + cs.workers;
+      s.workers = cs.workers;
+      const std::string at = std::to_string(cs.tm) + "x" + std::to_string(cs.tn) + " tiles, " + std::to_string(cs.kt) +
+                             " K tiles, " + std::to_string(cs.workers) + " workers, groups of " + std::to_string(group);
+      std::vector<int> hits(static_cast<size_t>(tiles) * cs.kt, 0), stores(static_cast<size_t>(tiles), 0);
+      std::vector<int> publishers(static_cast<size_t>(tiles), 0), peers(static_cast<size_t>(tiles), -1);
+      int64_t lo = INT64_MAX, hi = 0;
+      for (int w = 0; w < cs.workers; ++w) {
+        int64_t mine = 0;
+        const int n = s.items(w);
+        for (int v = 0; v < n; ++v) {
+          const gemm_core::TileWork it = s.item(w, v);
+          ASSERT_TRUE(it.tm >= 0 && it.tm < cs.tm && it.tn >= 0 && it.tn < cs.tn) << at;
+          ASSERT_TRUE(it.k_tiles >= 1 && it.k_tile0 >= 0 && it.k_tile0 + it.k_tiles <= cs.kt) << at;
+          const int t = it.tm * cs.tn + it.tn;
+          for (int k = it.k_tile0; k < it.k_tile0 + it.k_tiles; ++k) ++hits[static_cast<size_t>(t) * cs.kt + k];
+          mine += it.k_tiles;
+          ASSERT_EQ(it.stores, it.k_tile0 == 0) << at;
+          if (it.stores) {
+            ++stores[static_cast<size_t>(t)];
+            peers[static_cast<size_t>(t)] = it.peers;
+            if (it.peers > 0) {
+              EXPECT_EQ(v, n - 1) << at << ": a tile's head completes it last in its worker's list";
+              for (int x = 1; x <= it.peers; ++x) {  // each peer's first stream-K piece publishes into this tile
+                ASSERT_GE(w - x, 0) << at;
+                const gemm_core::TileWork q = s.item(w - x, s.whole_items(w - x));
+                EXPECT_EQ(q.tm * cs.tn + q.tn, t) << at;
+                EXPECT_EQ(q.partial, w - x) << at;
+              }
             }
+          } else {
+            EXPECT_EQ(it.partial, w) << at;
+            EXPECT_EQ(v, s.whole_items(w)) << at << ": only a worker's first stream-K piece publishes";
+            ++publishers[static_cast<size_t>(t)];
           }
-        } else {
-          EXPECT_EQ(it.partial, w) << at;
-          EXPECT_EQ(v, s.whole_items(w)) << at << ": only a worker's first stream-K piece publishes";
-          ++publishers[static_cast<size_t>(t)];
         }
+        lo = mine < lo ? mine : lo;
+        hi = mine > hi ? mine : hi;
       }
-      lo = mine < lo ? mine : lo;
-      hi = mine > hi ? mine : hi;
+      for (int h : hits) ASSERT_EQ(h, 1) << at;
+      for (int t = 0; t < tiles; ++t) {
+        ASSERT_EQ(stores[static_cast<size_t>(t)], 1) << at << ", tile " << t;
+        EXPECT_EQ(peers[static_cast<size_t>(t)], publishers[static_cast<size_t>(t)]) << at << ", tile " << t;
+      }
+      EXPECT_LE(hi - lo, 1) << at << ": every worker runs the same number of K tiles, give or take one";
     }
-    for (int h : hits) ASSERT_EQ(h, 1) << at;
-    for (int t = 0; t < tiles; ++t) {
-      ASSERT_EQ(stores[static_cast<size_t>(t)], 1) << at << ", tile " << t;
-      EXPECT_EQ(peers[static_cast<size_t>(t)], publishers[static_cast<size_t>(t)]) << at << ", tile " << t;
-    }
-    EXPECT_LE(hi - lo, 1) << at << ": every worker runs the same number of K tiles, give or take one";
   }
 }
 

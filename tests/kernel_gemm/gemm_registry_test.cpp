@@ -191,14 +191,15 @@ TEST(GemmRegistry, PlanStringsAreUnchanged) {
   p.threads = 128;
   p.smem_bytes = 98304;
   p.workspace_bytes = 4096;
-  EXPECT_EQ(p.str(), "tc-tf32 128x128x32 split 2, 64 tiles, 128 blocks, 2 blocks/SM, 128 threads, 98304 B smem, workspace 4096 B");
+  EXPECT_EQ(p.str(), "tc-tf32 128x128x32 split 2, 64 tiles in groups of 8 rows, 128 blocks, 2 blocks/SM, 128 threads, 98304 B smem, workspace 4096 B");
   p.tile = GemmTile::t64x64;
   EXPECT_EQ(p.str().substr(0, 21), "tc-tf32 64x64x32 spli");
   p.math = GemmMath::tensor_core;
   p.tile = GemmTile::cooperative128x256;
   p.transposed = true;
   p.blocks_per_sm = 1;
-  EXPECT_EQ(p.str(), "tc coop128x256x64 split 2 (transposed), 64 tiles, 128 blocks, 1 block/SM, 128 threads, 98304 B smem, "
+  p.group_m = 16;
+  EXPECT_EQ(p.str(), "tc coop128x256x64 split 2 (transposed), 64 tiles in groups of 16 rows, 128 blocks, 1 block/SM, 128 threads, 98304 B smem, "
                      "workspace 4096 B");
   p.math = GemmMath::fp32_exact;
   p.tile = GemmTile::simt128x128;

@@ -128,6 +128,7 @@ struct GemmPlan {
   GemmMath math = GemmMath::automatic;
   int split_k = 1;
   int stream_k_tiles = 0;      // tiles (of clusters) of the stream-K tail; 0: none
+  int group_m = 8;             // tile order: groups of group_m tile rows, column by column inside a group
   bool transposed = false;     // computed as D^T = B^T A^T
   int64_t grid_tiles = 0;      // output tiles (blocks per split)
   int64_t grid_blocks = 0;     // blocks launched (a persistent kernel: at most the resident blocks)
