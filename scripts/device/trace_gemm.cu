@@ -121,6 +121,20 @@ static void flush_l2() {
   }
   printf("%s %dx%dx%d: blocks %d, units/wg %.2f; per unit (cycles, mean): first-wait %.0f, loop %.0f (full waits %.0f), drain %.0f, epilogue %.0f, gap to next %.0f; producer empty-wait/unit %.0f; kernel mean %.0f max %lld\n",
          name, m, n, k, nb, nu / (2.0 * nb), first / nu, loop / nu, fwait / nu, drain / nu, epi / nu, ng ? gap / ng : 0.0, np ? pwait / np : 0.0, tot / nb, tot_max);
+  {  // the persistent kernel's start-up (events (0, 7, 8..12)), cycles after the block's start, means over the blocks
+    double su[6] = {0, 0, 0, 0, 0, 0}; int nsu = 0;
+    for (int b = 0; b < kTraceBlocks; ++b) {
+      const long long k0 = at(b, 0, 7, 7);
+      if (!k0 || !at(b, 0, 7, 8) || !at(b, 0, 7, 11) || !at(b, 0, 0, 3)) continue;
+      for (int e = 0; e < 4; ++e) su[e] += at(b, 0, 7, 8 + e) - k0;
+      su[4] += at(b, 0, 0, 3) - k0;
+      su[5] += at(b, 0, 7, 12) ? at(b, 0, 7, 12) - k0 : 0;
+      ++nsu;
+    }
+    if (nsu) printf("  start-up (cycles after the block's start): barriers initialised %.0f, cluster barrier passed %.0f, producer's setmaxnreg %.0f, "
+                    "its first unit placed %.0f, first load issued %.0f; consumers' setmaxnreg %.0f\n",
+                    su[0] / nsu, su[1] / nsu, su[2] / nsu, su[3] / nsu, su[4] / nsu, su[5] / nsu);
+  }
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);

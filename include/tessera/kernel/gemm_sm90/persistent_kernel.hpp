@@ -267,13 +267,16 @@ struct GemmSm90Persistent {
       arch::mbarrier_init(&sh.bias_full[0], 128);
       arch::mbarrier_init(&sh.bias_full[1], 128);
       arch::fence_mbarrier_init();
+      TTRACE(0, 7, 8, TCLK());
     }
     // The peers' barriers exist before anyone arrives on them or multicasts into their block.
     if constexpr (kClusterM > 1) arch::cluster_sync();
     else __syncthreads();
+    if (threadIdx.x == 0) TTRACE(0, 7, 9, TCLK());
 
     if (wg == 0) {
       arch::setmaxnreg_dec<kProducerRegs>();
+      if (threadIdx.x == 0) TTRACE(0, 7, 10, TCLK());
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
@@ -281,6 +284,7 @@ struct GemmSm90Persistent {
             sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
+      if (threadIdx.x == 128) TTRACE(0, 7, 12, TCLK());
       consume<kBareOnly>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
@@ -303,6 +307,7 @@ struct GemmSm90Persistent {
     for (int v = 0, n = sched.items(worker()); v < n; ++v, ++pl) {
       const gemm_core::TileWork w = sched.item(worker(), v);
       const int m0 = (w.tm * kClusterM + rank) * kBM, n0 = w.tn * kBN;
+      if (v == 0) TTRACE(0, 7, 11, TCLK());
       TTRACE(0, pl, 0, TCLK());
       unsigned long long wsum = 0;
       for (int kt = 0; kt < w.k_tiles; ++kt) {

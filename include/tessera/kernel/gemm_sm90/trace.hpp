@@ -12,7 +12,9 @@
 // its bias added, 9 + 3 h its activation done, 10 + 3 h its two tiles staged.  Producer (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
-// at its end.
+// at its end; the persistent kernel's start-up, (unit 7, 8) barriers initialised, 9 the cluster barrier passed, 10
+// the producer's registers released (setmaxnreg.dec), 11 its first unit's place worked out, 12 the consumers'
+// registers granted (setmaxnreg.inc, consumer 0's first thread).
 // The non-persistent kernel (gemm_kernel.hpp) uses unit 0: consumers 0 start (after the barriers' set-up), 1 first
 // stage full, 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 6 staging tile
 // written, 5 epilogue done; the producer 0 start, 1 cycles waiting on empty stages, 2 last load issued, and (unit 7)
