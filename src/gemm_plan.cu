@@ -408,7 +408,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->math = p.math;
   plan->split_k = c.splits;
   plan->stream_k_tiles = c.sk_tiles;
-  plan->group_m = c.group_m;
+  plan->group_m = std::min(c.group_m, std::max(c.tiles_m, 1));  // (what the launch passes: Params::group_m)
   plan->transposed = p.transposed;
   plan->grid_tiles = c.tiles;
   plan->grid_blocks = c.kernel.persistent ? c.ctas : c.ctas * c.splits;
