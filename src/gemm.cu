@@ -12,7 +12,6 @@
 //   (steps 1-3 live in gemm_validate.cu and gemm_plan.cu; src/gemm_internal.hpp lists the units)
 #include <cuda_runtime.h>  // cudaLaunchKernel
 
-#include <algorithm>  // std::min
 #include <cstdint>    // SIZE_MAX, uintptr_t
 #include <exception>  // std::exception
 
@@ -53,7 +52,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   kp.b_kmajor = p.b.k_major;
   kp.tiles_m = c.tiles_m;
   kp.tiles_n = c.tiles_n;
-  kp.group_m = std::min(c.group_m, c.tiles_m);
+  kp.group_m = c.group_m;  // (the planner's, at most tiles_m)
   kp.splits = c.splits;
   kp.sk_tiles = c.sk_tiles;
   kp.ep = p.ep;

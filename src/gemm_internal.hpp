@@ -73,7 +73,7 @@ struct Choice {
   double cost = 0;
   size_t workspace = 0;
   int sk_tiles = 0;  // persistent kernels: tiles (of clusters) of the stream-K tail (Params::sk_tiles)
-  int group_m = 8;   // tile rows per group of the grouped tile order (Params::group_m; the planner's, choose)
+  int group_m = 8;   // tile rows per group of the grouped tile order, at most tiles_m (Params::group_m; choose)
 };
 
 // Workspace layout: [counters (int), at least kFixedCounters of them, padded to 256 bytes][tiles * splits

@@ -383,11 +383,15 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // 128 x 256 tiles in clusters of 2, 66 clusters: 8 cluster rows = 16 tile rows instead of 8 took DRAM reads at
   // 4096^3 from 187 to 149 MB and the bare GEMM from 0.962-0.967 to 0.974-0.976x cuBLAS there; docs/PERF.md,
   // twenty-fourth session).  The non-persistent kernels keep groups of 8 tile rows (measured no different at 2048^3).
-  if (have && best.kernel.persistent) {
+  // Either way at most the tile rows: the group the launch passes (Params::group_m) and the plan reports.
+  if (have) {
     const KernelInfo& k = best.kernel;
-    const double w = static_cast<double>(best.ctas / k.cluster_m);
-    const int64_t g = std::max<int64_t>(1, std::llround(std::sqrt(w * k.block_n / (static_cast<double>(k.cluster_m) * k.block_m))));
-    best.group_m = static_cast<int>(std::min<int64_t>(g * k.cluster_m, std::max(best.tiles_m, 1)));
+    int64_t rows = 8;
+    if (k.persistent) {
+      const double w = static_cast<double>(best.ctas / k.cluster_m);
+      rows = std::max<int64_t>(1, std::llround(std::sqrt(w * k.block_n / (static_cast<double>(k.cluster_m) * k.block_m)))) * k.cluster_m;
+    }
+    best.group_m = static_cast<int>(std::min<int64_t>(rows, std::max(best.tiles_m, 1)));
   }
   if (!have) {
     if (!too_many_splits.empty()) return invalid(too_many_splits);
@@ -408,7 +412,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->math = p.math;
   plan->split_k = c.splits;
   plan->stream_k_tiles = c.sk_tiles;
-  plan->group_m = std::min(c.group_m, std::max(c.tiles_m, 1));  // (what the launch passes: Params::group_m)
+  plan->group_m = c.group_m;
   plan->transposed = p.transposed;
   plan->grid_tiles = c.tiles;
   plan->grid_blocks = c.kernel.persistent ? c.ctas : c.ctas * c.splits;
