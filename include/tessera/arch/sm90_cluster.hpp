@@ -47,9 +47,9 @@ TESSERA_DEVICE_INLINE void cluster_sync() {
 #endif
 }
 
-TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank) {
+// (local: the barrier's shared::cta address in this block, e.g. worked out once before a loop.)
+TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint32_t local, uint32_t cta_rank) {
 #if defined(TESSERA_ARCH_SM90)
-  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
   asm volatile(
       "{\n"
       "  .reg .b32 remote;\n"
@@ -59,9 +59,12 @@ TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_r
       "r"(cta_rank)
       : "memory");
 #else
-  (void)bar; (void)cta_rank;
+  (void)local; (void)cta_rank;
   tessera_error_cluster_requires_sm_90();
 #endif
+}
+TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_rank) {
+  mbarrier_arrive_cluster(static_cast<uint32_t>(__cvta_generic_to_shared(bar)), cta_rank);
 }
 
 TESSERA_DEVICE_INLINE void tma_load_2d_multicast(void* smem_dst, const CUtensorMap* map, uint64_t* bar, int32_t c0,

@@ -51,17 +51,19 @@ TESSERA_DEVICE_INLINE void mbarrier_inval(uint64_t* bar) {
 #endif
 }
 
-TESSERA_DEVICE_INLINE uint64_t mbarrier_arrive(uint64_t* bar) {
+// (bar_u32: the barrier's shared::cta address.)
+TESSERA_DEVICE_INLINE uint64_t mbarrier_arrive(uint32_t bar_u32) {
 #if defined(TESSERA_ARCH_SM80)
   uint64_t state;
-  asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];\n" : "=l"(state) : "r"(detail::mbar_u32(bar)) : "memory");
+  asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];\n" : "=l"(state) : "r"(bar_u32) : "memory");
   return state;
 #else
-  (void)bar;
+  (void)bar_u32;
   tessera_error_mbarrier_requires_sm_80();
   return 0;
 #endif
 }
+TESSERA_DEVICE_INLINE uint64_t mbarrier_arrive(uint64_t* bar) { return mbarrier_arrive(detail::mbar_u32(bar)); }
 
 TESSERA_DEVICE_INLINE void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
 #if defined(TESSERA_ARCH_SM90)
@@ -103,7 +105,9 @@ TESSERA_DEVICE_INLINE bool mbarrier_test_wait_parity(uint64_t* bar, uint32_t par
 #endif
 }
 
-TESSERA_DEVICE_INLINE bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity) {
+// (bar_u32: the barrier's shared::cta address, e.g. one worked out once before a loop instead of converting a generic
+// pointer at every wait.)
+TESSERA_DEVICE_INLINE bool mbarrier_try_wait_parity(uint32_t bar_u32, uint32_t parity) {
 #if defined(TESSERA_ARCH_SM90)
   uint32_t done;
   asm volatile(
@@ -113,17 +117,26 @@ TESSERA_DEVICE_INLINE bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t pari
       "  selp.u32 %0, 1, 0, p;\n"
       "}\n"
       : "=r"(done)
-      : "r"(detail::mbar_u32(bar)), "r"(parity)
+      : "r"(bar_u32), "r"(parity)
       : "memory");
   return done != 0;
 #else
-  (void)bar; (void)parity;
+  (void)bar_u32; (void)parity;
   tessera_error_mbarrier_tx_requires_sm_90();
   return true;
 #endif
 }
+TESSERA_DEVICE_INLINE bool mbarrier_try_wait_parity(uint64_t* bar, uint32_t parity) {
+  return mbarrier_try_wait_parity(detail::mbar_u32(bar), parity);
+}
 
 // Blocks until the phase with the given parity has completed.
+#if defined(TESSERA_ARCH_SM90)
+TESSERA_DEVICE_INLINE void mbarrier_wait_parity(uint32_t bar_u32, uint32_t parity) {
+  while (!mbarrier_try_wait_parity(bar_u32, parity)) {
+  }
+}
+#endif
 TESSERA_DEVICE_INLINE void mbarrier_wait_parity(uint64_t* bar, uint32_t parity) {
 #if defined(TESSERA_ARCH_SM90)
   while (!mbarrier_try_wait_parity(bar, parity)) {

@@ -190,6 +190,10 @@ struct GemmSm90Persistent {
     alignas(16) unsigned char bias[2][kBiasBytes];
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
+  static constexpr int kStageOffB = static_cast<int>(offsetof(Stage, b));  // B's tile in a stage (bytes)
+  static_assert(kStageBytes % 16 == 0 && kStageOffB % 16 == 0 && kBoxBytes % 16 == 0 && kOpA.k_step % 16 == 0 &&
+                    kOpB.k_step % 16 == 0,
+                "gemm_sm90 persistent: the descriptors' start addresses step in whole 16-byte units");
   static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "gemm_sm90 persistent: the shared storage fits the 227 KB a block may have");
   static_assert(offsetof(Stage, b) == sizeof(Stage::a), "gemm_sm90 persistent: a stage's B rows follow its A rows (kRingSlot3)");
   static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
@@ -355,6 +359,13 @@ struct GemmSm90Persistent {
     return static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1);
   }
   // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
+  // The dynamic shared memory as it starts (`run` rounds it up to 1 KB for SharedStorage), and a pointer's shared::cta
+  // address.
+  __device__ __forceinline__ static const void* smem_raw_base() {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    return smem_raw;
+  }
+  __device__ __forceinline__ static uint32_t shared_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
   __device__ __forceinline__ static int stage_before(int s, int d) { return s >= d ? s - d : s - d + kStages; }
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
   __device__ __forceinline__ static unsigned char* ring_tile(SharedStorage& sh, int s, int c) {
@@ -372,11 +383,15 @@ struct GemmSm90Persistent {
   }
   // Releases stage s: one arrival per warp on this block's empty barrier and on each peer's.
   __device__ __forceinline__ static void release(SharedStorage& sh, int s) {
+    release(static_cast<uint32_t>(__cvta_generic_to_shared(&sh.empty[s])));
+  }
+  // The same from the empty barrier's shared::cta address.
+  __device__ __forceinline__ static void release(uint32_t empty_u32) {
     if constexpr (kClusterM > 1) {
 #pragma unroll
-      for (int r = 0; r < kClusterM; ++r) arch::mbarrier_arrive_cluster(&sh.empty[s], static_cast<uint32_t>(r));
+      for (int r = 0; r < kClusterM; ++r) arch::mbarrier_arrive_cluster(empty_u32, static_cast<uint32_t>(r));
     } else {
-      (void)arch::mbarrier_arrive(&sh.empty[s]);
+      (void)arch::mbarrier_arrive(empty_u32);
     }
   }
 
@@ -404,6 +419,18 @@ struct GemmSm90Persistent {
     // phase); bit kBiasBit, the phase of sh.bias_full[c] (the count of stage_bias calls, mod 2).
     [[maybe_unused]] uint32_t phases = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    // The ring's shared::cta addresses, worked out once: stage 0 in 16-byte units (the wgmma descriptors' start
+    // addresses, arch::smem_desc16), this consumer's A rows in a stage (cooperative: 64 rows = one 8 KB box further per
+    // consumer), and the full barrier of stage 0.  (Converting the generic pointers in the loop cost about 40
+    // instructions a K tile: the dynamic shared memory's 1 KB alignment, the conversion, shift and mask per wgmma.)
+    // (In 32 bits: `sh` is the dynamic shared memory rounded up to 1 KB, and the shared window's base is aligned far
+    // beyond that, so the rounding commutes with the conversion.  A shared::cta address carries the block's rank in
+    // its cluster from bit 24 up, which the descriptor's 14-bit start field must not see: the mask.)
+    const uint32_t sh_u32 = (shared_u32(smem_raw_base()) + 1023u) & ~1023u;
+    const uint32_t ring16 = ((sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, stage))) / 16) & 0x3FFFu;
+    [[maybe_unused]] const uint32_t a_c16 = static_cast<uint32_t>(arch::fresh(c * (kBoxBytes / 16)));
+    const uint32_t full0 = static_cast<uint32_t>(arch::fresh(static_cast<int>(sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, full)))));
+    const uint32_t empty0 = full0 + static_cast<uint32_t>(offsetof(SharedStorage, empty) - offsetof(SharedStorage, full));
     // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
     // integer divisions were on the path between one unit's epilogue and the next main loop).
     gemm_core::TileWork w_next{};
@@ -443,22 +470,21 @@ struct GemmSm90Persistent {
       uint32_t lphase = static_cast<uint32_t>(arch::fresh(static_cast<int>(phase)));
       for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
         const unsigned long long tf0 = TCLK();
-        arch::mbarrier_wait_parity(&sh.full[ls], lphase);
+        arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
         if (kt == 0) { if (tr) TTRACE(1 + c, local, 1, TCLK()); } else fsum += TCLK() - tf0;
-        const unsigned char* a = reinterpret_cast<const unsigned char*>(sh.stage[ls].a);
-        const unsigned char* b = reinterpret_cast<const unsigned char*>(sh.stage[ls].b);
+        const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);  // stage ls, 16-byte units
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
         arch::wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
                                                  // 16 rows of 128 bytes in an MN-major box
-          const uint64_t db = arch::smem_desc(b + ks * kOpB.k_step, kOpB.desc);
+          const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + ks * kOpB.k_step) / 16, kOpB.desc);
 #pragma unroll
           for (int h = 0; h < kHalves; ++h) {
             // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
-            const int r = kCooperative ? c : h;
-            const uint64_t da = arch::smem_desc(a + r * kBoxBytes + ks * kOpA.k_step, kOpA.desc);
+            const uint32_t a16 = kCooperative ? a_c16 : static_cast<uint32_t>(h * kBoxBytes / 16);
+            const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a16, kOpA.desc);
             Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
           }
         }
@@ -473,7 +499,7 @@ struct GemmSm90Persistent {
         arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (kt >= kInFlight && arch::lane_id_now() == 0) release(sh, stage_before(ls, kInFlight));
+        if (kt >= kInFlight && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(stage_before(ls, kInFlight)));
         if (++ls == kStages) {
           ls = 0;
           lphase ^= 1u;
