@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <random>
 #include <vector>
 
 #include "tessera/atom/mma_sm80.hpp"
@@ -240,6 +241,59 @@ TEST(GemmLayouts, GroupedRasterizationIsAPermutation) {
       }
 }
 
+// The scheduler's divisions by a multiply and a shift (gemm_core::FastDiv): n / d and n % d exactly, for divisors
+// up to 2^31 - 1 and dividends up to 2^31 - 1, at the edges (around multiples of d, powers of two) and at random.
+TEST(GemmLayouts, FastDivIsExact) {
+  std::mt19937 rng(7);
+  std::vector<int> divisors;
+  for (int d = 1; d <= 4100; ++d) divisors.push_back(d);
+  for (int e = 12; e <= 30; ++e)
+    for (int delta : {-1, 0, 1}) divisors.push_back((1 << e) + delta);
+  divisors.push_back(INT32_MAX);
+  divisors.push_back(INT32_MAX - 1);
+  for (int i = 0; i < 2000; ++i) divisors.push_back(static_cast<int>(rng() % INT32_MAX) + 1);
+  for (const int d : divisors) {
+    const gemm_core::FastDiv f(d);
+    std::vector<int64_t> ns = {0, 1, 2, d - 1, d, d + 1, INT32_MAX, INT32_MAX - 1, INT32_MAX - d};
+    for (int64_t q : {int64_t{2}, int64_t{3}, int64_t{1000}, int64_t{INT32_MAX} / d})
+      for (int64_t delta : {-1, 0, 1}) ns.push_back(q * d + delta);
+    for (int i = 0; i < 40; ++i) ns.push_back(static_cast<int64_t>(rng() % (static_cast<uint32_t>(INT32_MAX) + 1u)));
+    for (const int64_t n : ns) {
+      if (n < 0 || n > INT32_MAX) continue;
+      ASSERT_EQ(f.div(static_cast<int>(n)), n / d) << n << " / " << d;
+      ASSERT_EQ(f.mod(static_cast<int>(n)), n % d) << n << " % " << d;
+    }
+  }
+  for (int n = 0; n < 1 << 16; ++n)  // every small dividend by every small divisor
+    for (int d = 1; d <= 64; ++d) ASSERT_EQ(gemm_core::FastDiv(d).div(n), n / d) << n << " / " << d;
+  static_assert(gemm_core::FastDiv(7).div(700) == 100 && gemm_core::FastDiv(1).div(INT32_MAX) == INT32_MAX);
+}
+
+// The scheduler's units in the order of grouped_tile and of the split-K formula (split s of tile u / splits at unit
+// u), for every group size, including a last group of fewer rows; and persistent_scheduler's cluster tiles.
+TEST(GemmLayouts, SchedulerUnitsFollowTheGroupedOrder) {
+  for (int tm : {1, 3, 8, 13, 64, 66})
+    for (int tn : {1, 2, 7, 32})
+      for (int g : {1, 4, 8, 16})
+        for (int splits : {1, 3}) {
+          const int kt = 10;
+          const gemm_core::TileScheduler s(tm, tn, g < tm ? g : tm, splits, kt);
+          for (int u = 0; u < s.units(); ++u) {
+            const gemm_core::TileWork w = s.work(u);
+            int a = -1, b = -1;
+            gemm_core::grouped_tile(u / splits, tm, tn, g < tm ? g : tm, a, b);
+            const int sp = u % splits;
+            ASSERT_TRUE(w.tm == a && w.tn == b && w.split == sp) << tm << "x" << tn << " group " << g << " unit " << u;
+            ASSERT_EQ(w.k_tile0, sp * (kt / splits) + (sp < kt % splits ? sp : kt % splits)) << "unit " << u;
+            ASSERT_EQ(w.k_tiles, kt / splits + (sp < kt % splits ? 1 : 0)) << "unit " << u;
+          }
+        }
+  // 33 tile rows in clusters of 2 (17 cluster rows), groups of 16 tile rows (8 cluster rows), 132 blocks (66 workers)
+  constexpr gemm_core::TileScheduler p = gemm_core::persistent_scheduler(33, 16, 16, 2, 1, 64, 0, 132);
+  static_assert(p.tiles_m == 17 && p.tiles_n == 16 && p.group_m == 8 && p.workers == 66 && p.k_tiles == 64);
+  static_assert(p.items(0) == (17 * 16 + 65) / 66 && p.items(65) == (17 * 16 - 65 + 65) / 66);
+}
+
 // The stream-K tail (kernel/gemm/scheduler.hpp) as the persistent kernels walk it: every (tile, K tile) of the
 // problem is computed by exactly one item; every tile is stored by exactly one item, the one holding its K tile 0,
 // which runs last in its worker's list; that item's peers are exactly the workers whose pieces publish partial
@@ -253,9 +307,8 @@ TEST(GemmLayouts, StreamKTailCoversEveryKTileOnce) {
     const int tiles = cs.tm * cs.tn;
     if (tiles <= cs.workers || tiles % cs.workers == 0) continue;
     for (const int group : {4, 8}) {  // cluster rows per group (the planner's for 66 clusters of 128 x 256 tiles: 8)
-      gemm_core::TileScheduler s(cs.tm, cs.tn, group < cs.tm ? group : cs.tm, 1, cs.kt);
-      s.sk_tiles = tiles % cs.workers + cs.workers;
-      s.workers = cs.workers;
+      const gemm_core::TileScheduler s(cs.tm, cs.tn, group < cs.tm ? group : cs.tm, 1, cs.kt, tiles % cs.workers + cs.workers,
+                                       cs.workers);
       const std::string at = std::to_string(cs.tm) + "x" + std::to_string(cs.tn) + " tiles, " + std::to_string(cs.kt) +
                              " K tiles, " + std::to_string(cs.workers) + " workers, groups of " + std::to_string(group);
       std::vector<int> hits(static_cast<size_t>(tiles) * cs.kt, 0), stores(static_cast<size_t>(tiles), 0);
@@ -316,9 +369,8 @@ TEST(GemmLayouts, StreamKTailArithmeticMatches64Bit) {
     const std::string at = std::to_string(cs.tm) + "x" + std::to_string(cs.tn) + " tiles, " + std::to_string(cs.kt) +
                            " K tiles, " + std::to_string(cs.workers) + " workers";
     ASSERT_TRUE(gemm_core::TileScheduler::sk_fits(sk, cs.kt)) << at;
-    gemm_core::TileScheduler s(cs.tm, cs.tn, 8 < cs.tm ? 8 : cs.tm, 1, static_cast<int>(cs.kt));
-    s.sk_tiles = static_cast<int>(sk);
-    s.workers = cs.workers;
+    const gemm_core::TileScheduler s(cs.tm, cs.tn, 8 < cs.tm ? 8 : cs.tm, 1, static_cast<int>(cs.kt), static_cast<int>(sk),
+                                     cs.workers);
     const int64_t total = sk * cs.kt;
     auto start = [&](int r) { return total * r / cs.workers; };  // the 64-bit formula
     for (int r = 0; r <= cs.workers; ++r) ASSERT_EQ(s.sk_start(r), start(r)) << at << ", range " << r;

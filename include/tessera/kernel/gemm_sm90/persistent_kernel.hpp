@@ -245,10 +245,8 @@ struct GemmSm90Persistent {
     SharedStorage& sh = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) &
                                                           ~static_cast<uintptr_t>(1023));
     // The scheduler hands out cluster tiles (kClusterM tile rows each); block rank r takes row kClusterM * tm + r.
-    gemm_core::TileScheduler sched((p.tiles_m + kClusterM - 1) / kClusterM, p.tiles_n,
-                                   p.group_m > kClusterM ? p.group_m / kClusterM : 1, p.splits, (p.k + kBK - 1) / kBK);
-    sched.sk_tiles = p.sk_tiles;
-    sched.workers = workers();
+    // The launch built it (persistent_scheduler, with its divisors' constants): the kernel reads it in place.
+    const gemm_core::TileScheduler& sched = p.sched;
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
     if (threadIdx.x == 0) {
@@ -376,7 +374,6 @@ struct GemmSm90Persistent {
   // This block's worker (its cluster) and the workers of the grid (kernel/gemm/scheduler.hpp: the worker's
   // items are its whole units, then its stream-K pieces).
   __device__ __forceinline__ static int worker() { return static_cast<int>(blockIdx.x) / kClusterM; }
-  __device__ __forceinline__ static int workers() { return static_cast<int>(gridDim.x) / kClusterM; }
   __device__ __forceinline__ static void load_b(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1) {
     if constexpr (kClusterM > 1) arch::tma_load_2d_multicast(dst, map, bar, c0, c1, static_cast<uint16_t>((1u << kClusterM) - 1));
     else arch::tma_load_2d(dst, map, bar, c0, c1);
