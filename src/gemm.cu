@@ -55,10 +55,12 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   kp.group_m = c.group_m;  // (the planner's, at most tiles_m)
   kp.splits = c.splits;
   kp.sk_tiles = c.sk_tiles;
-  if (c.kernel.persistent)
-    kp.sched = gemm_core::persistent_scheduler(c.tiles_m, c.tiles_n, c.group_m, c.kernel.cluster_m, c.splits,
-                                               static_cast<int>((p.k + c.kernel.block_k - 1) / c.kernel.block_k),
-                                               c.sk_tiles, static_cast<int>(c.ctas));
+  if (c.entry->tma) {  // the Hopper kernels' tile scheduler (a non-persistent one places its block by it)
+    const int k_tiles = static_cast<int>((p.k + c.kernel.block_k - 1) / c.kernel.block_k);
+    kp.sched = c.kernel.persistent ? gemm_core::persistent_scheduler(c.tiles_m, c.tiles_n, c.group_m, c.kernel.cluster_m,
+                                                                     c.splits, k_tiles, c.sk_tiles, static_cast<int>(c.ctas))
+                                   : gemm_core::TileScheduler(c.tiles_m, c.tiles_n, c.group_m, c.splits, k_tiles);
+  }
   kp.ep = p.ep;
   if (c.splits > 1 || c.sk_tiles > 0) {
     kp.counters = static_cast<int*>(workspace);

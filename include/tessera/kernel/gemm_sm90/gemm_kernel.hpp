@@ -85,6 +85,9 @@ struct GemmSm90 {
   static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytesN, kBK);
   static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytesN, kBK);
   static_assert(kOpA.desc != 0 && kOpB.desc != 0, "gemm_sm90: the stage tiles give wgmma descriptors (128-byte swizzle, evenly spaced K steps)");
+  static_assert(kTileBytesA % 16 == 0 && kTileBytesB % 16 == 0 && kBoxBytesN % 16 == 0 && kOpA.k_step % 16 == 0 &&
+                    kOpB.k_step % 16 == 0,
+                "gemm_sm90: the descriptors' start addresses step in whole 16-byte units");
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
@@ -111,13 +114,13 @@ struct GemmSm90 {
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + kBarrierOffset);
     uint64_t* empty = full + kStages;
 
-    int tm, tn;
-    gemm_sm80::grouped_tile(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, p.group_m, tm, tn);
+    // The block's unit: tile blockIdx.x of the grouped order, split blockIdx.z (its K tiles [kt0, kt0 + nk)), from the
+    // scheduler the launch built (Params::sched: divisions by its constants, no division sequence on the device).
+    const gemm_core::TileWork unit = p.sched.work(static_cast<int>(blockIdx.x) * p.splits + static_cast<int>(blockIdx.z));
+    const int tm = unit.tm, tn = unit.tn;
     const int m0 = tm * kBM, n0 = tn * kBN;
     const int split = static_cast<int>(blockIdx.z);
-    const int k_tiles = (p.k + kBK - 1) / kBK;
-    const int kt0 = static_cast<int>(static_cast<int64_t>(split) * k_tiles / p.splits);
-    const int nk = static_cast<int>(static_cast<int64_t>(split + 1) * k_tiles / p.splits) - kt0;
+    const int kt0 = unit.k_tile0, nk = unit.k_tiles;
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
     if (threadIdx.x == 0) {
@@ -172,6 +175,13 @@ struct GemmSm90 {
       // K tile `it` is issued, then the group of K tile it-1 is waited for and its stage released:
       // one group stays in flight while the next full barrier is awaited.
       const int row0 = (wg - 1) * 64;
+      // The ring's shared::cta addresses, worked out once (as the persistent kernel's consumers do): the stage
+      // buffers in 16-byte units for the wgmma descriptors (arch::smem_desc16; the mask drops the block's rank in its
+      // cluster, from bit 24 up), this warpgroup's rows of A, and the full barriers.
+      const uint32_t a16 = ((static_cast<uint32_t>(__cvta_generic_to_shared(sA)) / 16) & 0x3FFFu) +
+                           static_cast<uint32_t>((kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kRowBytesA) / 16);
+      const uint32_t b16 = (static_cast<uint32_t>(__cvta_generic_to_shared(sB)) / 16) & 0x3FFFu;
+      const uint32_t full_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(full));
       int prev = -1;
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
@@ -179,22 +189,22 @@ struct GemmSm90 {
       for (int it = 0; it < nk; ++it) {
         const int s = it % kStages;
         const unsigned long long tf0 = TCLK();
-        arch::mbarrier_wait_parity(&full[s], static_cast<uint32_t>(it / kStages) & 1u);
+        arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
         if (it == 0) {
           if (tracer) TTRACE(wg, 0, 1, TCLK());
         } else {
           fwait += TCLK() - tf0;
         }
         // K-major A: rows row0.. of the (128 x 64) box; M-major A: box row0/64.  Both start 8 KB * (wg-1) in.
-        const unsigned char* a = sA + s * kTileBytesA + (kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kRowBytesA);
-        const unsigned char* b = sB + s * kTileBytesB;
+        const uint32_t sa16 = a16 + static_cast<uint32_t>(s * (kTileBytesA / 16));
+        const uint32_t sb16 = b16 + static_cast<uint32_t>(s * (kTileBytesB / 16));
         arch::wgmma_fence_operands(acc);
         arch::wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
                                                  // 16 rows of 128 bytes in an MN-major box
-          const uint64_t da = arch::smem_desc(a + ks * kOpA.k_step, kOpA.desc);
-          const uint64_t db = arch::smem_desc(b + ks * kOpB.k_step, kOpB.desc);
+          const uint64_t da = arch::smem_desc16(sa16 + static_cast<uint32_t>(ks * kOpA.k_step / 16), kOpA.desc);
+          const uint64_t db = arch::smem_desc16(sb16 + static_cast<uint32_t>(ks * kOpB.k_step / 16), kOpB.desc);
           Atom::fma(acc, da, db, 1u);
         }
         arch::wgmma_commit();
