@@ -178,8 +178,11 @@ struct GemmSm90 {
       // The ring's shared::cta addresses, worked out once (as the persistent kernel's consumers do): the stage
       // buffers in 16-byte units for the wgmma descriptors (arch::smem_desc16; the mask drops the block's rank in its
       // cluster, from bit 24 up), this warpgroup's rows of A, and the full barriers.
+      // (The warpgroup's offset through a shuffle from lane 0: ptxas then knows it is the same in every lane and keeps
+      // the descriptors in uniform registers; from the thread index it builds them in vector registers and moves them
+      // over at every wgmma.)
       const uint32_t a16 = ((static_cast<uint32_t>(__cvta_generic_to_shared(sA)) / 16) & 0x3FFFu) +
-                           static_cast<uint32_t>((kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kRowBytesA) / 16);
+                           static_cast<uint32_t>(__shfl_sync(0xffffffffu, (kAMMajor ? (row0 / 64) * kBoxBytesN : row0 * kRowBytesA) / 16, 0));
       const uint32_t b16 = (static_cast<uint32_t>(__cvta_generic_to_shared(sB)) / 16) & 0x3FFFu;
       const uint32_t full_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(full));
       int prev = -1;

@@ -425,7 +425,10 @@ struct GemmSm90Persistent {
     // its cluster from bit 24 up, which the descriptor's 14-bit start field must not see: the mask.)
     const uint32_t sh_u32 = (shared_u32(smem_raw_base()) + 1023u) & ~1023u;
     const uint32_t ring16 = ((sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, stage))) / 16) & 0x3FFFu;
-    [[maybe_unused]] const uint32_t a_c16 = static_cast<uint32_t>(arch::fresh(c * (kBoxBytes / 16)));
+    // (This consumer's A offset through a shuffle from lane 0: ptxas then knows it is the same in every lane and keeps
+    // the A descriptors in uniform registers, 69 instructions a K tile; derived from the thread index it built them in
+    // vector registers and moved them over at every wgmma, 79.)
+    [[maybe_unused]] const uint32_t a_c16 = static_cast<uint32_t>(__shfl_sync(0xffffffffu, c * (kBoxBytes / 16), 0));
     const uint32_t full0 = static_cast<uint32_t>(arch::fresh(static_cast<int>(sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, full)))));
     const uint32_t empty0 = full0 + static_cast<uint32_t>(offsetof(SharedStorage, empty) - offsetof(SharedStorage, full));
     // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
