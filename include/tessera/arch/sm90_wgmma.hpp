@@ -43,11 +43,12 @@ TESSERA_DEVICE_INLINE uint64_t smem_desc(const void* smem_ptr, uint64_t fields) 
   const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_ptr));
   return fields | static_cast<uint64_t>((addr >> 4) & 0x3FFFu);
 }
-// The same from the start address in 16-byte units, start16 = shared::cta address / 16, which is below 2^14 for every
-// address of the 227 KB a block may have (so no mask): a loop that works out start16 as a base plus offsets pays one
-// add per descriptor instead of the generic-to-shared conversion, the shift and the mask.
-// The two words are built apart (the start field has no carry into the high word), so that constant offsets fold
-// into the low word's add.
+// The same from the start field itself, start16 = (shared::cta address / 16) mod 2^14 (the address's offset in the
+// block's shared memory, below 227 KB, in 16-byte units; a caller masks a base once, since a shared::cta address
+// carries the block's rank in its cluster from bit 24 up): a loop that works out start16 as a base plus offsets pays
+// one add per descriptor instead of the generic-to-shared conversion, the shift and the mask.  The two words are
+// built apart (the start field has no carry into the high word), so that constant offsets fold into the low word's
+// add.
 TESSERA_DEVICE_INLINE uint64_t smem_desc16(uint32_t start16, uint64_t fields) {
   const uint32_t lo = static_cast<uint32_t>(fields) + start16, hi = static_cast<uint32_t>(fields >> 32);
   return (static_cast<uint64_t>(hi) << 32) | lo;

@@ -85,8 +85,9 @@ struct Params {
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives
                                  // through the tensor map argument map_r into the staging tiles
-  gemm_core::TileScheduler sched;  // persistent kernels: their units (cluster tiles of the fields above, the stream-K
-                                   // tail, the grid's workers), built by the launch with its divisors' constants
+  gemm_core::TileScheduler sched;  // the Hopper kernels' units (a persistent kernel's: cluster tiles of the fields
+                                   // above, the stream-K tail, the grid's workers), built by the launch with its
+                                   // divisors' constants; the other kernels place their blocks from the fields above
 
   epilogue::Params ep;
 };

@@ -356,7 +356,6 @@ struct GemmSm90Persistent {
   __device__ __forceinline__ static uint32_t drained_parity(int local) {
     return static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1);
   }
-  // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
   // The dynamic shared memory as it starts (`run` rounds it up to 1 KB for SharedStorage), and a pointer's shared::cta
   // address.
   __device__ __forceinline__ static const void* smem_raw_base() {
@@ -364,6 +363,7 @@ struct GemmSm90Persistent {
     return smem_raw;
   }
   __device__ __forceinline__ static uint32_t shared_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+  // The ring stage d positions before position s (d <= kStages): stage s - 1 holds the last K tile issued.
   __device__ __forceinline__ static int stage_before(int s, int d) { return s >= d ? s - d : s - d + kStages; }
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
   __device__ __forceinline__ static unsigned char* ring_tile(SharedStorage& sh, int s, int c) {
@@ -418,21 +418,22 @@ struct GemmSm90Persistent {
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // The ring's shared::cta addresses, worked out once: stage 0 in 16-byte units (the wgmma descriptors' start
     // addresses, arch::smem_desc16), this consumer's A rows in a stage (cooperative: 64 rows = one 8 KB box further per
-    // consumer), and the full barrier of stage 0.  (Converting the generic pointers in the loop cost about 40
-    // instructions a K tile: the dynamic shared memory's 1 KB alignment, the conversion, shift and mask per wgmma.)
-    // (In 32 bits: `sh` is the dynamic shared memory rounded up to 1 KB, and the shared window's base is aligned far
-    // beyond that, so the rounding commutes with the conversion.  A shared::cta address carries the block's rank in
-    // its cluster from bit 24 up, which the descriptor's 14-bit start field must not see: the mask.)
+    // consumer), and the full and empty barriers of stage 0.  A K tile then adds offsets (converting generic pointers
+    // there costs the dynamic shared memory's 1 KB rounding, the conversion, and a shift and mask per wgmma, which
+    // ptxas recomputes every K tile rather than keep).  In 32 bits: `sh` is the dynamic shared memory rounded up to
+    // 1 KB, and the shared window's base is aligned far beyond that, so the rounding commutes with the conversion.  A
+    // shared::cta address carries the block's rank in its cluster from bit 24 up, which the descriptor's 14-bit start
+    // field must not see: the mask.
     const uint32_t sh_u32 = (shared_u32(smem_raw_base()) + 1023u) & ~1023u;
     const uint32_t ring16 = ((sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, stage))) / 16) & 0x3FFFu;
     // (This consumer's A offset through a shuffle from lane 0: ptxas then knows it is the same in every lane and keeps
-    // the A descriptors in uniform registers, 69 instructions a K tile; derived from the thread index it built them in
-    // vector registers and moved them over at every wgmma, 79.)
+    // the A descriptors in uniform registers; derived from the thread index, it builds them in vector registers and
+    // moves them over at every wgmma.)
     [[maybe_unused]] const uint32_t a_c16 = static_cast<uint32_t>(__shfl_sync(0xffffffffu, c * (kBoxBytes / 16), 0));
     const uint32_t full0 = static_cast<uint32_t>(arch::fresh(static_cast<int>(sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, full)))));
     const uint32_t empty0 = full0 + static_cast<uint32_t>(offsetof(SharedStorage, empty) - offsetof(SharedStorage, full));
-    // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (the scheduler's
-    // integer divisions were on the path between one unit's epilogue and the next main loop).
+    // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (off the path between one
+    // unit's epilogue and the next main loop).
     gemm_core::TileWork w_next{};
     const int items = sched.items(worker());
     if (kCooperative && items > 0) w_next = sched.item(worker(), 0);
