@@ -432,11 +432,13 @@ struct GemmSm90Persistent {
     [[maybe_unused]] const uint32_t a_c16 = static_cast<uint32_t>(__shfl_sync(0xffffffffu, c * (kBoxBytes / 16), 0));
     const uint32_t full0 = static_cast<uint32_t>(arch::fresh(static_cast<int>(sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, full)))));
     const uint32_t empty0 = full0 + static_cast<uint32_t>(offsetof(SharedStorage, empty) - offsetof(SharedStorage, full));
-    // Cooperative: the next unit's place is worked out while this unit's last wgmma drain (off the path between one
-    // unit's epilogue and the next main loop).
+    // The bare cooperative kernel works out the next unit's place while this unit's last wgmma drain (off the path
+    // between one unit's epilogue and the next main loop); the general kernel at the unit's start, so that no unit's
+    // place is live across its main loop and epilogue (kept, ptxas spilled it: 72 / 26 bytes).
+    constexpr bool kAhead = kCooperative && kBareOnly;
     gemm_core::TileWork w_next{};
     const int items = sched.items(worker());
-    if (kCooperative && items > 0) w_next = sched.item(worker(), 0);
+    if (kAhead && items > 0) w_next = sched.item(worker(), 0);
     for (int v = 0; v < items; ++v, ++local) {
       if (!kCooperative && (local & 1) != c) {  // ping-pong: the other warpgroup's unit: skip its stages
         const int kt = sched.item(worker(), v).k_tiles;
@@ -445,7 +447,7 @@ struct GemmSm90Persistent {
         s %= kStages;
         continue;
       }
-      gemm_core::TileWork w = kCooperative ? w_next : sched.item(worker(), v);
+      gemm_core::TileWork w = kAhead ? w_next : sched.item(worker(), v);
       w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
       const bool tr = thread == 0;
       if (tr) TTRACE(1 + c, local, 0, TCLK());
@@ -517,7 +519,7 @@ struct GemmSm90Persistent {
       if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
       if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
       if (kDefer && tr) TTRACE(1 + c, local, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
-      if (kCooperative && v + 1 < items) w_next = sched.item(worker(), v + 1);
+      if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
       // The unit's epilogue body (Epi::unit_body; -1 for a stream-K piece, which publishes its sums instead).
       [[maybe_unused]] int body = -1;
       if constexpr (!kBareOnly) {
