@@ -54,7 +54,6 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   kp.tiles_n = c.tiles_n;
   kp.group_m = c.group_m;  // (the planner's, at most tiles_m)
   kp.splits = c.splits;
-  kp.sk_tiles = c.sk_tiles;
   if (c.entry->tma) {  // the Hopper kernels' tile scheduler (a non-persistent one places its block by it)
     const int k_tiles = static_cast<int>((p.k + c.kernel.block_k - 1) / c.kernel.block_k);
     kp.sched = c.kernel.persistent ? gemm_core::persistent_scheduler(c.tiles_m, c.tiles_n, c.group_m, c.kernel.cluster_m,

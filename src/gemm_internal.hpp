@@ -72,7 +72,7 @@ struct Choice {
   int occupancy = 0;
   double cost = 0;
   size_t workspace = 0;
-  int sk_tiles = 0;  // persistent kernels: tiles (of clusters) of the stream-K tail (Params::sk_tiles)
+  int sk_tiles = 0;  // persistent kernels: tiles (of clusters) of the stream-K tail (TileScheduler::sk_tiles in Params::sched)
   int group_m = 8;   // tile rows per group of the grouped tile order, at most tiles_m (Params::group_m; choose)
 };
 

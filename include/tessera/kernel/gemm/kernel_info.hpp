@@ -22,7 +22,7 @@ struct KernelInfo {
   int min_blocks = 0;  // __launch_bounds__ minimum blocks per SM
   bool persistent = false;  // grid = min(work units, resident blocks); the kernel loops over units
   int counters_per_tile = 1;  // split-K arrival counters per output tile
-  bool stream_k = false;      // persistent kernels that can run a stream-K tail (Params::sk_tiles): per worker
+  bool stream_k = false;      // persistent kernels that can run a stream-K tail (TileScheduler::sk_tiles in Params::sched): per worker
                               // (cluster) cluster_m * counters_per_tile flags and as many partial tiles
   // Hopper kernels: the TMA boxes (inner, outer extents in elements) of A and B, as the kernel's
   // shared-memory layouts give them (atom/smem_sm90.hpp); the host builds the tensor maps with these.

@@ -76,11 +76,11 @@ struct Params {
   int tiles_m = 0, tiles_n = 0;  // blockIdx.x enumerates tiles_m * tiles_n tiles ...
   int group_m = 1;               // ... in groups of group_m tile rows (L2 reuse), column by column
   int splits = 1;                // gridDim.z: the K tiles are cut into `splits` ranges of (almost) equal length,
-                                 // split z taking [z * k_tiles / splits, (z + 1) * k_tiles / splits)
+                                 // split z taking [z * k_tiles / splits, (z + 1) * k_tiles / splits) (the Hopper
+                                 // kernels: TileScheduler's ranges, k_tiles / splits plus one for the first
+                                 // k_tiles % splits)
   float* partials = nullptr;     // splits > 1: tiles * splits * BLK_M * BLK_N floats; stream-K: one tile per worker
   int* counters = nullptr;       // splits > 1: tiles ints (stream-K: one per worker slot), zero on entry, left zero on exit
-  int sk_tiles = 0;              // persistent kernels with KernelInfo::stream_k: tiles (of clusters) of the stream-K tail
-                                 // (kernel/gemm/scheduler.hpp), 0: none; needs splits = 1
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives

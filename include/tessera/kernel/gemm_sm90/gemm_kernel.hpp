@@ -116,7 +116,7 @@ struct GemmSm90 {
 
     // The block's unit: tile blockIdx.x of the grouped order, split blockIdx.z (its K tiles [kt0, kt0 + nk)), from the
     // scheduler the launch built (Params::sched: divisions by its constants, no division sequence on the device).
-    const gemm_core::TileWork unit = p.sched.work(static_cast<int>(blockIdx.x) * p.splits + static_cast<int>(blockIdx.z));
+    const gemm_core::TileWork unit = p.sched.work(static_cast<int>(blockIdx.x) * p.sched.splits + static_cast<int>(blockIdx.z));
     const int tm = unit.tm, tn = unit.tn;
     const int m0 = tm * kBM, n0 = tn * kBN;
     const int split = static_cast<int>(blockIdx.z);
