@@ -30,9 +30,7 @@ KernelInfo sm90_f16_wgmma128x128(Combo c);   // src/gemm_sm90.cu
 KernelInfo sm90_bf16_wgmma128x256(Combo c);  // src/gemm_sm90.cu
 KernelInfo sm90_f16_wgmma128x256(Combo c);   // src/gemm_sm90.cu
 // The persistent kernels (kernel/gemm_sm90/persistent_kernel.hpp): src/gemm_sm90_persistent.cu, over one unit per
-// type, schedule and operand order (src/gemm_sm90_persistent.hpp).
-KernelInfo sm90_bf16_pp128x128(Combo c);     // src/gemm_sm90_persistent.cu
-KernelInfo sm90_f16_pp128x128(Combo c);      // src/gemm_sm90_persistent.cu
+// type and operand order (src/gemm_sm90_persistent.hpp).
 KernelInfo sm90_bf16_coop128x256(Combo c);   // src/gemm_sm90_persistent.cu
 KernelInfo sm90_f16_coop128x256(Combo c);    // src/gemm_sm90_persistent.cu
 

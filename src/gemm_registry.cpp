@@ -13,7 +13,6 @@ constexpr GemmMath kTc = GemmMath::tensor_core;
 // The operand types of each family: (math, A/B type, K extent of the block tile, getter).  Every
 // tensor-core K tile is 128 bytes deep (one 128-byte swizzle row): 64 16-bit or 32 tf32 elements.
 constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_coop128x256}, {kTc, Dtype::f16, 64, sm90_f16_coop128x256}};
-constexpr GemmKernelType kPp128x128[] = {{kTc, Dtype::bf16, 64, sm90_bf16_pp128x128}, {kTc, Dtype::f16, 64, sm90_f16_pp128x128}};
 constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x256},
                                             {kTc, Dtype::f16, 64, sm90_f16_wgmma128x256}};
 constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x64},
@@ -37,10 +36,6 @@ constexpr GemmKernelEntry kEntries[] = {
     {.tile = GemmTile::cooperative128x256, .name = "coop128x256x64", .arch = GemmArch::sm90,
      .schedule = GemmSchedule::cooperative, .types = kCoop128x256, .tma = true, .block_m = 128, .block_n = 256,
      .efficiency = 1.8},
-    // Persistent ping-pong: each consumer warpgroup a whole 128 x 128 tile (two m64n128 atoms), its epilogue during
-    // the other's main loop; clusters of 2 with B multicast.
-    {.tile = GemmTile::pingpong128x128, .name = "pp128x128x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::pingpong,
-     .types = kPp128x128, .tma = true, .block_m = 128, .block_n = 128, .efficiency = 1.4},
     // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel.
     {.tile = GemmTile::wgmma128x256, .name = "wgmma128x256x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
      .types = kWgmma128x256, .tma = true, .block_m = 128, .block_n = 256, .efficiency = 1.7},

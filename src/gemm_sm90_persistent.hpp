@@ -1,8 +1,8 @@
-// src/gemm_sm90_persistent.hpp -- the persistent Hopper GEMM's KernelInfo per element type, schedule and operand
-// order.  persistent_info is defined in gemm_sm90_persistent_info.hpp and instantiated by one unit per kernel pair
-// (src/gemm_sm90_persistent_<type>_<schedule>_<order>.cu: the general kernel and the bare one), so that the twelve
-// units compile in parallel; the getters of gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration
-// only.  Not installed.
+// src/gemm_sm90_persistent.hpp -- the persistent Hopper GEMM's KernelInfo per element type and operand order.
+// persistent_info is defined in gemm_sm90_persistent_info.hpp and instantiated by one unit per kernel pair
+// (src/gemm_sm90_persistent_<type>_coop_<order>.cu: the general kernel and the bare one), so that the six units
+// compile in parallel; the getters of gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration only.  Not
+// installed.
 #pragma once
 
 #include "gemm_kernels.hpp"                     // KernelInfo, Combo, the getters
@@ -10,7 +10,7 @@
 
 namespace tessera::gemm_core {
 
-template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
+template <class Elem, bool kBNMajor, bool kAMMajor>
 KernelInfo persistent_info();
 
 }  // namespace tessera::gemm_core

@@ -5,7 +5,7 @@
 
 namespace tessera::gemm_core {
 
-template KernelInfo persistent_info<gemm_sm80::ElemBf16, true, false, false>();
+template KernelInfo persistent_info<gemm_sm80::ElemBf16, false, false>();
 
 }  // namespace tessera::gemm_core
 

@@ -5,6 +5,6 @@
 
 namespace tessera::gemm_core {
 
-template KernelInfo persistent_info<gemm_sm80::ElemBf16, true, true, false>();
+template KernelInfo persistent_info<gemm_sm80::ElemBf16, true, false>();
 
 }  // namespace tessera::gemm_core

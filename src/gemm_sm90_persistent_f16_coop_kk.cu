@@ -5,6 +5,6 @@
 
 namespace tessera::gemm_core {
 
-template KernelInfo persistent_info<gemm_sm80::ElemF16, true, false, false>();
+template KernelInfo persistent_info<gemm_sm80::ElemF16, false, false>();
 
 }  // namespace tessera::gemm_core

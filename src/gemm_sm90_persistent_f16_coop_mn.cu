@@ -5,6 +5,6 @@
 
 namespace tessera::gemm_core {
 
-template KernelInfo persistent_info<gemm_sm80::ElemF16, true, true, true>();
+template KernelInfo persistent_info<gemm_sm80::ElemF16, true, true>();
 
 }  // namespace tessera::gemm_core

@@ -1,6 +1,6 @@
 // src/gemm_sm90_persistent_info.hpp -- the definition of persistent_info (src/gemm_sm90_persistent.hpp), for the
-// instantiation units of the persistent Hopper GEMM alone (src/gemm_sm90_persistent_<type>_<schedule>_<order>.cu):
-// each instantiates it, and with it the two kernels of one element type, schedule and operand order.  Not installed.
+// instantiation units of the persistent Hopper GEMM alone (src/gemm_sm90_persistent_<type>_coop_<order>.cu): each
+// instantiates it, and with it the two kernels of one element type and operand order.  Not installed.
 #pragma once
 
 #include "gemm_sm90_persistent.hpp"                        // the declaration
@@ -10,14 +10,14 @@
 
 namespace tessera::gemm_core {
 
-template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor>
+template <class Elem, bool kBNMajor, bool kAMMajor>
 KernelInfo persistent_info() {
-  using K = gemm_sm90::GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>;
+  using K = gemm_sm90::GemmSm90Persistent<Elem, kBNMajor, kAMMajor>;
   KernelInfo info = gemm_sm80::kernel_info_of<K>(
-      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor>), 1);
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor>), 1);
   info.persistent = true;
   info.counters_per_tile = K::kSlices;
-  info.stream_k = kCooperative;
+  info.stream_k = true;
   info.cluster_m = K::kClusterBlocks;
   info.box_a[0] = K::kBoxA.inner;
   info.box_a[1] = K::kBoxA.outer;
@@ -27,8 +27,8 @@ KernelInfo persistent_info() {
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
   info.fn_bare =
-      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kCooperative, kBNMajor, kAMMajor, true>);
-  info.bare_menus = kCooperative;
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
+  info.bare_menus = true;
   return info;
 }
 

@@ -64,7 +64,7 @@ for s in $STEPS; do
       timeout 300 "$B/tools/tessera" bench gemm --a-col-major --b-row-major --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm_a_col_major_b_row_major.json" > "$OUT/bench_acbr.log" 2>&1
       echo "bench (A column-major, B row-major) rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_acbr.log" ;;
     bench_tiles)
-      for tile in ${TILES:-pp128x128x64 wgmma128x256x64}; do
+      for tile in ${TILES:-coop128x256x64 wgmma128x256x64}; do
         timeout 300 "$B/tools/tessera" bench gemm --tile $tile --shapes "$SHAPES" --repeats ${REPEATS:-10} --json "$OUT/gemm_$tile.json" > "$OUT/bench_$tile.log" 2>&1
         echo "== forced $tile rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench_$tile.log"
       done ;;

@@ -3,10 +3,10 @@
 //   cmake -S . -B /tmp/tb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE
 //   cmake --build /tmp/tb --target tessera_kernels
 //   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu /tmp/tb/libtessera_kernels.a \
-//        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [p|c|-] [all]
+//        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [c|w|W|-] [all]
 // With -DTRACE_TIMES_ONLY it links against kernels built without the probe and prints the launch times alone.
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
-// one on large shapes; `p` forces the ping-pong kernel, `c` the cooperative one, `w` / `W` the non-persistent
+// one on large shapes; `c` forces the cooperative one, `w` / `W` the non-persistent
 // 128 x 64 / 128 x 256 tiles, `-` the planner's choice read from the cooperative unit's buffer) and prints, per unit, the mean
 // cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
 // last wgmma, in the epilogue, and between units.
@@ -21,28 +21,22 @@
 #ifdef TRACE_TIMES_ONLY  // against kernels built without the probe: the launch times only (the events read as zeros)
 extern "C" int tessera_gemm_trace_dump(unsigned long long*, size_t) { return 0; }
 extern "C" int tessera_gemm_trace_clear() { return 0; }
-extern "C" int tessera_gemm_trace_dump_pp(unsigned long long*, size_t) { return 0; }
-extern "C" int tessera_gemm_trace_clear_pp() { return 0; }
 extern "C" int tessera_gemm_trace_dump_np(unsigned long long*, size_t) { return 0; }
 extern "C" int tessera_gemm_trace_clear_np() { return 0; }
 #else
 extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear();
-extern "C" int tessera_gemm_trace_dump_pp(unsigned long long* host, size_t count);
-extern "C" int tessera_gemm_trace_clear_pp();
 extern "C" int tessera_gemm_trace_dump_np(unsigned long long* host, size_t count);
 extern "C" int tessera_gemm_trace_clear_np();
 #endif
-static char g_tile = 0;  // 0: the planner's kernel; 'p', 'c', 'w', 'W' (above)
+static char g_tile = 0;  // 0: the planner's kernel; 'c', 'w', 'W' (above)
 static bool non_persistent() { return g_tile == 'w' || g_tile == 'W'; }
 static void trace_dump(unsigned long long* t, size_t n) {
-  if (g_tile == 'p') tessera_gemm_trace_dump_pp(t, n);
-  else if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
+  if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
   else tessera_gemm_trace_dump(t, n);
 }
 static void trace_clear() {
-  if (g_tile == 'p') tessera_gemm_trace_clear_pp();
-  else if (non_persistent()) tessera_gemm_trace_clear_np();
+  if (non_persistent()) tessera_gemm_trace_clear_np();
   else tessera_gemm_trace_clear();
 }
 using namespace tessera;
@@ -190,7 +184,6 @@ int main(int argc, char** argv) {
     if (variant == 2 || variant == 5) g.activation = Activation::silu;
     if (variant == 4) g.activation = Activation::relu;
     if (variant == 2 || variant == 6) g.residual = {c, Dtype::bf16, MatrixOrder::row_major, 0};
-    if (g_tile == 'p') g.tile = GemmTile::pingpong128x128;
     if (g_tile == 'c') g.tile = GemmTile::cooperative128x256;
     if (g_tile == 'w') g.tile = GemmTile::wgmma128x64;
     if (g_tile == 'W') g.tile = GemmTile::wgmma128x256;

@@ -110,8 +110,7 @@ bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
 
 TEST(GemmDevice, WgmmaTiles) {
   TESSERA_REQUIRE_SM(90);
-  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong128x128,
-                      GemmTile::cooperative128x256})
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::cooperative128x256})
     for (Dtype t : {Dtype::bf16, Dtype::f16})
       for (auto [oa, ob] : kOrders)
         for (const Shape& s : kShapes) {
@@ -134,8 +133,7 @@ TEST(GemmDevice, WgmmaTiles) {
         }
   // The fused epilogue, D orders and types, split-K, several K tiles, every operand majorness.
   int i = 0;
-  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::pingpong128x128,
-                      GemmTile::cooperative128x256})
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::cooperative128x256})
     for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
       for (Dtype out : {Dtype::bf16, Dtype::f32})
         for (MatrixOrder od : {R, C})
@@ -164,7 +162,7 @@ TEST(GemmDevice, WgmmaTiles) {
     big.m = 1024; big.n = 1024; big.k = 512; big.oa = oa; big.ob = ob; big.seed = ++g_seed;
     const GemmTile chosen = run_gemm_case(big).tile;
     EXPECT_TRUE(chosen == GemmTile::wgmma128x64 || chosen == GemmTile::wgmma128x128 || chosen == GemmTile::wgmma128x256 ||
-                chosen == GemmTile::pingpong128x128 || chosen == GemmTile::cooperative128x256)
+                chosen == GemmTile::cooperative128x256)
         << big.str();
   }
 }
@@ -413,9 +411,9 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 150; c.n = 136; c.k = 200; c.tile = GemmTile::wgmma128x64; c.in = c.out = Dtype::f16; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
-    { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::pingpong128x128; c.ob = C; c.beta = 0.5f;
+    { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
       c.bias = BiasMode::per_row; c.act = Activation::silu; c.residual = true; add(c); }
-    { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::pingpong128x128; c.oa = C; c.ob = R; c.od = C; add(c); }
+    { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.od = C; add(c); }
     { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_erf; c.residual = true; add(c); }
     // The residual through TMA into the staging tiles with the specialised body: whole tiles, edge tiles and a spare
@@ -442,16 +440,16 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 2100; c.n = 1000; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.alpha = 0.75f;
       c.bias = BiasMode::per_row; c.bias_type = Dtype::bf16; c.act = Activation::relu; add(c); }
     // The persistent kernels compiled for the bare GEMM alone (KernelInfo::fn_bare): edge tiles and a spare cluster row,
-    // D column-major from the ping-pong kernel, and the stream-K tail.
+    // D column-major with f16 operands, and the stream-K tail.
     { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; add(c); }
-    { GemmCase c; c.m = 304; c.n = 272; c.k = 136; c.tile = GemmTile::pingpong128x128; c.od = C; c.in = c.out = Dtype::f16; add(c); }
+    { GemmCase c; c.m = 304; c.n = 272; c.k = 136; c.tile = GemmTile::cooperative128x256; c.od = C; c.in = c.out = Dtype::f16; add(c); }
     { GemmCase c; c.m = 2100; c.n = 1800; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.stream_k = GemmStreamK::on;
       c.workspace = true; add(c); }
     // The bare cooperative kernel with two units on some blocks (72 cluster units): the first unit's D staged in the
     // second's main loop.
     { GemmCase c; c.m = 2104; c.n = 1800; c.k = 392; c.tile = GemmTile::cooperative128x256; c.ob = C; c.od = C;
       c.stream_k = GemmStreamK::off; add(c); }
-    { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::pingpong128x128; c.split_k = 3; c.workspace = true;
+    { GemmCase c; c.m = 260; c.n = 200; c.k = 704; c.tile = GemmTile::cooperative128x256; c.split_k = 3; c.workspace = true;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.out = Dtype::f32; add(c); }
     { GemmCase c; c.m = 200; c.n = 72; c.k = 520; c.tile = GemmTile::wgmma128x128; c.ob = C; c.od = C; c.split_k = 2;
       c.workspace = true; c.beta = 1.0f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true;

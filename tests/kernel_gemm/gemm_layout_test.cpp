@@ -502,7 +502,7 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
         EXPECT_EQ(k.box_d[1], 64u);
       }
     }
-    for (GemmTile t : {GemmTile::pingpong128x128, GemmTile::cooperative128x256}) {
+    for (GemmTile t : {GemmTile::cooperative128x256}) {
       const gemm_core::GemmKernelEntry* e = find_gemm_kernel(t);
       ASSERT_NE(e, nullptr);
       const gemm_core::KernelInfo kk = e->kernel(tc, in, Combo::kk);
@@ -511,7 +511,7 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
                  "persistent KK");
       expect_box(e->kernel(tc, in, Combo::k_mn), 64, static_cast<unsigned>(kk.block_m), 64, 64, "persistent KN");
       expect_box(e->kernel(tc, in, Combo::mn_mn), 64, 64, 64, 64, "persistent MN");
-      // D leaves through TMA stores in both schedules, in 64 x 64 boxes of its staging tile.
+      // D leaves through TMA stores, in 64 x 64 boxes of its staging tile.
       for (Combo c : gemm_core::kCombos) {
         const gemm_core::KernelInfo k = e->kernel(tc, in, c);
         EXPECT_TRUE(k.tma_store);

@@ -1,6 +1,5 @@
 // tests/kernel_gemm/gemm_persistent_test.cpp -- the persistent Hopper kernels' own cases (kernel/gemm_sm90/
-// persistent_kernel.hpp), part of gemm_device_test: the ping-pong and cooperative schedules over the epilogue menu and
-// across units, the cooperative kernel's specialised bodies, its bare kernel's deferred staging, its fused menus over
+// persistent_kernel.hpp), part of gemm_device_test: the cooperative kernel over the epilogue menu and across units, the cooperative kernel's specialised bodies, its bare kernel's deferred staging, its fused menus over
 // hard values, and the stream-K tail.  As everywhere in gemm_device_test: random inputs, D poisoned, a float64
 // reference with gemm_check.hpp's tolerance; skipped below sm_90.
 #include "gemm_device_common.hpp"
@@ -9,9 +8,9 @@ namespace {
 
 using namespace tessera::test::gemm_device;
 
-// The persistent kernels (ping-pong and cooperative): the whole epilogue menu on full and edge tiles, blocks that take many
-// units (the ring continues across units of different K lengths), split-K, and the same bits run to run.
-TEST(GemmDevice, PingPongPersistent) {
+// The persistent kernel: the whole epilogue menu on full and edge tiles, blocks that take many units (the ring continues
+// across units of different K lengths), split-K, and the same bits run to run.
+TEST(GemmDevice, PersistentMenus) {
   TESSERA_REQUIRE_SM(90);
   int i = 0;
   for (Dtype out : {Dtype::bf16, Dtype::f16, Dtype::f32})
@@ -29,7 +28,7 @@ TEST(GemmDevice, PingPongPersistent) {
           cs.k = 64 + 8 * (i % 40);
           cs.in = i % 2 ? Dtype::f16 : Dtype::bf16;
           cs.out = out;
-          cs.tile = i % 2 ? GemmTile::pingpong128x128 : GemmTile::cooperative128x256;
+          cs.tile = GemmTile::cooperative128x256;
           cs.od = od;
           cs.oc = i % 7 < 4 ? od : (od == R ? C : R);
           cs.orr = i % 11 < 6 ? od : (od == R ? C : R);
@@ -46,7 +45,7 @@ TEST(GemmDevice, PingPongPersistent) {
           if (::testing::Test::HasFailure()) return;
         }
   // Many units per block: 17 x 15 tiles, and x 3 splits of uneven K length (1, 1, 2 K tiles; 3, 3, 4).
-  for (GemmTile tile : {GemmTile::pingpong128x128, GemmTile::cooperative128x256})
+  const GemmTile tile = GemmTile::cooperative128x256;
   for (int split : {1, 3})
     for (int64_t k : {200, 640}) {
       GemmCase cs;
@@ -67,7 +66,7 @@ TEST(GemmDevice, PingPongPersistent) {
   for (int split : {1, 4}) {
     GemmCase cs;
     cs.m = 700; cs.n = 520; cs.k = 3000; cs.ob = C; cs.out = Dtype::f32;
-    cs.tile = split > 1 ? GemmTile::cooperative128x256 : GemmTile::pingpong128x128; cs.split_k = split; cs.workspace = split > 1; cs.seed = ++g_seed;
+    cs.tile = GemmTile::cooperative128x256; cs.split_k = split; cs.workspace = split > 1; cs.seed = ++g_seed;
     EXPECT_TRUE(tessera::test::gemm_repeatable(cs)) << cs.str();
   }
   {  // bf16 D from the cooperative kernel with split K (registers: the TMA store is for unsplit plans)

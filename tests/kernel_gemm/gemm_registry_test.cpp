@@ -26,10 +26,9 @@ using gemm_core::GemmKernelEntry;
 using gemm_core::GemmSchedule;
 
 // Every GemmTile other than automatic, in declaration order.
-constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,       GemmTile::t64x64,
-                               GemmTile::t16x128,      GemmTile::simt128x128,    GemmTile::wgmma128x128,
-                               GemmTile::wgmma128x256, GemmTile::pingpong128x128, GemmTile::cooperative128x256,
-                               GemmTile::wgmma128x64};
+constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
+                               GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
+                               GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact};
 
 // What the hand-written tables before the registry said of each tile: its name, the maths a forced tile
@@ -50,16 +49,14 @@ constexpr Expected kExpected[] = {
     {GemmTile::simt128x128, "simt128x128x8", false, false, true, false, 1.0, 0},
     {GemmTile::wgmma128x128, "wgmma128x128x64", true, false, false, true, 1.6, 0},
     {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, true, 1.7, 0},
-    {GemmTile::pingpong128x128, "pp128x128x64", true, false, false, true, 1.4, 0},
     {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, true, 1.8, 0},
     {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, true, 1.5, 0},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
-constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::pingpong128x128, GemmTile::wgmma128x256,
-                                      GemmTile::wgmma128x128,       GemmTile::wgmma128x64,    GemmTile::t128x256,
-                                      GemmTile::t128x128,           GemmTile::t64x64,         GemmTile::t16x128,
-                                      GemmTile::simt128x128};
+constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wgmma128x256, GemmTile::wgmma128x128,
+                                      GemmTile::wgmma128x64,        GemmTile::t128x256,     GemmTile::t128x128,
+                                      GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
   std::set<GemmTile> tiles;
@@ -134,7 +131,7 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
         EXPECT_EQ(k.block_k, t.block_k) << what;
         EXPECT_GT(k.threads, 0) << what;
         EXPECT_GT(k.smem_bytes, 0) << what;
-        const bool persistent = e.schedule == GemmSchedule::pingpong || e.schedule == GemmSchedule::cooperative;
+        const bool persistent = e.schedule == GemmSchedule::cooperative;
         EXPECT_EQ(k.persistent, persistent) << what;
         // D through TMA: every Hopper kernel (the non-persistent ones for the bare GEMM only).
         EXPECT_EQ(k.tma_store, e.tma) << what;

@@ -43,15 +43,13 @@ enum class GemmArch : int { sm80 = 0, sm90 };
 constexpr const char* arch_name(GemmArch a) { return a == GemmArch::sm80 ? "sm80" : "sm90"; }
 
 // How a block computes its tile: FFMA on CUDA cores; mma.sync warps; wgmma warpgroups (one producer, two
-// consumers on one tile); persistent ping-pong (the consumers take turns on their own tiles); persistent
-// cooperative (both consumers on one tile, D by TMA stores).
-enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, pingpong, cooperative };
+// consumers on one tile); persistent cooperative (both consumers on one tile, D by TMA stores).
+enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, cooperative };
 constexpr const char* schedule_name(GemmSchedule s) {
   switch (s) {
     case GemmSchedule::simt: return "simt";
     case GemmSchedule::mma_sync: return "mma.sync";
     case GemmSchedule::wgmma: return "wgmma";
-    case GemmSchedule::pingpong: return "pingpong";
     case GemmSchedule::cooperative: return "cooperative";
   }
   return "?";

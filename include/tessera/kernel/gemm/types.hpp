@@ -28,9 +28,6 @@ enum class GemmTile : int {
   wgmma128x128,  // tensor cores on Hopper (sm_90a, compute capability 9.0): TMA + wgmma, 3 warpgroups;
                  // bf16/f16 in any operand order, 16-byte aligned bases, lda/ldb a multiple of 8 elements
   wgmma128x256,  // the same with a 128 x 256 block tile
-  pingpong128x128,  // Hopper, persistent: one block per SM, two consumer warpgroups taking turns on the
-                    // tensor cores with 128 x 128 tiles, the epilogue of one overlapping the other's main
-                    // loop; same operand requirements as wgmma128x128
   cooperative128x256,  // Hopper, persistent: both consumer warpgroups on one 128 x 256 tile, the producer
                        // loading the next tile during the epilogue; same operand requirements
   wgmma128x64,  // the wgmma128x128 kernel with a 128 x 64 block tile (small problems: twice the blocks)

@@ -1,5 +1,5 @@
 // include/tessera/kernel/gemm_sm90/persistent_epilogue.hpp -- a unit's epilogue in the persistent Hopper GEMM
-// (kernel/gemm_sm90/persistent_kernel.hpp, either schedule): the consumer's fragment through the fused epilogue
+// (kernel/gemm_sm90/persistent_kernel.hpp): the consumer's fragment through the fused epilogue
 // (kernel/epilogue/fragment_epilogue.hpp) into D, from registers or through the staging slots that the store warps
 // (persistent_store_warps.hpp) hand to the TMA unit; the specialised straight-line bodies of the common menus; the
 // bare kernel's body; and the bare cooperative kernel's deferred staging.  K is the GemmSm90Persistent instantiation:
@@ -30,7 +30,6 @@ struct PersistentEpilogue {
   using Epilogue = typename K::Epilogue;
   using Phases = typename K::Phases;
   using ElemT = typename K::ElemT;
-  static constexpr bool kCooperative = K::kIsCooperative;
   static constexpr int kBM = K::kBM, kBN = K::kBN, kHalves = K::kHalves, kSlots = K::kSlots;
   static constexpr int kRingSlot = K::kRingSlot, kRingSlot3 = K::kRingSlot3;
   static constexpr Dtype kElemType = K::kElemType;
@@ -118,8 +117,8 @@ struct PersistentEpilogue {
     }
   }
 
-  // The epilogue of this warpgroup's part of a unit at (m0, n0) (cooperative: 64 x 256; ping-pong: 128 x 128), one
-  // half (64 registers, Epilogue::kChunk; half_row / half_col) at a time: the passes, then D from registers or, with
+  // The epilogue of this warpgroup's part of a unit at (m0, n0) (64 x 256), one half (64 registers, Epilogue::kChunk;
+  // half_col) at a time: the passes, then D from registers or, with
   // p.d_tma, through the staging tiles that store warp c hands to the TMA unit.  One call site per body: the passes
   // are compiled once.  `unit` (the warpgroup's local unit index) only feeds the timeline probe.
   static constexpr int kConsumerRows = K::kConsumerRows;  // rows of D one consumer stores per unit
@@ -157,29 +156,14 @@ struct PersistentEpilogue {
         case 16: return epilogue_fast<ActEw<ew::op::SiluHw>, kBiasRows, true>(acc, p, m0, n0, sh, c, thread, unit, ring, ph, {});
         default: break;
       }
-      if constexpr (kCooperative) {
-        epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, ph);
-      } else {
-        // Ping-pong: the general body once, on each atom in turn (the second moved into the first's registers).
-#pragma unroll 1
-        for (int h = 0; h < kHalves; ++h) {
-          const int mh = m0 + K::half_row(h);
-          epilogue_chunk<0>(acc[0], p, mh, n0, mh + Atom::kM <= p.m && n0 + kBN <= p.n, sh, c, thread, ring, ph, 2 * h);
-          if (h + 1 < kHalves) next_half(acc);
-        }
-      }
+      epilogue_chunk<0>(acc[0], p, m0, n0, full, sh, c, thread, ring, ph);
     }
   }
-  // The second half's registers into the first's (cooperative: registers 64-127 of the atom; ping-pong: the second atom).
+  // The second half's registers (64-127 of the atom) into the first's.
   __device__ __forceinline__ static void next_half(float (&acc)[kHalves][Atom::kValuesC]) {
     constexpr int kHalf = Epilogue::kChunk;
-    if constexpr (kCooperative) {
 #pragma unroll
-      for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[0][i + kHalf];
-    } else {
-#pragma unroll
-      for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[1][i];
-    }
+    for (int i = 0; i < kHalf; ++i) acc[0][i] = acc[0][i + kHalf];
   }
 
   // ---- specialised epilogues: the common menus as straight-line code ----
@@ -253,8 +237,8 @@ struct PersistentEpilogue {
     if (thread == 0) TTRACE(1 + c, unit, 14, TCLK());  // probe: event 14 = the specialised body entered
 #pragma unroll 1
     for (int half = 0; half < 2; ++half) {
-      // registers 0 .. kHalf - 1 of acc[0] hold rows [mh, mh + 64) x columns [nh, nh + 128)
-      const int mh = m0 + K::half_row(half), nh = n0 + K::half_col(half);
+      // registers 0 .. kHalf - 1 of acc[0] hold rows [m0, m0 + 64) x columns [nh, nh + 128)
+      const int nh = n0 + K::half_col(half);
       if constexpr (kBias != kNoBias) {  // (case 0 has alpha = 1)
         if (p.ep.alpha != 1.f) {
 #pragma unroll
@@ -262,7 +246,7 @@ struct PersistentEpilogue {
         }
         // (from sh.bias[c], stage_bias: the unit's columns from n0, or the consumer's rows from m0)
         if constexpr (kBias == kBiasCols) Epilogue::template add_bias_columns_smem<ElemT, 0>(acc[0], sh.bias[c] + 2 * (nh - n0), thread);
-        else Epilogue::template add_bias_rows_smem<ElemT, 0>(acc[0], sh.bias[c] + 2 * (mh - m0), thread);
+        else Epilogue::template add_bias_rows_smem<ElemT, 0>(acc[0], sh.bias[c], thread);
       }
       // probe: events 8 + 3 half, 9 + 3 half, 10 + 3 half = this half's bias added, activation done, both tiles staged
       if (thread == 0) TTRACE(1 + c, unit, 8 + 3 * half, TCLK());
@@ -302,7 +286,7 @@ struct PersistentEpilogue {
     arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
     arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);
     stage(std::integral_constant<int, 2>{}, ring);
-    arch::mbarrier_wait_parity(K::drained_bar(sh, c), ph.d);  // slot 3: B rows of the last stage
+    arch::mbarrier_wait_parity(&sh.drained, ph.d);  // slot 3: B rows of the last stage
     if (thread == 0) TTRACE(1 + c, unit, 6, TCLK());
     stage(std::integral_constant<int, 3>{}, ring + sizeof(Stage::a));
     arch::fence_proxy_async_shared_cta();
@@ -311,24 +295,22 @@ struct PersistentEpilogue {
   }
   // The general body reads the residual from global memory; with p.r_tma the store warp still loads it into the
   // staging tiles (its protocol does not depend on the unit's body), so the staging waits for those loads.
-  // `slot0`: the staging slot of registers 0-31 (ping-pong: 2 x the atom).
   template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
-                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, Phases ph,
-                                                        int slot0 = 0) {
+                                                        SharedStorage& sh, int c, int thread, unsigned char* ring, Phases ph) {
     Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");
-      // staging tiles (slots) slot0 + kFirst / 32 and + 1, 64 columns (32 registers) each
-      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, slot0 + kFirst / 32, ring, ph, p.r_tma);
-      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, slot0 + kFirst / 32 + 1, ring, ph, p.r_tma);
+      // staging tiles (slots) kFirst / 32 and + 1, 64 columns (32 registers) each
+      store_tma_tile<kFirst, false>(acc, p, sh, c, thread, kFirst / 32, ring, ph, p.r_tma);
+      store_tma_tile<kFirst + 32, false>(acc, p, sh, c, thread, kFirst / 32 + 1, ring, ph, p.r_tma);
     } else {
       Epilogue::dispatch_type(p.ep.d_type, [&](auto t) {
         Epilogue::template store<decltype(t), kFirst>(acc, p.ep, m0, n0, full, thread);
       });
     }
     if constexpr (kFirst + Epilogue::kChunk < Atom::kValuesC)
-      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, ph, slot0);
+      epilogue_chunk<kFirst + Epilogue::kChunk>(acc, p, m0, n0, full, sh, c, thread, ring, ph);
   }
   // The staging tile of D from registers kFirst .. kFirst + 31 (64 columns) in slot `slot`: stmatrix into its
   // buffer once store warp c has freed it (slot 2, in the ring stage `ring`, is free once this warpgroup's wgmma
@@ -360,7 +342,7 @@ struct PersistentEpilogue {
       if constexpr (kAddR) Epilogue::template add_sw128_as<kFirst>(acc, p.ep.d_type, p.ep.d_row_major, tile, thread);
     } else if (slot == kRingSlot3) {
       // B rows of the last stage: free once every consumer warp's wgmma of the unit are complete.
-      arch::mbarrier_wait_parity(K::drained_bar(sh, c), ph.d);
+      arch::mbarrier_wait_parity(&sh.drained, ph.d);
     } else if (slot != kRingSlot) {
       // Free: the store that last read it (of this unit or the previous one) is past its reads.
       arch::named_barrier_sync(K::free_bar(c, b), kHandoffThreads);

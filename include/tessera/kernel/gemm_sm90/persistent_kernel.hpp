@@ -1,6 +1,7 @@
 // include/tessera/kernel/gemm_sm90/persistent_kernel.hpp -- the persistent Hopper GEMM (sm_90a): TMA loads
 // into an mbarrier ring shared by a cluster, two consumer warpgroups issuing wgmma, and the fused epilogue
-// straight from registers.  Two schedules (kCooperative, below); docs/GEMM.md draws both over time.
+// straight from registers.  The cooperative schedule: both consumer warpgroups on one tile; docs/GEMM.md draws it over
+// time.
 //
 //   block        384 threads, one block per SM, persistent: gridDim.x = min(cluster units, resident
 //                clusters) x kClusterM; cluster c takes units c, c + C, c + 2C, ... of the tile scheduler
@@ -11,21 +12,16 @@
 //                multicast to the cluster.
 //                TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
 //   warpgroups 1, 2  consumers (setmaxnreg 232): 128 fp32 accumulators per
-//                thread.  Cooperative: both on one
-//                128 x 256 unit (rows 0-63, 64-127; one wgmma m64n256k16 per 16-wide K step).  Ping-pong: each
-//                on a whole 128 x 128 unit (two m64n128k16 per K step), local unit i to consumer i % 2.
+//                thread, both on one 128 x 256 unit (rows 0-63, 64-127; one wgmma m64n256k16 per 16-wide K step).
 //   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
 //                kTileA / kTileB, atom/smem_sm90.hpp)
 //                full[s]  (count 1): the producer's arrive.expect_tx(stage bytes); the TMA bytes, the
 //                         peers' multicast parts included, complete it
 //                empty[s] (count 4 x consumers per unit x kClusterM): one arrive per consumer warp of every
 //                         block of the cluster once its wgmma on stage s are complete
-//   ping-pong    order[w] (count 128): warpgroup w may start its next main loop.  The other warpgroup
-//                arrives once it has issued its last wgmma, so main loops follow each other back to back
-//                on the tensor cores while each warpgroup runs its epilogue in the other's main loop.
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
-//                16-bit D (p.d_tma): a 64 x 64 piece at a time (slot_row / slot_col) into an 8 KB swizzled staging slot
+//                16-bit D (p.d_tma): a 64 x 64 piece at a time (slot_col) into an 8 KB swizzled staging slot
 //                (stmatrix): the consumer's two staging buffers, or (the unit's third and fourth tiles) its own A
 //                rows and its quarter of the B rows of the unit's last ring stage (kRingSlot, kRingSlot3), each
 //                handed through named barriers (staged / free)
@@ -78,30 +74,27 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-// kCooperative = false: ping-pong, 128 x 128 tiles, each consumer warpgroup a whole tile (two m64n128k16 atoms);
-//                       one warpgroup alone keeps the tensor cores busy (scripts/device/wgmma_rate.cu), but a
-//                       128 x 128 tile reads 1.5 times the L2 bytes per multiply-add of 128 x 256 (docs/PERF.md).
-// kCooperative = true:  128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one
-//                       m64n256k16 atom each); the epilogue does not overlap a main loop, but the producer
-//                       keeps loading the next unit during it.
+// 128 x 256 tiles shared by both consumer warpgroups (rows 0-63 and 64-127, one m64n256k16 atom each); the epilogue
+// does not overlap a main loop, but the producer keeps loading the next unit during it, and the bare kernel stages D
+// during the next main loop.  (A ping-pong schedule, each warpgroup a whole tile and its epilogue during the other's
+// main loop, needs 128 x 128 tiles for its registers, which read 1.5 times the L2 bytes per multiply-add of
+// 128 x 256 and ran at 0.80 of cuBLAS: docs/PERF.md, thirteenth session.)
 //
 // kClusterM = 2: blocks run in clusters of 2 along M (tiles (2i, n) and (2i + 1, n)): B's box is loaded
 // half by each block and multicast to both, so each block reads a third less from L2 (128 x 256: 16 KB of
 // A + 16 KB of B per K tile instead of 16 + 32).  A stage of either block is then written by both
 // producers, so it is free only when the consumers of both blocks have released it: every consumer warp
 // arrives on the empty barrier of its own block and of its peer.
-template <class Elem, bool kCooperative, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
+template <class Elem, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
 struct GemmSm90Persistent {
   // ---- preconditions ----
   static_assert(Elem::kBytes == 2, "gemm_sm90 persistent: 16-bit operands (bf16 or f16)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 persistent: an M-major A comes with an N-major B (the host transposes (M, K))");
   static_assert(kClusterM == 1 || kClusterM == 2 || kClusterM == 4, "gemm_sm90 persistent: clusters of 1, 2 or 4 blocks along M");
 
-  static constexpr int kBM = 128, kBN = kCooperative ? 256 : 128, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
-  static constexpr int kStages = kCooperative ? 4 : 6;  // 48 KB / 32 KB a stage
-  // wgmma groups (K tiles) a consumer keeps in flight: one warpgroup alone on the tensor cores (ping-pong)
-  // needs a deeper queue than two that share them.
-  static constexpr int kInFlight = 1;  // measured: 2 for ping-pong was not faster (docs/PERF.md)
+  static constexpr int kBM = 128, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
+  static constexpr int kStages = 4;  // 48 KB a stage
+  static constexpr int kInFlight = 1;  // wgmma groups (K tiles) a consumer keeps in flight
   static_assert(kInFlight < kStages, "gemm_sm90 persistent: the ring must hold the K tiles in flight and one more");
   static constexpr int kThreads = 384;
   // setmaxnreg moves registers between the warpgroups of the block, whose pool is what the launch gave it: kThreads x
@@ -117,23 +110,19 @@ struct GemmSm90Persistent {
                 "gemm_sm90 persistent: the warpgroups' registers fit the block's pool (setmaxnreg.inc would wait forever)");
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;
   using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
-  static constexpr int kSlices = kCooperative ? 2 : 1;         // consumer warpgroups sharing one unit
-  static constexpr int kHalves = kBM / Atom::kM / kSlices;     // atoms stacked along M per consumer
-  // gelu_erf: branch-free (ew::op::GeluHw) in the cooperative kernel, libm's erfcf in the ping-pong kernel: ptxas
-  // spills (bf16, (K, K), general kernel, bytes stored / loaded) cooperative 536 / 466 with erfcf, 100 / 50 with
-  // GeluHw; ping-pong 216 / 688 with erfcf, 328 / 1,564 with GeluHw (docs/PERF.md).
-  using Epilogue = epilogue::FragmentEpilogue<Atom, std::conditional_t<kCooperative, ew::op::GeluHw, ew::op::Gelu>>;
+  static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
+  static constexpr int kHalves = kBM / Atom::kM / kSlices;  // atoms stacked along M per consumer (1)
+  // gelu_erf: branch-free (ew::op::GeluHw): ptxas spilled 536 / 466 bytes (bf16, (K, K), general kernel) with libm's
+  // erfcf, 100 / 50 with GeluHw (docs/PERF.md).
+  using Epilogue = epilogue::FragmentEpilogue<Atom, ew::op::GeluHw>;
   // D through shared memory and TMA stores (p.d_tma): per consumer warpgroup two (64, 64) 16-bit staging tiles
   // (Epilogue::kStageTile), 64 columns = 32 registers each.
-  // A consumer's unit leaves as four staging tiles (slots 0-3) of 64 x 64: cooperative, its 64 rows x 256 columns
-  // (slot j at column 64 j); ping-pong, its 128 x 128 tile (slot j at row 64 (j / 2), column 64 (j % 2)).  Its
-  // accumulators are two halves of 64 registers (Epilogue::kChunk), each two slots: cooperative, columns 0-127 and
-  // 128-255 of the one m64n256 atom; ping-pong, the two m64n128 atoms (rows 0-63 and 64-127).
+  // A consumer's unit leaves as four staging tiles (slots 0-3) of 64 x 64: its 64 rows x 256 columns (slot j at column
+  // 64 j).  Its accumulators are two halves of 64 registers (Epilogue::kChunk), each two slots: columns 0-127 and
+  // 128-255 of the m64n256 atom.
   static constexpr int kSlots = 4;
-  __host__ __device__ static constexpr int slot_row(int j) { return kCooperative ? 0 : 64 * (j / 2); }
-  __host__ __device__ static constexpr int slot_col(int j) { return kCooperative ? 64 * j : 64 * (j % 2); }
-  __host__ __device__ static constexpr int half_row(int h) { return kCooperative ? 0 : 64 * h; }
-  __host__ __device__ static constexpr int half_col(int h) { return kCooperative ? 128 * h : 0; }
+  __host__ __device__ static constexpr int slot_col(int j) { return 64 * j; }
+  __host__ __device__ static constexpr int half_col(int h) { return 128 * h; }
   static constexpr atom::SmemTileSm90::Box kBoxD = Epilogue::kStageTile.tma_box();
   // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
   static constexpr int kBoxBytes = 64 * kBK * 2;
@@ -169,19 +158,17 @@ struct GemmSm90Persistent {
   struct DStage {
     alignas(1024) unsigned char tile[2][2][Epilogue::kStageTile.bytes()];  // [consumer][buffer]
   };
-  // A consumer's rows of D per unit (cooperative: its 64 of the 128; ping-pong: the whole unit's), and the bytes of one
-  // unit's 16-bit bias as a consumer's epilogue reads it: kBN columns or its rows, whichever is more.
-  static constexpr int kConsumerRows = kCooperative ? Atom::kM : kBM;
+  // A consumer's rows of D per unit (its 64 of the 128), and the bytes of one unit's 16-bit bias as a consumer's
+  // epilogue reads it: kBN columns or its rows, whichever is more.
+  static constexpr int kConsumerRows = Atom::kM;
   static constexpr int kBiasBytes = 2 * (kBN > kConsumerRows ? kBN : kConsumerRows);
   struct SharedStorage {
     Stage stage[kStages];
     DStage d;
     uint64_t full[kStages];
     uint64_t empty[kStages];
-    uint64_t order[2];
     uint64_t rfull[2][4];  // residual through TMA (p.r_tma): staging slot j of consumer c holds this unit's residual
-    uint64_t drained[2];   // residual through TMA: every consumer warp's wgmma of the unit are complete (ping-pong:
-                           // per consumer; cooperative: [0] for both)
+    uint64_t drained;      // every consumer warp's wgmma of the unit are complete (slot 3 is free)
     uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
                             // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
@@ -231,7 +218,6 @@ struct GemmSm90Persistent {
   // D's type where it is the operands' (the bare kernel, the specialised epilogue bodies).
   static constexpr Dtype kElemType = kF16 ? Dtype::f16 : Dtype::bf16;
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
-  static constexpr bool kIsCooperative = kCooperative;  // (for persistent_epilogue.hpp)
   // A unit's epilogue: its bodies, the staging slots and the deferred staging (persistent_epilogue.hpp).
   using Epi = PersistentEpilogue<GemmSm90Persistent>;
 
@@ -260,12 +246,9 @@ struct GemmSm90Persistent {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
       }
-      arch::mbarrier_init(&sh.order[0], 128);
-      arch::mbarrier_init(&sh.order[1], 128);
       for (int c = 0; c < 2; ++c)
         for (int j = 0; j < 4; ++j) arch::mbarrier_init(&sh.rfull[c][j], 1);
-      arch::mbarrier_init(&sh.drained[0], 4 * kSlices);
-      arch::mbarrier_init(&sh.drained[1], 4 * kSlices);
+      arch::mbarrier_init(&sh.drained, 4 * kSlices);
       arch::mbarrier_init(&sh.bias_full[0], 128);
       arch::mbarrier_init(&sh.bias_full[1], 128);
       arch::fence_mbarrier_init();
@@ -282,7 +265,7 @@ struct GemmSm90Persistent {
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
-        PersistentStoreWarps<GemmSm90Persistent>::template store_tiles<kBareOnly && kCooperative>(
+        PersistentStoreWarps<GemmSm90Persistent>::template store_tiles<kBareOnly>(
             sh, sched, p, static_cast<int>(threadIdx.x) / 32 - 1, map_d, map_r);
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
@@ -347,15 +330,9 @@ struct GemmSm90Persistent {
   // The first row of D that cooperative consumer c stores in the block's tile row tm.  The store warp, the consumer's
   // ring-slot test and its epilogue all use this one formula: they must agree on which units store D (rows inside
   // M), or a staged / free barrier waits forever.
-  __device__ __forceinline__ static int consumer_m0(int tm, int c) { return tm * kBM + (kCooperative ? Atom::kM * c : 0); }
-  // Whether consumer c takes unit `local` (the block's local unit index): cooperative, every unit; ping-pong, every
-  // other one.
-  __device__ __forceinline__ static bool takes(int local, int c) { return kCooperative || (local & 1) == c; }
-  __device__ __forceinline__ static uint64_t* drained_bar(SharedStorage& sh, int c) { return &sh.drained[kCooperative ? 0 : c]; }
-  // The phase of drained_bar for the block's local unit `local`: the count of units its consumer took before it.
-  __device__ __forceinline__ static uint32_t drained_parity(int local) {
-    return static_cast<uint32_t>((kCooperative ? local : local >> 1) & 1);
-  }
+  __device__ __forceinline__ static int consumer_m0(int tm, int c) { return tm * kBM + Atom::kM * c; }
+  // The phase of sh.drained for the block's unit v (its local index): the count of units before it.
+  __device__ __forceinline__ static uint32_t drained_parity(int v) { return static_cast<uint32_t>(v & 1); }
   // The dynamic shared memory as it starts (`run` rounds it up to 1 KB for SharedStorage), and a pointer's shared::cta
   // address.
   __device__ __forceinline__ static const void* smem_raw_base() {
@@ -368,7 +345,7 @@ struct GemmSm90Persistent {
   // Slot 2 of consumer c: its 64 rows of A in ring stage s (K-major: 64 rows of 128 bytes; M-major: its own box).
   __device__ __forceinline__ static unsigned char* ring_tile(SharedStorage& sh, int s, int c) {
     static_assert(Epilogue::kStageTile.bytes() == kBoxBytes && Atom::kM == 64, "gemm_sm90 persistent: a staging tile is one 64-row A box");
-    return reinterpret_cast<unsigned char*>(sh.stage[s].a) + (kCooperative ? c * kBoxBytes : 0);
+    return reinterpret_cast<unsigned char*>(sh.stage[s].a) + c * kBoxBytes;
   }
 
   // This block's worker (its cluster) and the workers of the grid (kernel/gemm/scheduler.hpp: the worker's
@@ -392,7 +369,7 @@ struct GemmSm90Persistent {
     }
   }
 
-  // ---- consumers: warpgroup c takes every unit (cooperative: its 64 rows) or every other one (ping-pong) ----
+  // ---- consumers: warpgroup c takes its 64 rows of every unit ----
   template <bool kBareOnly>
   __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
@@ -405,12 +382,11 @@ struct GemmSm90Persistent {
     // The bare cooperative kernel stages a unit's D during the next unit's main loop: after the drain the fragment is
     // packed into 16-bit pairs (pk: 64 registers beside the 128 accumulators), and slot j goes to the store warp at
     // that loop's K tile 2 j (kDeferAt), in the shadow of the wgmma in flight, instead of with the tensor cores idle.
-    constexpr bool kDefer = kBareOnly && kCooperative;
+    constexpr bool kDefer = kBareOnly;
     [[maybe_unused]] uint32_t pk[Atom::kValuesC / 2];
     [[maybe_unused]] bool pending = false;  // pk holds a unit's D whose slots are not all staged
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
-    int local = 0;
     // Two barrier phases in one word (one register across the main loop and the epilogue, where ptxas spilled them as
     // two): bit kStoredBit, the parity of the units whose D this warpgroup stored through TMA (the residual barriers'
     // phase); bit kBiasBit, the phase of sh.bias_full[c] (the count of stage_bias calls, mod 2).
@@ -429,33 +405,23 @@ struct GemmSm90Persistent {
     // (This consumer's A offset through a shuffle from lane 0: ptxas then knows it is the same in every lane and keeps
     // the A descriptors in uniform registers; derived from the thread index, it builds them in vector registers and
     // moves them over at every wgmma.)
-    [[maybe_unused]] const uint32_t a_c16 = static_cast<uint32_t>(__shfl_sync(0xffffffffu, c * (kBoxBytes / 16), 0));
+    const uint32_t a_c16 = static_cast<uint32_t>(__shfl_sync(0xffffffffu, c * (kBoxBytes / 16), 0));
     const uint32_t full0 = static_cast<uint32_t>(arch::fresh(static_cast<int>(sh_u32 + static_cast<uint32_t>(offsetof(SharedStorage, full)))));
     const uint32_t empty0 = full0 + static_cast<uint32_t>(offsetof(SharedStorage, empty) - offsetof(SharedStorage, full));
     // The bare cooperative kernel works out the next unit's place while this unit's last wgmma drain (off the path
     // between one unit's epilogue and the next main loop); the general kernel at the unit's start, so that no unit's
     // place is live across its main loop and epilogue (kept, ptxas spilled it: 72 / 26 bytes).
-    constexpr bool kAhead = kCooperative && kBareOnly;
+    constexpr bool kAhead = kBareOnly;
     gemm_core::TileWork w_next{};
     const int items = sched.items(worker());
     if (kAhead && items > 0) w_next = sched.item(worker(), 0);
-    for (int v = 0; v < items; ++v, ++local) {
-      if (!kCooperative && (local & 1) != c) {  // ping-pong: the other warpgroup's unit: skip its stages
-        const int kt = sched.item(worker(), v).k_tiles;
-        s += kt;
-        phase ^= static_cast<uint32_t>((s / kStages) & 1);
-        s %= kStages;
-        continue;
-      }
+    for (int v = 0; v < items; ++v) {
       gemm_core::TileWork w = kAhead ? w_next : sched.item(worker(), v);
       w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
       const bool tr = thread == 0;
-      if (tr) TTRACE(1 + c, local, 0, TCLK());
+      if (tr) TTRACE(1 + c, v, 0, TCLK());
       unsigned long long fsum = 0;
       [[maybe_unused]] unsigned long long ssum = 0;  // (probe) the deferred staging's cycles in this main loop
-      // Wait for the other warpgroup to have issued its main loop of unit local - 1.
-      if (!kCooperative && local > 0)
-        arch::mbarrier_wait_parity(&sh.order[c], static_cast<uint32_t>(((local - 2 + c) / 2) & 1));
       // A unit whose epilogue is a specialised body with a bias: its bias words into sh.bias[c] now, a main loop
       // before the body reads them (no global load in the epilogue).
       if constexpr (!kBareOnly) {
@@ -466,7 +432,7 @@ struct GemmSm90Persistent {
       }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
-      // (The ring position and its phase as loop-local copies, and the trip count as an opaque count-down (a plain
+      // (The ring position and its phase as loop-v copies, and the trip count as an opaque count-down (a plain
       // one is turned back into kt < k_tiles): the originals live across the epilogue, where ptxas keeps them in
       // stack slots, and the loop would otherwise load and store them there every K tile.)
       int ls = arch::fresh(s);
@@ -474,7 +440,7 @@ struct GemmSm90Persistent {
       for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
         const unsigned long long tf0 = TCLK();
         arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
-        if (kt == 0) { if (tr) TTRACE(1 + c, local, 1, TCLK()); } else fsum += TCLK() - tf0;
+        if (kt == 0) { if (tr) TTRACE(1 + c, v, 1, TCLK()); } else fsum += TCLK() - tf0;
         const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);  // stage ls, 16-byte units
 #pragma unroll
         for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
@@ -486,8 +452,7 @@ struct GemmSm90Persistent {
 #pragma unroll
           for (int h = 0; h < kHalves; ++h) {
             // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
-            const uint32_t a16 = kCooperative ? a_c16 : static_cast<uint32_t>(h * kBoxBytes / 16);
-            const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a16, kOpA.desc);
+            const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
             Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
           }
         }
@@ -515,10 +480,8 @@ struct GemmSm90Persistent {
           for (int j = (w.k_tiles + kDeferAt - 1) / kDeferAt; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j);
         pending = false;
       }
-      // Every wgmma of this unit is issued: the other warpgroup's main loop may queue behind them.
-      if (!kCooperative) (void)arch::mbarrier_arrive(&sh.order[c ^ 1]);
-      if (tr) { TTRACE(1 + c, local, 2, fsum); TTRACE(1 + c, local, 3, TCLK()); }
-      if (kDefer && tr) TTRACE(1 + c, local, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
+      if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
+      if (kDefer && tr) TTRACE(1 + c, v, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
       if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
       // The unit's epilogue body (Epi::unit_body; -1 for a stream-K piece, which publishes its sums instead).
       [[maybe_unused]] int body = -1;
@@ -535,7 +498,7 @@ struct GemmSm90Persistent {
         }
       }
       arch::wgmma_wait<0>();
-      if (tr) TTRACE(1 + c, local, 4, TCLK());
+      if (tr) TTRACE(1 + c, v, 4, TCLK());
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
@@ -543,7 +506,7 @@ struct GemmSm90Persistent {
       // Slot 3 lies in this unit's last ring stage (B rows): it is written (by this consumer, or with the residual
       // through TMA first loaded by the store warp) once no consumer warp reads the stage any more.  Every unit
       // arrives, so the barrier's phase is the count of units this warpgroup took.
-      if (!kDefer && p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(drained_bar(sh, c));
+      if (!kDefer && p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
       static_assert(kInFlight == 1, "gemm_sm90 persistent: the stage released after the drain is the last one (kRingSlot)");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -554,10 +517,10 @@ struct GemmSm90Persistent {
       // warpgroup that went on unchecked could reach its next unit's drain (units of a few K tiles) before the other
       // had arrived for this one, and its arrivals would complete the wrong phase.
       if (!kDefer && p.d_tma && !ring_slot)
-        arch::mbarrier_wait_parity(drained_bar(sh, c), drained_parity(local));
+        arch::mbarrier_wait_parity(&sh.drained, drained_parity(v));
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
-      // ---- epilogue (overlaps the other warpgroup's main loop) ----
+      // ---- epilogue ----
       using Partials = PersistentPartials<GemmSm90Persistent>;
       // (The bare kernels run only unsplit plans -- the host launches them with D through TMA, which split-K does not
       // use -- so they carry no split-K reduction: about 4k unrolled FADD and 1k LDG of code.)
@@ -571,18 +534,18 @@ struct GemmSm90Persistent {
       if (w.peers > 0) Partials::add_peers(acc, p, w, worker(), c, thread_now());
       if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
         if (consumer_m0(w.tm, c) < p.m) {
-          if (tr) TTRACE(1 + c, local, 7, TCLK());
+          if (tr) TTRACE(1 + c, v, 7, TCLK());
           Epi::pack_deferred(acc[0], p, sh, c, pk, (phases >> kStoredBit) & 1u);
           if (p.r_tma) phases ^= 1u << kStoredBit;
           pending = true;
-          if (tr) TTRACE(1 + c, local, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
+          if (tr) TTRACE(1 + c, v, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
         }
         continue;
       }
-      Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), local, ring_tile(sh, stage_before(s, 1), c),
-                    Phases{(phases >> kStoredBit) & 1u, drained_parity(local)}, body);
+      Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), v, ring_tile(sh, stage_before(s, 1), c),
+                    Phases{(phases >> kStoredBit) & 1u, drained_parity(v)}, body);
       if (ring_slot) phases ^= 1u << kStoredBit;
-      if (tr) TTRACE(1 + c, local, 5, TCLK());
+      if (tr) TTRACE(1 + c, v, 5, TCLK());
     }
     if constexpr (kDefer) {  // the last unit's D
       if (pending)
@@ -612,13 +575,13 @@ struct GemmSm90Persistent {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, bool kCooperative, bool kBNMajor, bool kAMMajor, bool kBareOnly = false>
-__global__ void __launch_bounds__(GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::kThreads, 1)
+template <class Elem, bool kBNMajor, bool kAMMajor, bool kBareOnly = false>
+__global__ void __launch_bounds__(GemmSm90Persistent<Elem, kBNMajor, kAMMajor>::kThreads, 1)
     // launched with a cluster dimension of GemmSm90Persistent<...>::kClusterM along x
     gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
                                 const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_d,
                                 const __grid_constant__ CUtensorMap map_r) {
-  GemmSm90Persistent<Elem, kCooperative, kBNMajor, kAMMajor>::template run<kBareOnly>(p, &map_a, &map_b, &map_d, &map_r);
+  GemmSm90Persistent<Elem, kBNMajor, kAMMajor>::template run<kBareOnly>(p, &map_a, &map_b, &map_d, &map_r);
 }
 #endif
 

@@ -1,5 +1,5 @@
 // include/tessera/kernel/gemm_sm90/persistent_store_warps.hpp -- the store warps of the persistent Hopper GEMM
-// (kernel/gemm_sm90/persistent_kernel.hpp, either schedule, D through TMA): warp c of the producer
+// (kernel/gemm_sm90/persistent_kernel.hpp, D through TMA): warp c of the producer
 // warpgroup hands consumer c's staged D tiles to the TMA unit and, with the residual through TMA, loads the
 // residual into the staging tiles ahead of the consumer.  K is the GemmSm90Persistent instantiation: its shared
 // storage, barriers, ring helpers and staging slots are the ones described there.
@@ -55,8 +55,8 @@ struct PersistentStoreWarps {
                                                              int n0, bool free_last, bool leader) {
 #pragma unroll
     for (int j = 0; j < K::kSlots; j += 2) {  // slots j (buffer 0) and j + 1 (buffer 1)
-      store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
-      store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0 + K::slot_row(j + 1), n0 + K::slot_col(j + 1), leader);
+      store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0 + K::slot_col(j), leader);
+      store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0, n0 + K::slot_col(j + 1), leader);
       const bool free = free_last || j + 2 < K::kSlots;  // a later slot takes the buffer again
       if (leader) arch::bulk_wait_read<1>();  // slot j read
       if (free) then_free(K::free_bar(c, 0));
@@ -67,8 +67,8 @@ struct PersistentStoreWarps {
 
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
   // The host uses the TMA store only without split-K, so which units store D is known here: every unit of
-  // the block that consumer c takes (K::takes) and whose rows for consumer c start inside M, four staging tiles
-  // each (slots 0-3 at (m0 + K::slot_row(j), n0 + K::slot_col(j)), kRingSlot), in the consumer's order.  Buffer b
+  // the block whose rows for consumer c start inside M, four staging tiles each (slots 0-3 at (m0, n0 +
+  // K::slot_col(j)), kRingSlot), in the consumer's order.  Buffer b
   // cycles: free (this warp) -> the consumer writes it -> staged (consumer) -> this warp stores it and waits until
   // the store has read it -> free (for the next unit: buffer b holds slot b).  The warp frees a buffer only for a
   // later tile, so every barrier phase completes.  Slots 2 and 3 lie in the unit's last ring stage, which this warp
@@ -82,7 +82,6 @@ struct PersistentStoreWarps {
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Item v of this block's worker (its whole units, then its stream-K pieces; local index v).
     auto stores = [&](int v, int& m0, int& n0) {  // the consumer's tests (consume, epilogue_unit)
-      if (!K::takes(v, c)) return false;
       const gemm_core::TileWork w = sched.item(K::worker(), v);
       m0 = K::consumer_m0(w.tm * kClusterM + rank, c);
       n0 = w.tn * kBN;
@@ -123,7 +122,7 @@ struct PersistentStoreWarps {
       int m0, n0;
       if (!stores(v, m0, n0)) continue;
       auto issue = [&](const void* tile, uint32_t bar, int j) {
-        store_staged(p.ep.d_row_major, map_d, tile, bar, m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+        store_staged(p.ep.d_row_major, map_d, tile, bar, m0, n0 + K::slot_col(j), leader);
       };
       const int last = K::stage_before(s, 1);  // the unit's last stage: slots 2 and 3
       unsigned char* ring = K::ring_tile(sh, last, c);
@@ -166,8 +165,8 @@ struct PersistentStoreWarps {
       else arch::tma_load_2d(sh.d.tile[c][b], map_r, bar, m, n);
     };
     auto round = [&](int r, int m0, int n0) {  // slots 2 r and 2 r + 1 of the unit at (m0, n0)
-      load_box(0, &sh.rfull[c][2 * r], m0 + K::slot_row(2 * r), n0 + K::slot_col(2 * r));
-      load_box(1, &sh.rfull[c][2 * r + 1], m0 + K::slot_row(2 * r + 1), n0 + K::slot_col(2 * r + 1));
+      load_box(0, &sh.rfull[c][2 * r], m0, n0 + K::slot_col(2 * r));
+      load_box(1, &sh.rfull[c][2 * r + 1], m0, n0 + K::slot_col(2 * r + 1));
     };
     int m0 = 0, n0 = 0, v = 0;
     for (; v < items && !stores(v, m0, n0); ++v) {
@@ -211,7 +210,7 @@ struct PersistentStoreWarps {
       else arch::tma_load_2d(tile, map_r, bar, m, n);
     };
     auto load_r = [&](int b, int m0, int n0) {  // buffer b holds slot b
-      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0 + K::slot_row(b), n0 + K::slot_col(b));
+      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0, n0 + K::slot_col(b));
     };
     // The first item from v on that stores D; false: none.
     auto next_storing = [&](int v, int& m0, int& n0) {
@@ -224,15 +223,14 @@ struct PersistentStoreWarps {
     load_r(0, m0, n0);
     load_r(1, m0, n0);
     auto issue = [&](const void* tile, uint32_t bar, int j) {
-      store_staged(row_major, map_d, tile, bar, m0 + K::slot_row(j), n0 + K::slot_col(j), leader);
+      store_staged(row_major, map_d, tile, bar, m0, n0 + K::slot_col(j), leader);
     };
     int s = 0;  // the ring position after each unit, as the consumers count it
     int mine = 0;  // units of consumer c so far: the drained barrier's phase
     for (int v = 0; v < items; ++v) {
       s = (s + sched.item(K::worker(), v).k_tiles) % kStages;
-      if (!K::takes(v, c)) continue;
       // Every drain of consumer c's units, in order (the barrier's phases are counted by unit).
-      arch::mbarrier_wait_parity(K::drained_bar(sh, c), static_cast<uint32_t>(mine++ & 1));
+      arch::mbarrier_wait_parity(&sh.drained, static_cast<uint32_t>(mine++ & 1));
       int vm0, vn0;
       if (!stores(v, vm0, vn0)) continue;
       m0 = vm0;
@@ -240,8 +238,8 @@ struct PersistentStoreWarps {
       const int last = K::stage_before(s, 1);
       unsigned char* ring = K::ring_tile(sh, last, c);
       if (leader) {  // slots 2 and 3: the consumer's A rows and (from the B rows) the next 8 KB of the last stage
-        load_box(ring, &sh.rfull[c][kRingSlot], m0 + K::slot_row(2), n0 + K::slot_col(2));
-        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0 + K::slot_row(3), n0 + K::slot_col(3));
+        load_box(ring, &sh.rfull[c][kRingSlot], m0, n0 + K::slot_col(2));
+        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0, n0 + K::slot_col(3));
       }
       int nm0 = 0, nn0 = 0;
       const bool more = next_storing(v + 1, nm0, nn0);

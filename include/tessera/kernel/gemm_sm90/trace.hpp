@@ -6,8 +6,8 @@
 // The persistent kernel (persistent_kernel.hpp): SM clock stamps per block, warpgroup and unit (the first 8
 // units).  Consumers: 0 unit start, 1 first stage full, 2 cycles waiting on later full stages, 3 last wgmma
 // issued, 4 last wgmma complete, 5 epilogue done, 6 the specialised epilogue's fourth staging tile free (buffer
-// 0's first store read), 7 the bare kernel's epilogue start (ping-pong: its first staging wait; cooperative: the
-// packing of D, which 5 ends: that kernel stages D during the next main loop); the specialised epilogue's steps:
+// 0's first store read), 7 the bare kernel's epilogue start (the packing of D, which 5 ends: that kernel stages D
+// during the next main loop); the specialised epilogue's steps:
 // 15 epilogue_unit entered (the bookkeeping after the drain done), 14 the body entered, then per half h 8 + 3 h
 // its bias added, 9 + 3 h its activation done, 10 + 3 h its two tiles staged.  Producer (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
