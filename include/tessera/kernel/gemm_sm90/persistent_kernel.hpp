@@ -413,9 +413,12 @@ struct GemmSm90Persistent {
     // place is live across its main loop and epilogue (kept, ptxas spilled it: 72 / 26 bytes).
     constexpr bool kAhead = kBareOnly;
     gemm_core::TileWork w_next{};
+    // (The general kernel counts its items afresh at every unit, from an opaque copy of its worker, so that the count
+    // is not kept across its epilogue bodies, where ptxas spilled the unit state instead; the bare kernel once.)
     const int items = sched.items(worker());
+    auto items_now = [&] { return kBareOnly ? items : sched.items(arch::fresh(worker())); };
     if (kAhead && items > 0) w_next = sched.item(worker(), 0);
-    for (int v = 0; v < items; ++v) {
+    for (int v = 0; v < items_now(); ++v) {
       gemm_core::TileWork w = kAhead ? w_next : sched.item(worker(), v);
       w.tm = w.tm * kClusterM + rank;  // this block's tile row (may lie past M in the last cluster row)
       const bool tr = thread == 0;
@@ -432,7 +435,7 @@ struct GemmSm90Persistent {
       }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
-      // (The ring position and its phase as loop-v copies, and the trip count as an opaque count-down (a plain
+      // (The ring position and its phase as loop-local copies, and the trip count as an opaque count-down (a plain
       // one is turned back into kt < k_tiles): the originals live across the epilogue, where ptxas keeps them in
       // stack slots, and the loop would otherwise load and store them there every K tile.)
       int ls = arch::fresh(s);
@@ -542,9 +545,11 @@ struct GemmSm90Persistent {
         }
         continue;
       }
-      Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), v, ring_tile(sh, stage_before(s, 1), c),
-                    Phases{(phases >> kStoredBit) & 1u, drained_parity(v)}, body);
+      // (The phases word moves on before the body runs: nothing of this unit's bookkeeping is live across it.)
+      const Phases ph{(phases >> kStoredBit) & 1u, drained_parity(v)};
       if (ring_slot) phases ^= 1u << kStoredBit;
+      Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), v, ring_tile(sh, stage_before(s, 1), c),
+                    ph, body);
       if (tr) TTRACE(1 + c, v, 5, TCLK());
     }
     if constexpr (kDefer) {  // the last unit's D
