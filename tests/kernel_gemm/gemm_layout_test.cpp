@@ -10,9 +10,9 @@
 
 #include <climits>
 #include <cstdint>
+#include <random>
 #include <set>
 #include <string>
-#include <random>
 #include <vector>
 
 #include "tessera/atom/mma_sm80.hpp"

@@ -139,8 +139,7 @@ TESSERA_DEVICE_INLINE void mbarrier_wait_parity(uint32_t bar_u32, uint32_t parit
 #endif
 TESSERA_DEVICE_INLINE void mbarrier_wait_parity(uint64_t* bar, uint32_t parity) {
 #if defined(TESSERA_ARCH_SM90)
-  while (!mbarrier_try_wait_parity(bar, parity)) {
-  }
+  mbarrier_wait_parity(detail::mbar_u32(bar), parity);
 #elif defined(TESSERA_ARCH_SM80)
   while (!mbarrier_test_wait_parity(bar, parity)) {
   }

@@ -41,7 +41,7 @@
 #include "tessera/arch/sm90_warpgroup.hpp"             // named_barrier_sync
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue (stage_sw128)
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
-#include "tessera/kernel/gemm_sm80/config.hpp"          // Params, grouped_tile, ElemBf16, ElemF16
+#include "tessera/kernel/gemm_sm80/config.hpp"          // Params, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 namespace tessera::gemm_sm90 {
