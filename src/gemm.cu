@@ -144,6 +144,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
         (bare || (c.kernel.bare_menus && bias_ok && act_ok && (e.residual == nullptr || kp.r_tma))))
       fn = c.kernel.fn_bare;
   }
+  // The other menus run the general kernel, whose body reads the residual from global memory (it ignores r_tma).
+  if (fn != c.kernel.fn_bare) kp.r_tma = false;
   cudaError_t e;
   if (c.kernel.cluster_m > 1) {
     cudaLaunchConfig_t cfg{};

@@ -416,7 +416,11 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 520; c.n = 400; c.k = 136; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.od = C; add(c); }
     { GemmCase c; c.m = 300; c.n = 520; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
       c.bias = BiasMode::per_column; c.act = Activation::gelu_erf; c.residual = true; add(c); }
-    // The residual through TMA into the staging tiles with the specialised body: whole tiles, edge tiles and a spare
+    // The general cooperative kernel (beta != 0) with D through TMA and a residual of D's order, 16-byte aligned: its
+    // body reads the residual from global memory and the store warps load none; one and two units per block.
+    { GemmCase c; c.m = 2104; c.n = 1800; c.k = 136; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;
+      c.bias = BiasMode::per_column; c.bias_type = Dtype::f32; c.act = Activation::gelu_erf; c.residual = true; add(c); }
+    // The residual through TMA into the staging buffers (the bare kernel's menus): whole tiles, edge tiles and a spare
     // cluster row, a consumer whose rows lie past M, one and two units per block (2,600 x 2,100: 21 x 9 tiles, 99 cluster units
     // on at most 66 clusters).
     { GemmCase c; c.m = 2600; c.n = 2100; c.k = 136; c.tile = GemmTile::cooperative128x256; c.ob = C;

@@ -1,7 +1,8 @@
 // tests/kernel_gemm/gemm_persistent_test.cpp -- the persistent Hopper kernels' own cases (kernel/gemm_sm90/
-// persistent_kernel.hpp), part of gemm_device_test: the cooperative kernel over the epilogue menu and across units, the cooperative kernel's specialised bodies, its bare kernel's deferred staging, its fused menus over
-// hard values, and the stream-K tail.  As everywhere in gemm_device_test: random inputs, D poisoned, a float64
-// reference with gemm_check.hpp's tolerance; skipped below sm_90.
+// persistent_kernel.hpp), part of gemm_device_test: the cooperative kernel over the epilogue menu and across units,
+// its common menus, its bare kernel's deferred staging, its fused menus over hard values, and the stream-K tail.  As
+// everywhere in gemm_device_test: random inputs, D poisoned, a float64 reference with gemm_check.hpp's tolerance;
+// skipped below sm_90.
 #include "gemm_device_common.hpp"
 
 namespace {
@@ -77,14 +78,15 @@ TEST(GemmDevice, PersistentMenus) {
   }
 }
 
-// The cooperative kernel's specialised epilogues (whole tiles, D of the operands' type and row-major, beta = 0):
-// the bare store, and a bias per column of D's type with each of the four activations, with and without a
-// residual, alpha 1 and not 1; the problem also has edge tiles (the general epilogue) and two units per block.
+// The cooperative kernel's common menus (D of the operands' type, beta = 0), which the kernel compiled for the bare
+// menus runs (KernelInfo::bare_menus): the bare store, and a bias per column of D's type with each of the four
+// activations, with and without a residual, alpha 1 and not 1; edge tiles and two units per block.  A residual of the
+// other order than D's runs the general kernel (its body reads the residual from global memory).
 TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
   TESSERA_REQUIRE_SM(90);
   // Orders (A, B, D, residual): (R, C, R, R) the common one; (R, C, C, C) D column-major (transposed staging, the
   // residual through TMA read with ldmatrix.trans); (R, C, C, R) a residual of the other order (general epilogue);
-  // (C, C, R, R) the host computes D^T, so the bias of D's columns runs along the kernel's M (cases 9-16) and D and
+  // (C, C, R, R) the host computes D^T, so the bias of D's columns runs along the kernel's M and D and
   // the residual are column-major in the kernel's view.
   struct Orders { MatrixOrder a, b, d, r; };
   for (Orders o : {Orders{R, C, R, R}, Orders{R, C, C, C}, Orders{R, C, C, R}, Orders{C, C, R, R}})
@@ -145,7 +147,7 @@ TEST(GemmDevice, CooperativeBareAcrossUnits) {
 
 // The cooperative kernel's fused menus across units and values: blocks of one to four units; loops of 1, 3, 5 and 9 K
 // tiles; D in both orders; A column-major (bias along the kernel's M); every bias kind and type, alpha, the four
-// activations of the specialised bodies, with and without the residual; edge tiles, a spare cluster row and a consumer
+// activations of the bare kernel's menus, with and without the residual; edge tiles, a spare cluster row and a consumer
 // whose rows lie past M; and values that a reduced-precision intermediate would lose: rows spanning more than 2^28 in
 // magnitude within 64 columns, exact zeros, and +-inf sums (the activations' limits: gelu and silu of -inf are 0); and a
 // 16-bit bias aligned to 2 bytes only (either kind), which the bodies' staged copy (4-byte words) leaves to the general

@@ -84,7 +84,8 @@ struct Params {
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives
-                                 // through the tensor map argument map_r into the staging tiles
+                                 // through the tensor map argument map_r into the staging tiles (the persistent
+                                 // kernels compiled for the bare menus, KernelInfo::fn_bare, alone)
   gemm_core::TileScheduler sched;  // the Hopper kernels' units (a persistent kernel's: cluster tiles of the fields
                                    // above, the stream-K tail, the grid's workers), built by the launch with its
                                    // divisors' constants; the other kernels place their blocks from the fields above

@@ -31,13 +31,11 @@
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
 //                loop instead: stage_deferred, every slot through the two buffers.  It also runs alpha, a bias of
 //                D's type, relu / gelu_tanh / silu and a residual through TMA (loaded by the store warp into the
-//                two buffers in two rounds), applied after the drain before the pack: Epi::defer_menu.)
-//                Whole tiles with the
-//                common menus (bare; bias per column + relu / gelu_tanh / silu / none + residual; bias per row
-//                + the same activations) run a
-//                specialised straight-line body (epilogue_fast, persistent_epilogue.hpp); the rest the general one.  Otherwise D is
-//                stored from registers.  A specialised body's bias is copied into shared memory (sh.bias[c], cp.async
-//                completing on bias_full[c]) when its unit starts, so the epilogue reads no global memory for it.
+//                two buffers in two rounds), applied after the drain before the pack: Epi::defer_menu; its bias is
+//                copied into shared memory (sh.bias[c], cp.async completing on bias_full[c]) when its unit starts, so
+//                the epilogue reads no global memory.  The host launches the general kernel only for the other menus,
+//                whose body reads C, the bias and the residual from global memory.)  Otherwise D is stored from
+//                registers.
 //                Split-K units and stream-K pieces first exchange their partial sums through the workspace
 //                (persistent_partials.hpp): the split that completes the count, or the piece holding the tile's
 //                K tile 0, adds them in a fixed order (deterministic) and stores D.
@@ -100,8 +98,8 @@ struct GemmSm90Persistent {
   // setmaxnreg moves registers between the warpgroups of the block, whose pool is what the launch gave it: kThreads x
   // the kernel's register count, which __launch_bounds__(kThreads, 1) caps at 65,536 / kThreads rounded down to a
   // multiple of 8 (168: 64,512 registers).  A split over that pool makes setmaxnreg.inc wait forever (a hang, not an
-  // error).  The producer warpgroup (its producer thread and store warps) fits in 40 (ptxas: no spills in the bare
-  // cooperative kernel; one word in the general kernel's residual store loop), and the bare cooperative kernel's
+  // error).  The producer warpgroup (its producer thread and store warps) fits in 40 (ptxas: no spills), and the bare
+  // cooperative kernel's
   // consumers need the 232 to keep their bookkeeping out of local memory (at 224 ptxas spilled 44 / 28 bytes of it,
   // docs/PERF.md).
   static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
@@ -167,13 +165,13 @@ struct GemmSm90Persistent {
     DStage d;
     uint64_t full[kStages];
     uint64_t empty[kStages];
-    uint64_t rfull[2][4];  // residual through TMA (p.r_tma): staging slot j of consumer c holds this unit's residual
+    uint64_t rfull[2][4];  // the bare kernel's residual through TMA (p.r_tma): box j of the unit is in its buffer
     uint64_t drained;      // every consumer warp's wgmma of the unit are complete (slot 3 is free)
     uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
                             // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
-    // The bias of a unit whose epilogue is a specialised body with a bias (persistent_epilogue.hpp, stage_bias):
-    // consumer c's columns (kBN) or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
+    // The bias of a unit of the bare kernel's menus (persistent_epilogue.hpp, stage_bias): consumer c's columns (kBN)
+    // or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
     alignas(16) unsigned char bias[2][kBiasBytes];
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
@@ -205,20 +203,14 @@ struct GemmSm90Persistent {
   // stores have read slots 2 and 3.  So no tile of a unit waits for a store of the same unit to read its buffer
   // (buffers 0 and 1 were read during the main loop).
   static constexpr int kRingSlot = 2;
-  // With the residual through TMA (p.r_tma) every slot first holds the residual of its 64 x 64 piece of D, which the
-  // consumer reads in its fragment layout (Epilogue::add_sw128) and overwrites with D in place: slots 0 and 1 in the
-  // consumer's two buffers, loaded by its store warp as soon as the previous unit's stores have read them (a main
-  // loop ahead); slots 2 and 3, loaded by the store warp once `drained` completes.
+  // (The bare kernel's slots all pass through the two buffers, and so does its residual through TMA, p.r_tma:
+  // persistent_store_warps.hpp, store_tiles_deferred_residual.  The general kernel reads a residual from global memory,
+  // whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
-  // The barrier phases a unit's epilogue waits for: r, the residual's loads (rfull; the count of units whose D this
-  // warpgroup stored); d, the drain of every consumer warp's wgmma (drained; the count of units it took).
-  struct Phases {
-    uint32_t r, d;
-  };
-  // D's type where it is the operands' (the bare kernel, the specialised epilogue bodies).
-  static constexpr Dtype kElemType = kF16 ? Dtype::f16 : Dtype::bf16;
+  // D's type in the bare kernel (the operands').
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
-  // A unit's epilogue: its bodies, the staging slots and the deferred staging (persistent_epilogue.hpp).
+  // A unit's epilogue: the general body, the staging slots, the bare kernel's menus and deferred staging
+  // (persistent_epilogue.hpp).
   using Epi = PersistentEpilogue<GemmSm90Persistent>;
 
 #if defined(__CUDACC__)
@@ -241,7 +233,7 @@ struct GemmSm90Persistent {
       arch::tma_prefetch_desc(map_a);
       arch::tma_prefetch_desc(map_b);
       if (p.d_tma) arch::tma_prefetch_desc(map_d);
-      if (p.r_tma) arch::tma_prefetch_desc(map_r);
+      if (kBareOnly && p.r_tma) arch::tma_prefetch_desc(map_r);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
@@ -387,9 +379,10 @@ struct GemmSm90Persistent {
     [[maybe_unused]] bool pending = false;  // pk holds a unit's D whose slots are not all staged
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
-    // Two barrier phases in one word (one register across the main loop and the epilogue, where ptxas spilled them as
-    // two): bit kStoredBit, the parity of the units whose D this warpgroup stored through TMA (the residual barriers'
-    // phase); bit kBiasBit, the phase of sh.bias_full[c] (the count of stage_bias calls, mod 2).
+    // The bare kernel's two barrier phases in one word (one register across the main loop and the epilogue, where
+    // ptxas spilled them as two): bit kStoredBit, the parity of the units whose D this warpgroup packed with the
+    // residual through TMA (the residual barriers' phase); bit kBiasBit, the phase of sh.bias_full[c] (the count of
+    // stage_bias calls, mod 2).
     [[maybe_unused]] uint32_t phases = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // The ring's shared::cta addresses, worked out once: stage 0 in 16-byte units (the wgmma descriptors' start
@@ -425,12 +418,9 @@ struct GemmSm90Persistent {
       if (tr) TTRACE(1 + c, v, 0, TCLK());
       unsigned long long fsum = 0;
       [[maybe_unused]] unsigned long long ssum = 0;  // (probe) the deferred staging's cycles in this main loop
-      // A unit whose epilogue is a specialised body with a bias: its bias words into sh.bias[c] now, a main loop
-      // before the body reads them (no global load in the epilogue).
-      if constexpr (!kBareOnly) {
-        if (w.partial < 0 && Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) >= 1)
-          Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
-      } else if constexpr (kDefer) {  // (the bare kernel's menus, Epi::defer_menu: every unit with a bias, edges clipped)
+      // The bare kernel's menus (Epi::defer_menu) with a bias: the unit's bias words into sh.bias[c] now, a main loop
+      // before the epilogue reads them (no global load in the epilogue; every unit, edges clipped).
+      if constexpr (kDefer) {
         if (defer_bias(p, w)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
       }
 
@@ -486,15 +476,7 @@ struct GemmSm90Persistent {
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
       if (kDefer && tr) TTRACE(1 + c, v, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
       if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
-      // The unit's epilogue body (Epi::unit_body; -1 for a stream-K piece, which publishes its sums instead).
-      [[maybe_unused]] int body = -1;
-      if constexpr (!kBareOnly) {
-        body = w.partial < 0 ? Epi::unit_body(p, consumer_m0(w.tm, c), w.tn * kBN) : -1;
-        if (body >= 1) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
-          arch::mbarrier_wait_parity(&sh.bias_full[c], (phases >> kBiasBit) & 1u);
-          phases ^= 1u << kBiasBit;
-        }
-      } else if constexpr (kDefer) {
+      if constexpr (kDefer) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
         if (defer_bias(p, w)) {
           arch::mbarrier_wait_parity(&sh.bias_full[c], (phases >> kBiasBit) & 1u);
           phases ^= 1u << kBiasBit;
@@ -506,17 +488,15 @@ struct GemmSm90Persistent {
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
       const bool ring_slot = !kDefer && p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
-      // Slot 3 lies in this unit's last ring stage (B rows): it is written (by this consumer, or with the residual
-      // through TMA first loaded by the store warp) once no consumer warp reads the stage any more.  Every unit
-      // arrives, so the barrier's phase is the count of units this warpgroup took.
+      // Slot 3 lies in this unit's last ring stage (B rows): this consumer writes it once no consumer warp reads the
+      // stage any more.  Every unit arrives, so the barrier's phase is the count of units this warpgroup took.
       if (!kDefer && p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
       static_assert(kInFlight == 1, "gemm_sm90 persistent: the stage released after the drain is the last one (kRingSlot)");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
           if (!(ring_slot && d == 1)) release(sh, stage_before(s, d));
       }
-      // Every phase of `drained` is waited for by this consumer: before slot 3 in a unit it stores (with the residual
-      // through TMA: its store warp waits, then loads slot 3, for which the consumer waits), otherwise here.  A
+      // Every phase of `drained` is waited for by this consumer: before slot 3 in a unit it stores, otherwise here.  A
       // warpgroup that went on unchecked could reach its next unit's drain (units of a few K tiles) before the other
       // had arrived for this one, and its arrivals would complete the wrong phase.
       if (!kDefer && p.d_tma && !ring_slot)
@@ -545,12 +525,11 @@ struct GemmSm90Persistent {
         }
         continue;
       }
-      // (The phases word moves on before the body runs: nothing of this unit's bookkeeping is live across it.)
-      const Phases ph{(phases >> kStoredBit) & 1u, drained_parity(v)};
-      if (ring_slot) phases ^= 1u << kStoredBit;
-      Epi::template epilogue_unit<kBareOnly>(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), v, ring_tile(sh, stage_before(s, 1), c),
-                    ph, body);
-      if (tr) TTRACE(1 + c, v, 5, TCLK());
+      if constexpr (!kBareOnly) {  // (the bare kernel's units went on above)
+        Epi::epilogue_unit(acc, p, consumer_m0(w.tm, c), w.tn * kBN, sh, c, thread_now(), v, ring_tile(sh, stage_before(s, 1), c),
+                           drained_parity(v));
+        if (tr) TTRACE(1 + c, v, 5, TCLK());
+      }
     }
     if constexpr (kDefer) {  // the last unit's D
       if (pending)

@@ -1,6 +1,6 @@
 // include/tessera/kernel/gemm_sm90/persistent_store_warps.hpp -- the store warps of the persistent Hopper GEMM
 // (kernel/gemm_sm90/persistent_kernel.hpp, D through TMA): warp c of the producer
-// warpgroup hands consumer c's staged D tiles to the TMA unit and, with the residual through TMA, loads the
+// warpgroup hands consumer c's staged D tiles to the TMA unit and, in the bare kernel with the residual through TMA, loads the
 // residual into the staging tiles ahead of the consumer.  K is the GemmSm90Persistent instantiation: its shared
 // storage, barriers, ring helpers and staging slots are the ones described there.
 #pragma once
@@ -95,9 +95,8 @@ struct PersistentStoreWarps {
     }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
-    if (units > 0 && p.r_tma) {
-      if constexpr (kDeferred) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, items, stores);
-      else return store_tiles_residual(sh, sched, p, c, map_d, map_r, items, stores);
+    if constexpr (kDeferred) {  // (the general kernel reads a residual from global memory: no loads here)
+      if (units > 0 && p.r_tma) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, items, stores);
     }
     if (units > 0) {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
@@ -192,70 +191,6 @@ struct PersistentStoreWarps {
       n0 = nn0;
     }
     if (leader) arch::bulk_wait_read<0>();
-    __syncwarp();
-  }
-  // store_tiles with the residual through TMA (p.r_tma, kRingSlot3): buffers 0 and 1 are loaded with the next unit's
-  // residual as soon as this unit's stores have read them, instead of being handed back free, and slots 2 and 3 with
-  // this unit's once `drained` completes.
-  template <class Stores>
-  __device__ __forceinline__ static void store_tiles_residual(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
-                                                              int c, const CUtensorMap* map_d, const CUtensorMap* map_r,
-                                                              int items, Stores&& stores) {
-    constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
-    const bool leader = arch::lane_id_now() == 0;
-    const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
-    auto load_box = [&](void* tile, uint64_t* bar, int m, int n) {  // the residual's 64 x 64 box at (m, n)
-      arch::mbarrier_arrive_expect_tx(bar, kTileBytes);
-      if (row_major) arch::tma_load_2d(tile, map_r, bar, n, m);
-      else arch::tma_load_2d(tile, map_r, bar, m, n);
-    };
-    auto load_r = [&](int b, int m0, int n0) {  // buffer b holds slot b
-      if (leader) load_box(sh.d.tile[c][b], &sh.rfull[c][b], m0, n0 + K::slot_col(b));
-    };
-    // The first item from v on that stores D; false: none.
-    auto next_storing = [&](int v, int& m0, int& n0) {
-      for (; v < items; ++v)
-        if (stores(v, m0, n0)) return true;
-      return false;
-    };
-    int m0 = 0, n0 = 0;
-    if (!next_storing(0, m0, n0)) return;
-    load_r(0, m0, n0);
-    load_r(1, m0, n0);
-    auto issue = [&](const void* tile, uint32_t bar, int j) {
-      store_staged(row_major, map_d, tile, bar, m0, n0 + K::slot_col(j), leader);
-    };
-    int s = 0;  // the ring position after each unit, as the consumers count it
-    int mine = 0;  // units of consumer c so far: the drained barrier's phase
-    for (int v = 0; v < items; ++v) {
-      s = (s + sched.item(K::worker(), v).k_tiles) % kStages;
-      // Every drain of consumer c's units, in order (the barrier's phases are counted by unit).
-      arch::mbarrier_wait_parity(&sh.drained, static_cast<uint32_t>(mine++ & 1));
-      int vm0, vn0;
-      if (!stores(v, vm0, vn0)) continue;
-      m0 = vm0;
-      n0 = vn0;
-      const int last = K::stage_before(s, 1);
-      unsigned char* ring = K::ring_tile(sh, last, c);
-      if (leader) {  // slots 2 and 3: the consumer's A rows and (from the B rows) the next 8 KB of the last stage
-        load_box(ring, &sh.rfull[c][kRingSlot], m0, n0 + K::slot_col(2));
-        load_box(ring + sizeof(Stage::a), &sh.rfull[c][kRingSlot3], m0, n0 + K::slot_col(3));
-      }
-      int nm0 = 0, nn0 = 0;
-      const bool more = next_storing(v + 1, nm0, nn0);
-      issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
-      issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
-      issue(ring, K::staged_ring_bar(c), 2);
-      issue(ring + sizeof(Stage::a), K::staged_ring3_bar(c), 3);
-      if (leader) arch::bulk_wait_read<3>();  // slot 0 read: buffer 0 takes the next unit's residual
-      if (more) load_r(0, nm0, nn0);
-      if (leader) arch::bulk_wait_read<2>();  // slot 1 read
-      if (more) load_r(1, nm0, nn0);
-      if (leader) arch::bulk_wait_read<0>();  // slots 2 and 3 read: the ring stage is free, for consumer c's warps
-      __syncwarp();
-      if (arch::lane_id_now() < 4) K::release(sh, last);
-    }
-    if (leader) arch::bulk_wait_read<0>();  // as in store_tiles
     __syncwarp();
   }
 #endif  // __CUDACC__ && TESSERA_ARCH_SM90A
