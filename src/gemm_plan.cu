@@ -243,6 +243,19 @@ size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
   return counters_bytes(tiles * k.counters_per_tile) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
 }
 
+// A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel
+// (KernelInfo::bare_menus: D of the operands' type, beta = 0, a bias of D's type or none, no activation, relu,
+// gelu_tanh or silu, a residual or none).
+bool persistent_fused_menu(const Problem& p) {
+  const epilogue::Params& e = p.ep;
+  const bool bare = e.alpha == 1.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
+  const bool bias_ok = e.bias_along == epilogue::kBiasNone ||
+                       ((e.bias_along == epilogue::kBiasAlongN || e.bias_along == epilogue::kBiasAlongM) && !e.bias_f32);
+  const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
+                      e.act == Activation::silu;
+  return !bare && e.d_type == p.in && e.beta == 0.f && bias_ok && act_ok;
+}
+
 // Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.
 double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, const GemmKernelEntry& e, int occ,
                  int64_t tiles, int splits, int per_split) {
@@ -303,14 +316,17 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (!st) return st;
     if (resident < k.cluster_m) continue;
     // A persistent kernel is planned only when its units fill every resident block at least once: below a
-    // wave it keeps half the SMs idle where a smaller non-persistent tile spreads (2048^3: 32 cluster
-    // units for 66 clusters ran at 0.75x cuBLAS, the non-persistent 128 x 256 tile at 0.86x; forcing a
-    // split K costs more in partial-sum traffic than it gains: 0.36x; docs/PERF.md, 2026-11-24).  The same holds
-    // with a fused epilogue (2048^3, 128 blocks of 132: bias+GELU 0.86x cuBLASLt on the non-persistent tile,
-    // 0.76x on the cooperative kernel; docs/PERF.md, eleventh session).
+    // wave it keeps SMs idle where a smaller non-persistent tile spreads (2048^3: 32 cluster units for 66
+    // clusters ran at 0.75x cuBLAS, the non-persistent 128 x 256 tile at 0.86x; forcing a split K costs more in
+    // partial-sum traffic than it gains: 0.36x; docs/PERF.md, 2026-11-24).  With a fused menu that the persistent
+    // kernel runs after the drain and stages during the next main loop (persistent_fused_menu) 90% of a wave is
+    // enough: the non-persistent kernels' epilogue then costs more than the idle blocks (2048^3, 128 of 132
+    // blocks: bias+GELU and bias+SiLU+residual 14-18% faster on the cooperative kernel than on the 128 x 256
+    // tile; docs/PERF.md, twenty-seventh session).
     if (k.persistent && g.tile == GemmTile::automatic && g.split_k == 0) {
       const int64_t cluster_units = ceil_div(ceil_div(p.m, k.block_m), k.cluster_m) * ceil_div(p.n, k.block_n);
-      if (cluster_units * k.cluster_m < resident) continue;
+      const double fill = persistent_fused_menu(p) ? 0.9 : 1.0;
+      if (static_cast<double>(cluster_units * k.cluster_m) < fill * static_cast<double>(resident)) continue;
     }
     const int64_t tm = ceil_div(p.m, k.block_m), tn = ceil_div(p.n, k.block_n), tiles = tm * tn;
     if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
@@ -424,13 +440,15 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
 
 // ---------------------------------------------------------------------------------------------------
 // plans made before: the choice depends on the device and on these fields of the normalised problem and
-// the arguments only (not on the data pointers beyond their alignment), so a call that repeats a problem
+// the arguments only (not on the data pointers beyond their alignment, nor on the epilogue beyond D's type and
+// whether it is a fused menu of the persistent kernels' bare-menus kernel), so a call that repeats a problem
 // (a model's layers, decode steps) skips the search.  Bounded: cleared when full.
 // ---------------------------------------------------------------------------------------------------
 struct PlanKey {
   int dev;
   int math, in, d_type, tile, split_k, stream_k;
   bool a_kmajor, b_kmajor, a_vec, b_vec;
+  bool fused;  // persistent_fused_menu: the persistent kernel's fill rule
   int64_t m, n, k;
   size_t ws_limit;
   auto operator<=>(const PlanKey&) const = default;
@@ -454,6 +472,7 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
                     p.b.k_major,
                     vec16(p.a.data, p.a.ld, eb),
                     vec16(p.b.data, p.b.ld, eb),
+                    persistent_fused_menu(p),
                     p.m,
                     p.n,
                     p.k,

@@ -189,7 +189,9 @@ struct CountingAlloc {
     ++a->calls;
     a->bytes = bytes;
     a->ptr = a->db->alloc(bytes);
-    if (a->ptr) EXPECT_EQ(cudaMemset(a->ptr, 0x5A, bytes), cudaSuccess);
+    if (a->ptr) {
+      EXPECT_EQ(cudaMemset(a->ptr, 0x5A, bytes), cudaSuccess);
+    }
     *zeroed = false;
     return a->ptr;
   }

@@ -265,4 +265,33 @@ TEST(GemmDevice, StreamKTail) {
   EXPECT_EQ(run_gemm_case(off).stream_k_tiles, 0);
 }
 
+// The planner's fill rule for the persistent kernel (gemm_plan.cu, persistent_fused_menu): below one wave it takes the
+// cooperative kernel only for the fused menus of its bare-menus kernel, from 90% of a wave.  2048 x 2048: 64 cluster
+// units of 2 blocks, 128 blocks.  On an H100 or H200 (132 SMs, 132 resident blocks) the bare GEMM plans a
+// non-persistent tile and bias+GELU, bias+SiLU+residual and bias alone the cooperative kernel; a beta != 0 menu (the
+// general kernel) stays off it.  Elsewhere the cases only check values.
+TEST(GemmDevice, PersistentFusedBelowAWave) {
+  TESSERA_REQUIRE_SM(90);
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const bool h100_like = prop.multiProcessorCount >= 130 && prop.multiProcessorCount <= 142;
+  struct Menu { BiasMode bias; Activation act; bool residual; float beta; bool coop; };
+  const Menu menus[] = {{BiasMode::none, Activation::none, false, 0.f, false},
+                        {BiasMode::per_column, Activation::gelu_tanh, false, 0.f, true},
+                        {BiasMode::per_column, Activation::silu, true, 0.f, true},
+                        {BiasMode::per_column, Activation::none, false, 0.f, true},
+                        {BiasMode::per_column, Activation::gelu_tanh, false, 0.5f, false}};
+  for (const Menu& mn : menus) {
+    GemmCase cs;
+    cs.m = 2048; cs.n = 2048; cs.k = 192; cs.ob = C;
+    cs.bias = mn.bias; cs.bias_type = Dtype::bf16; cs.act = mn.act; cs.residual = mn.residual; cs.beta = mn.beta;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    if (h100_like) {
+      EXPECT_EQ(plan.tile == GemmTile::cooperative128x256, mn.coop) << cs.str() << "\n  plan: " << plan.str();
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 }  // namespace
