@@ -537,17 +537,6 @@ struct FragmentEpilogue {
       }
     });
   }
-  // add_sw128 with X's type (f16, else bf16) and order (D's) picked at run time.
-  template <int kFirst>
-  __device__ __forceinline__ static void add_sw128_as(Acc& acc, Dtype x_type, bool row_major, const unsigned char* tile, int thread) {
-    if (row_major) {
-      if (x_type == Dtype::f16) add_sw128<__half, kFirst, false>(acc, tile, thread);
-      else add_sw128<__nv_bfloat16, kFirst, false>(acc, tile, thread);
-    } else {
-      if (x_type == Dtype::f16) add_sw128<__half, kFirst, true>(acc, tile, thread);
-      else add_sw128<__nv_bfloat16, kFirst, true>(acc, tile, thread);
-    }
-  }
 };
 
 #endif  // __CUDACC__

@@ -120,7 +120,6 @@ struct GemmSm90Persistent {
   // 128-255 of the m64n256 atom.
   static constexpr int kSlots = 4;
   __host__ __device__ static constexpr int slot_col(int j) { return 64 * j; }
-  __host__ __device__ static constexpr int half_col(int h) { return 128 * h; }
   static constexpr atom::SmemTileSm90::Box kBoxD = Epilogue::kStageTile.tma_box();
   // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
   static constexpr int kBoxBytes = 64 * kBK * 2;

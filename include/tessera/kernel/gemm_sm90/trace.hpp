@@ -5,11 +5,11 @@
 //
 // The persistent kernel (persistent_kernel.hpp): SM clock stamps per block, warpgroup and unit (the first 8
 // units).  Consumers: 0 unit start, 1 first stage full, 2 cycles waiting on later full stages, 3 last wgmma
-// issued, 4 last wgmma complete, 5 epilogue done, 6 the specialised epilogue's fourth staging tile free (buffer
-// 0's first store read), 7 the bare kernel's epilogue start (the packing of D, which 5 ends: that kernel stages D
-// during the next main loop); the specialised epilogue's steps:
-// 15 epilogue_unit entered (the bookkeeping after the drain done), 14 the body entered, then per half h 8 + 3 h
-// its bias added, 9 + 3 h its activation done, 10 + 3 h its two tiles staged.  Producer (warpgroup 0):
+// issued, 4 last wgmma complete, 5 epilogue done, 7 the bare kernel's epilogue start (the packing of D, which 5
+// ends: that kernel stages D during the next main loop), 8 the bare kernel's deferred staging's cycles in the main
+// loop (+ 1), 15 the general kernel's epilogue_unit entered (the bookkeeping after the drain done).  (6 and 9-14
+// were the general kernel's specialised bodies' steps, removed; scripts/device/trace_gemm.cu still reads them from
+// older builds' traces.)  Producer (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
 // at its end; the persistent kernel's start-up, (unit 7, 8) barriers initialised, 9 the cluster barrier passed, 10
