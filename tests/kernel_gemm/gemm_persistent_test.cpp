@@ -82,7 +82,7 @@ TEST(GemmDevice, PersistentMenus) {
 // menus runs (KernelInfo::bare_menus): the bare store, and a bias per column of D's type with each of the four
 // activations, with and without a residual, alpha 1 and not 1; edge tiles and two units per block.  A residual of the
 // other order than D's runs the general kernel (its body reads the residual from global memory).
-TEST(GemmDevice, CooperativeSpecialisedEpilogues) {
+TEST(GemmDevice, CooperativeCommonMenus) {
   TESSERA_REQUIRE_SM(90);
   // Orders (A, B, D, residual): (R, C, R, R) the common one; (R, C, C, C) D column-major (transposed staging, the
   // residual through TMA read with ldmatrix.trans); (R, C, C, R) a residual of the other order (general epilogue);
