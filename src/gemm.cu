@@ -134,14 +134,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   const void* fn = c.kernel.fn;
   {
     const epilogue::Params& e = kp.ep;
-    const bool bare = e.alpha == 1.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
-    const bool bias_ok = e.bias_along == epilogue::kBiasNone ||
-                         ((e.bias_along == epilogue::kBiasAlongN || e.bias_along == epilogue::kBiasAlongM) && !e.bias_f32 &&
-                          reinterpret_cast<uintptr_t>(e.bias) % 4 == 0);
-    const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
-                        e.act == Activation::silu;
-    if (c.kernel.fn_bare && kp.d_tma && e.d_type == p.in && e.beta == 0.f &&
-        (bare || (c.kernel.bare_menus && bias_ok && act_ok && (e.residual == nullptr || kp.r_tma))))
+    const bool bias_aligned = e.bias_along == epilogue::kBiasNone || reinterpret_cast<uintptr_t>(e.bias) % 4 == 0;
+    if (c.kernel.fn_bare && kp.d_tma && bare_kernel_menu(e, p.in) &&
+        (bare_epilogue(e) || (c.kernel.bare_menus && bias_aligned && (e.residual == nullptr || kp.r_tma))))
       fn = c.kernel.fn_bare;
   }
   // The other menus run the general kernel, whose body reads the residual from global memory (it ignores r_tma).

@@ -243,18 +243,8 @@ size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
   return counters_bytes(tiles * k.counters_per_tile) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
 }
 
-// A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel
-// (KernelInfo::bare_menus: D of the operands' type, beta = 0, a bias of D's type or none, no activation, relu,
-// gelu_tanh or silu, a residual or none).
-bool persistent_fused_menu(const Problem& p) {
-  const epilogue::Params& e = p.ep;
-  const bool bare = e.alpha == 1.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
-  const bool bias_ok = e.bias_along == epilogue::kBiasNone ||
-                       ((e.bias_along == epilogue::kBiasAlongN || e.bias_along == epilogue::kBiasAlongM) && !e.bias_f32);
-  const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
-                      e.act == Activation::silu;
-  return !bare && e.d_type == p.in && e.beta == 0.f && bias_ok && act_ok;
-}
+// A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel.
+bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && bare_kernel_menu(p.ep, p.in); }
 
 // Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.
 double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, const GemmKernelEntry& e, int occ,
