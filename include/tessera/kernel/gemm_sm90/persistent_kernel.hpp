@@ -406,7 +406,7 @@ struct GemmSm90Persistent {
     constexpr bool kAhead = kBareOnly;
     gemm_core::TileWork w_next{};
     // (The general kernel counts its items afresh at every unit, from an opaque copy of its worker, so that the count
-    // is not kept across its epilogue bodies, where ptxas spilled the unit state instead; the bare kernel once.)
+    // is not kept across its epilogue body, where ptxas spilled the unit state instead; the bare kernel once.)
     const int items = sched.items(worker());
     auto items_now = [&] { return kBareOnly ? items : sched.items(arch::fresh(worker())); };
     if (kAhead && items > 0) w_next = sched.item(worker(), 0);
