@@ -242,6 +242,7 @@ struct FragmentEpilogue {
         P::load(q + static_cast<int64_t>(r) * ld + c, a, b);
         acc[i] = fmaf(scale, a, acc[i]);
         acc[i + 1] = fmaf(scale, b, acc[i + 1]);
+        if constexpr ((decltype(i)::value - kFirst) % 32 == 30) __syncwarp();  // at most 16 loads in flight (no spills)
       });
     } else {
       for_each<kFirst>(thread, [&](auto i, int r, int c) {
@@ -250,6 +251,7 @@ struct FragmentEpilogue {
           const int64_t off = row_major ? static_cast<int64_t>(gm) * ld + gn : static_cast<int64_t>(gn) * ld + gm;
           acc[i] = fmaf(scale, P::load1(base + off), acc[i]);
         }
+        if constexpr ((decltype(i)::value - kFirst) % 16 == 15) __syncwarp();  // at most 16 loads in flight (no spills)
       });
     }
   }
