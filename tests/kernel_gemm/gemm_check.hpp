@@ -35,7 +35,10 @@ namespace tessera::test {
 //   wide_columns  B's columns j = 2 (mod 5) times 2^40: D's rows span more than 2^28 in magnitude within any 64 columns
 //   zero_rows     A's rows i = 3 (mod 7) zero: D's rows there are exactly the bias (0 without one)
 //   inf_rows      A(i, 0) = +inf for rows i = 5 (mod 11): D's rows there are +-inf before the activation
-enum class GemmValues { uniform, wide_columns, zero_rows, inf_rows };
+//   inf_bias      bias entry 6 +inf and entry nb - 3 -inf (nb entries): D's columns (rows) there are +-inf before the
+//                 activation (the bare cooperative kernel adds the bias of a unit with such a value with the FMA pipe, the
+//                 other units' with the tensor cores)
+enum class GemmValues { uniform, wide_columns, zero_rows, inf_rows, inf_bias };
 
 struct GemmCase {
   int64_t m = 1, n = 1, k = 1;
@@ -236,6 +239,7 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
     case GemmValues::inf_rows:
       for (int64_t r = 5; r < cs.m; r += 11) A.set(r, 0, HUGE_VAL);
       break;
+    case GemmValues::inf_bias: break;  // below, with the bias
   }
   const bool use_c = cs.beta != 0.f;
   if (use_c && !cs.c_is_d) make_mat(C, cs.m, cs.n, cs.oc, cs.out, cs.pad_c, cs.off_c, rng, true);
@@ -253,6 +257,8 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
     for (int64_t i = 0; i < cs.off_bias; ++i) store_elem(cs.bias_type, bias_bytes.data(), i, 1e3);  // read by no one
     for (int64_t i = 0; i < nb; ++i) {
       bias[static_cast<size_t>(i)] = round_to(cs.bias_type, u(rng));
+      if (cs.values == GemmValues::inf_bias && i == 6) bias[static_cast<size_t>(i)] = HUGE_VAL;
+      if (cs.values == GemmValues::inf_bias && i == nb - 3 && nb > 7) bias[static_cast<size_t>(i)] = -HUGE_VAL;
       store_elem(cs.bias_type, bias_bytes.data(), cs.off_bias + i, bias[static_cast<size_t>(i)]);
     }
   }
