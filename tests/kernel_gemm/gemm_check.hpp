@@ -36,8 +36,7 @@ namespace tessera::test {
 //   zero_rows     A's rows i = 3 (mod 7) zero: D's rows there are exactly the bias (0 without one)
 //   inf_rows      A(i, 0) = +inf for rows i = 5 (mod 11): D's rows there are +-inf before the activation
 //   inf_bias      bias entry 6 +inf and entry nb - 3 -inf (nb entries): D's columns (rows) there are +-inf before the
-//                 activation (the bare cooperative kernel adds the bias of a unit with such a value with the FMA pipe, the
-//                 other units' with the tensor cores)
+//                 activation
 enum class GemmValues { uniform, wide_columns, zero_rows, inf_rows, inf_bias };
 
 struct GemmCase {

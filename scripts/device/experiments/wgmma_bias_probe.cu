@@ -7,8 +7,10 @@
 //   per row:    A[m][0] = bias[m] (registers), B all ones: 128 bytes of ones, both offsets 0 (every core matrix the
 //               same 128 bytes).
 //   mode 3:     per column with A = e0 from shared memory (the kernel's form, probe_ss).
-// Checks the result against the fp32 sum acc + bias on the host (within one ulp), and that a non-finite bias entry of the per-column form spreads
-// NaN into other columns (the reason the kernel falls back to the FMA path for such a bias).
+// Checks the result against the fp32 sum acc + bias on the host (within one ulp), and that a non-finite bias entry of
+// the per-column form spreads NaN into other columns (the reason tc_bias.patch falls back to the FMA pipe for such a
+// bias).  Measured on an H100 and an H200 (2026-11-28): every form within 1 ulp (the tensor cores round toward zero;
+// 2,307 and 2,323 of 16,384 sums differ from round-to-nearest), and an inf at column 37 gives 256 NaN elsewhere.
 //   nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I include -o /tmp/wbp scripts/device/experiments/wgmma_bias_probe.cu && /tmp/wbp
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

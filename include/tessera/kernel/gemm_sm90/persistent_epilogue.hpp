@@ -6,7 +6,6 @@
 // storage, barriers, staging slots and ring helpers are the ones described there.
 #pragma once
 
-#include <cstddef>      // offsetof
 #include <cstdint>      // uint32_t
 #include <type_traits>  // std::integral_constant
 
@@ -15,7 +14,6 @@
 #include "tessera/arch/sm90_mbarrier.hpp"                 // mbarrier_wait_parity
 #include "tessera/arch/sm90_tma.hpp"                      // fence_proxy_async_shared_cta
 #include "tessera/arch/sm90_warpgroup.hpp"                // named_barrier_sync / arrive
-#include "tessera/arch/sm90_wgmma.hpp"                    // wgmma_m64n256k16, smem_desc16 (bias_wgmma)
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue, ActEw
 #include "tessera/kernel/gemm_sm80/config.hpp"            // Params
 #include "tessera/kernel/gemm_sm90/trace.hpp"             // TTRACE, TCLK (the timeline probe)
@@ -63,20 +61,14 @@ struct PersistentEpilogue {
     const epilogue::Params& e = p.ep;
     if (defer_menu(p) == kMenuFused) {
       const int thread = K::thread_now();
-      // bias_wgmma added the bias (it ran for this unit, and the scan found no non-finite value)
-      const bool bias_done = tc_bias(p) && sh.bias_nonfinite == 0u;
       auto half = [&](auto hc) {  // registers 64 h .. 64 h + 63: alpha, the bias, the activation
         constexpr int kF = decltype(hc)::value * kC;
         if (e.alpha != 1.f) {
 #pragma unroll
           for (int i = kF; i < kF + kC; ++i) acc[i] *= e.alpha;
         }
-        if (bias_done) {
-        } else if (e.bias_along == epilogue::kBiasAlongN) {
-          Epilogue::template add_bias_columns_smem<ElemT, kF>(acc, sh.bias[c], thread);
-        } else if (e.bias_along == epilogue::kBiasAlongM) {
-          Epilogue::template add_bias_rows_smem<ElemT, kF>(acc, sh.bias[c], thread);
-        }
+        if (e.bias_along == epilogue::kBiasAlongN) Epilogue::template add_bias_columns_smem<ElemT, kF>(acc, sh.bias[c], thread);
+        else if (e.bias_along == epilogue::kBiasAlongM) Epilogue::template add_bias_rows_smem<ElemT, kF>(acc, sh.bias[c], thread);
         switch (e.act) {
           case Activation::relu: Epilogue::template activate<kF>(acc, ActEw<ew::op::Relu>{}); break;
           case Activation::gelu_tanh: Epilogue::template activate<kF>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
@@ -102,65 +94,6 @@ struct PersistentEpilogue {
     }
     Epilogue::template pack_pairs<ElemT>(acc, pk);
   }
-  // ---- the bare kernel's bias through the tensor cores (alpha = 1, per column) ----
-  // One more wgmma after the unit's main loop adds the staged bias to the accumulators (an fp32 sum, like the main
-  // loop's), in place of 128 adds a thread after the drain with the tensor cores idle: A = e0 (A[m][0] = 1, the rest
-  // 0) and B the staged bias read N-major with both descriptor offsets 16 bytes (K::kBiasRead), both from shared
-  // memory: B's row 0 is the bias, rows 1-15 other staged values and the zero tail, times A's zeros.  A non-finite
-  // value in the bias would make those zero products NaN in other columns, so the bias is scanned once at the kernel's
-  // start (scan_bias): with any +-inf or NaN in it, A is zeros and B the finite words of e0, the wgmma adds nothing,
-  // and pack_deferred adds the bias with the FMA pipe as before.  (A per-row bias keeps the FMA pipe: its A would need
-  // 16 bytes a row.)  Problems of K below kTcBiasMinK keep it too, so that their short units do not wait for the scan
-  // (one condition for the whole launch: nothing about it is kept across a unit).
-  static constexpr int kTcBiasMinK = 2048;
-  __device__ __forceinline__ static bool tc_bias(const Params& p) {
-    return p.ep.bias_along == epilogue::kBiasAlongN && p.ep.alpha == 1.f && p.k >= kTcBiasMinK;
-  }
-  static constexpr uint32_t kExp16 = K::kF16 ? 0x7C00u : 0x7F80u;  // a 16-bit value is +-inf or NaN: these bits all set
-  __device__ __forceinline__ static bool nonfinite_pair(uint32_t x) {
-    return (x & kExp16) == kExp16 || ((x >> 16) & kExp16) == kExp16;
-  }
-  // Warps 1-3 of the producer warpgroup (t = 0..95): the N values of the per-column bias (4-byte aligned, the bare
-  // kernel's menus), eight loads in flight per thread; each warp then arrives on sh.bias_scanned once.
-  __device__ __forceinline__ static void scan_bias(const Params& p, SharedStorage& sh, int t) {
-    const uint32_t* b = static_cast<const uint32_t*>(p.ep.bias);
-    const int words = p.n / 2;
-    bool bad = false;
-    for (int i = t; i < words; i += 96 * 8) {
-      uint32_t x[8];
-#pragma unroll
-      for (int u = 0; u < 8; ++u) x[u] = i + 96 * u < words ? __ldg(b + i + 96 * u) : 0u;
-#pragma unroll
-      for (int u = 0; u < 8; ++u) bad |= nonfinite_pair(x[u]);
-    }
-    if (t == 0 && p.n % 2 != 0) bad |= nonfinite_pair(__ldg(static_cast<const uint16_t*>(p.ep.bias) + p.n - 1));
-    if (__any_sync(0xffffffffu, bad) && t % 32 == 0) atomicOr(&sh.bias_nonfinite, 1u);
-    __syncwarp();
-    if (t % 32 == 0) (void)arch::mbarrier_arrive(&sh.bias_scanned);
-  }
-  static constexpr uint64_t kDescShifted = (uint64_t{16 >> 4} << 32) | (uint64_t{16 >> 4} << 16);  // SBO = LBO = 16 bytes, no swizzle
-  static constexpr uint64_t kDescE0 = uint64_t{128 >> 4} << 16;                                   // SBO 0, LBO 128 bytes
-  // Called (tc_bias) once the unit's bias has landed (bias_full) and before the drain's wait.  ring16: the ring's start
-  // field (K::consume's), from which the operands' start fields are offsets (a descriptor from the generic addresses is
-  // loop-invariant: ptxas kept it live across the unit loop and spilled).
-  __device__ __forceinline__ static void bias_wgmma(float (&acc)[Atom::kValuesC], SharedStorage& sh, int c, uint32_t ring16) {
-    static_assert(Atom::kValuesC == 128, "gemm_sm90 persistent: the tensor cores' bias is one m64n256k16");
-    arch::mbarrier_wait_parity(&sh.bias_scanned, 0u);
-    const bool ok = sh.bias_nonfinite == 0u;
-    constexpr uint32_t kBias16 = (offsetof(SharedStorage, bias) - offsetof(SharedStorage, stage)) / 16,
-                       kBiasStep16 = sizeof(sh.bias[0]) / 16, kE016 = (offsetof(SharedStorage, e0) - offsetof(SharedStorage, stage)) / 16;
-    static_assert(offsetof(SharedStorage, bias) % 16 == 0 && sizeof(sh.bias[0]) % 16 == 0 && offsetof(SharedStorage, e0) % 16 == 0,
-                  "gemm_sm90 persistent: the tensor cores' bias operands start at 16-byte boundaries");
-    const uint64_t da = ok ? arch::smem_desc16(ring16 + kE016, kDescE0) : arch::smem_desc16(ring16 + kE016 + 128 / 16, 0);
-    const uint64_t db = ok ? arch::smem_desc16(ring16 + kBias16 + kBiasStep16 * static_cast<uint32_t>(c), kDescShifted)
-                           : arch::smem_desc16(ring16 + kE016, 0);
-    arch::fence_proxy_async_shared_cta();  // the staged bias is visible to the wgmma's reads (the async proxy)
-    arch::wgmma_fence_operands(acc);
-    arch::wgmma_fence();
-    arch::wgmma_m64n256k16<K::kF16, 1, 0>(acc, da, db, 1u);
-    arch::wgmma_commit();
-  }
-
   // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
   // buffer j % 2 once store warp c has freed it (its store of slot j - 2, or of the previous unit's slot j + 2, has read
   // it), then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).

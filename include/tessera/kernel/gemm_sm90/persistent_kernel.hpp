@@ -159,15 +159,6 @@ struct GemmSm90Persistent {
   // epilogue reads it: kBN columns or its rows, whichever is more.
   static constexpr int kConsumerRows = Atom::kM;
   static constexpr int kBiasBytes = 2 * (kBN > kConsumerRows ? kBN : kConsumerRows);
-  // Epi::bias_wgmma's operands.  B: an N-major B without swizzle whose descriptor offsets are both 16 bytes puts
-  // B[k][n] at byte 16 (n / 8) + 16 (k / 8) + 16 (k % 8) + 2 (n % 8): row k = 0 is the 256 staged values, rows 1-15
-  // the same shifted, up to byte kBiasRead, and past the staged bytes the zeros of the tail.  A (K-major, no swizzle):
-  // A[m][k] at byte SBO (m / 8) + LBO (k / 8) + 16 (m % 8) + 2 (k % 8), so with SBO 0 and LBO 128 the 256 bytes of e0
-  // give A[m][0] = 1 and zeros elsewhere.
-  static constexpr int kBiasRead = 16 * (kBN / 8 - 1) + 16 * 1 + 16 * 7 + 16;
-  static constexpr int kBiasTail = kBiasRead - kBiasBytes;
-  static_assert(kBN == 256 && kBiasBytes == 2 * kBN && kBiasTail == 128, "gemm_sm90 persistent: the tensor cores' bias reads 640 bytes");
-  static constexpr int kE0 = 128;
   struct SharedStorage {
     Stage stage[kStages];
     DStage d;
@@ -178,17 +169,9 @@ struct GemmSm90Persistent {
     uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
                             // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
-    // The bare kernel's per-column bias scanned at the kernel's start (Epi::scan_bias): bias_scanned completes once
-    // (count 3, one arrival per scanning warp), bias_nonfinite is then 1 if any of its N values is +-inf or NaN.
-    uint64_t bias_scanned;
-    uint32_t bias_nonfinite;
     // The bias of a unit of the bare kernel's menus (persistent_epilogue.hpp, stage_bias): consumer c's columns (kBN)
-    // or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start, then kBiasTail bytes of zeros (set at
-    // the kernel's start), which the tensor cores' bias (Epi::bias_wgmma) reads as B's rows 1-15 past column 255.
-    alignas(16) unsigned char bias[2][kBiasBytes + kBiasTail];
-    // A of the tensor cores' bias (Epi::bias_wgmma), set at the kernel's start in D's 16-bit type: 8 rows of 16 bytes,
-    // each (1, 0, 0, 0, 0, 0, 0, 0), then 128 bytes of zeros.
-    alignas(16) uint16_t e0[kE0];
+    // or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
+    alignas(16) unsigned char bias[2][kBiasBytes];
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
   static constexpr int kStageOffB = static_cast<int>(offsetof(Stage, b));  // B's tile in a stage (bytes)
@@ -259,17 +242,8 @@ struct GemmSm90Persistent {
       arch::mbarrier_init(&sh.drained, 4 * kSlices);
       arch::mbarrier_init(&sh.bias_full[0], 128);
       arch::mbarrier_init(&sh.bias_full[1], 128);
-      arch::mbarrier_init(&sh.bias_scanned, 3);
-      sh.bias_nonfinite = 0u;
       arch::fence_mbarrier_init();
       TTRACE(0, 7, 8, TCLK());
-    }
-    if constexpr (kBareOnly) {  // Epi::bias_wgmma's constant operands: the bias tails' zeros and e0
-      static_assert(kBiasTail == 128 && kE0 == 128, "gemm_sm90 persistent: four warps set the constant operands");
-      const int t = static_cast<int>(threadIdx.x);
-      if (t < 64) reinterpret_cast<uint32_t*>(sh.bias[t / 32] + kBiasBytes)[t % 32] = 0u;
-      else if (t < 128) reinterpret_cast<uint32_t*>(sh.e0)[t - 64] = t < 96 && t % 4 == 0 ? (kF16 ? 0x3C00u : 0x3F80u) : 0u;
-      arch::fence_proxy_async_shared_cta();  // visible to the wgmma's reads (the async proxy)
     }
     // The peers' barriers exist before anyone arrives on them or multicasts into their block.
     if constexpr (kClusterM > 1) arch::cluster_sync();
@@ -280,8 +254,6 @@ struct GemmSm90Persistent {
       arch::setmaxnreg_dec<kProducerRegs>();
       if (threadIdx.x == 0) TTRACE(0, 7, 10, TCLK());
       if (threadIdx.x == 0) produce(sh, sched, map_a, map_b);
-      // Warps 1-3 scan the per-column bias for the tensor cores' bias (before any store is staged).
-      if (kBareOnly && Epi::tc_bias(p) && threadIdx.x >= 32) Epi::scan_bias(p, sh, static_cast<int>(threadIdx.x) - 32);
       // Warps 1 and 2 issue the TMA stores of consumers 0 and 1 (the consumers go on while they run).
       if (p.d_tma && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2))
         PersistentStoreWarps<GemmSm90Persistent>::template store_tiles<kBareOnly>(
@@ -502,15 +474,13 @@ struct GemmSm90Persistent {
       }
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
       if (kDefer && tr) TTRACE(1 + c, v, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
+      if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
       if constexpr (kDefer) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
         if (defer_bias(p, w)) {
           arch::mbarrier_wait_parity(&sh.bias_full[c], (phases >> kBiasBit) & 1u);
           phases ^= 1u << kBiasBit;
-          // the tensor cores add the bias beside the last K tile's wgmma (Epi::bias_wgmma)
-          if (Epi::tc_bias(p)) Epi::bias_wgmma(acc[0], sh, c, ring16);
         }
       }
-      if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
       arch::wgmma_wait<0>();
       if (tr) TTRACE(1 + c, v, 4, TCLK());
 #pragma unroll
