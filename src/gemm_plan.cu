@@ -497,7 +497,10 @@ std::string GemmPlan::str() const {
   std::string tile_str = gemm_tile_name(tile);
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile);
   const gemm_core::GemmKernelType* t = e && math == GemmMath::tf32 ? e->type(GemmMath::tf32, Dtype::f32) : nullptr;
-  if (t) tile_str = fmt("%dx%dx%d", e->block_m, e->block_n, t->block_k);
+  if (t) {
+    const gemm_core::KernelInfo k = t->get(Combo::kk);  // the block tile is the same in every order
+    tile_str = fmt("%dx%dx%d", k.block_m, k.block_n, k.block_k);
+  }
   const std::string sk = stream_k_tiles > 0 ? fmt(" stream-K %d", stream_k_tiles) : std::string();
   char buf[320];
   std::snprintf(buf, sizeof buf,

@@ -10,52 +10,52 @@ namespace {
 
 constexpr GemmMath kTc = GemmMath::tensor_core;
 
-// The operand types of each family: (math, A/B type, K extent of the block tile, getter).  Every
-// tensor-core K tile is 128 bytes deep (one 128-byte swizzle row): 64 16-bit or 32 tf32 elements.
-constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_coop128x256}, {kTc, Dtype::f16, 64, sm90_f16_coop128x256}};
-constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x256},
-                                            {kTc, Dtype::f16, 64, sm90_f16_wgmma128x256}};
-constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x64},
-                                           {kTc, Dtype::f16, 64, sm90_f16_wgmma128x64}};
-constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, 64, sm90_bf16_wgmma128x128},
-                                            {kTc, Dtype::f16, 64, sm90_f16_wgmma128x128}};
-constexpr GemmKernelType k128x256[] = {{kTc, Dtype::bf16, 64, sm80_bf16_128x256}, {kTc, Dtype::f16, 64, sm80_f16_128x256}};
-constexpr GemmKernelType k128x128[] = {{kTc, Dtype::bf16, 64, sm80_bf16_128x128},
-                                       {kTc, Dtype::f16, 64, sm80_f16_128x128},
-                                       {GemmMath::tf32, Dtype::f32, 32, sm80_tf32_128x128}};
-constexpr GemmKernelType k64x64[] = {{kTc, Dtype::bf16, 64, sm80_bf16_64x64},
-                                     {kTc, Dtype::f16, 64, sm80_f16_64x64},
-                                     {GemmMath::tf32, Dtype::f32, 32, sm80_tf32_64x64}};
-constexpr GemmKernelType k16x128[] = {{kTc, Dtype::bf16, 64, sm80_bf16_16x128}, {kTc, Dtype::f16, 64, sm80_f16_16x128}};
-constexpr GemmKernelType kSimt128x128[] = {{GemmMath::fp32_exact, Dtype::f32, 8, sm80_f32_simt128x128}};
+// The operand types of each family: (math, A/B type, getter).  Every tensor-core K tile is 128 bytes deep (one
+// 128-byte swizzle row): 64 16-bit or 32 tf32 elements (the getters' KernelInfo::block_k).
+constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, sm90_bf16_coop128x256}, {kTc, Dtype::f16, sm90_f16_coop128x256}};
+constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x256},
+                                            {kTc, Dtype::f16, sm90_f16_wgmma128x256}};
+constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x64},
+                                           {kTc, Dtype::f16, sm90_f16_wgmma128x64}};
+constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x128},
+                                            {kTc, Dtype::f16, sm90_f16_wgmma128x128}};
+constexpr GemmKernelType k128x256[] = {{kTc, Dtype::bf16, sm80_bf16_128x256}, {kTc, Dtype::f16, sm80_f16_128x256}};
+constexpr GemmKernelType k128x128[] = {{kTc, Dtype::bf16, sm80_bf16_128x128},
+                                       {kTc, Dtype::f16, sm80_f16_128x128},
+                                       {GemmMath::tf32, Dtype::f32, sm80_tf32_128x128}};
+constexpr GemmKernelType k64x64[] = {{kTc, Dtype::bf16, sm80_bf16_64x64},
+                                     {kTc, Dtype::f16, sm80_f16_64x64},
+                                     {GemmMath::tf32, Dtype::f32, sm80_tf32_64x64}};
+constexpr GemmKernelType k16x128[] = {{kTc, Dtype::bf16, sm80_bf16_16x128}, {kTc, Dtype::f16, sm80_f16_16x128}};
+constexpr GemmKernelType kSimt128x128[] = {{GemmMath::fp32_exact, Dtype::f32, sm80_f32_simt128x128}};
 
 // The planner tries the entries in this order and keeps the first of equal costs.  Efficiencies: the
 // fraction of the 16-bit mma.sync rate a full wave reaches (docs/PERF.md has the measurements).
 constexpr GemmKernelEntry kEntries[] = {
     // Persistent cooperative, clusters of 2 with B multicast: 0.95-0.98x cuBLAS on large bf16 problems.
     {.tile = GemmTile::cooperative128x256, .name = "coop128x256x64", .arch = GemmArch::sm90,
-     .schedule = GemmSchedule::cooperative, .types = kCoop128x256, .tma = true, .block_m = 128, .block_n = 256,
+     .schedule = GemmSchedule::cooperative, .types = kCoop128x256, .tma = true,
      .efficiency = 1.8},
     // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel.
     {.tile = GemmTile::wgmma128x256, .name = "wgmma128x256x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
-     .types = kWgmma128x256, .tma = true, .block_m = 128, .block_n = 256, .efficiency = 1.7},
+     .types = kWgmma128x256, .tma = true, .efficiency = 1.7},
     {.tile = GemmTile::wgmma128x128, .name = "wgmma128x128x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
-     .types = kWgmma128x128, .tma = true, .block_m = 128, .block_n = 128, .efficiency = 1.6},
+     .types = kWgmma128x128, .tma = true, .efficiency = 1.6},
     // The same kernel with a 128 x 64 tile, eight stages: problems whose 128 x 128 tiles fill less than half the SMs
     // (1024^3: 64 such tiles for 132 SMs); below 1.6 so that it wins only where its own tiles fit one wave.
     {.tile = GemmTile::wgmma128x64, .name = "wgmma128x64x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
-     .types = kWgmma128x64, .tma = true, .block_m = 128, .block_n = 64, .efficiency = 1.5},
+     .types = kWgmma128x64, .tma = true, .efficiency = 1.5},
     {.tile = GemmTile::t128x256, .name = "128x256x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
-     .types = k128x256, .block_m = 128, .block_n = 256, .efficiency = 1.0},
+     .types = k128x256, .efficiency = 1.0},
     {.tile = GemmTile::t128x128, .name = "128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
-     .types = k128x128, .block_m = 128, .block_n = 128, .efficiency = 0.9},
+     .types = k128x128, .efficiency = 0.9},
     {.tile = GemmTile::t64x64, .name = "64x64x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
-     .types = k64x64, .block_m = 64, .block_n = 64, .efficiency = 0.65},
+     .types = k64x64, .efficiency = 0.65},
     // The decode tile: streams B for m <= 16 (split-K fills the GPU); no M-major A.
     {.tile = GemmTile::t16x128, .name = "16x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
-     .types = k16x128, .combos = kKMajorACombos, .block_m = 16, .block_n = 128, .efficiency = 0.5, .max_m = 16},
+     .types = k16x128, .combos = kKMajorACombos, .efficiency = 0.5, .max_m = 16},
     {.tile = GemmTile::simt128x128, .name = "simt128x128x8", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
-     .types = kSimt128x128, .any_order = true, .block_m = 128, .block_n = 128, .efficiency = 1.0},
+     .types = kSimt128x128, .any_order = true, .efficiency = 1.0},
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <iterator>  // std::size
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "src/gemm_internal.hpp"  // tile_supports, gemm_tile_name (what validation and the planner read)
 #include "tessera/dtype.hpp"
@@ -110,11 +111,29 @@ TEST(GemmRegistry, PlannerOrderIsUnchanged) {
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].tile, kPlannerOrder[i]) << "entry " << i << ": " << all[i].name;
 }
 
-// The getters: a kernel for each listed (type, order), none for an order the entry does not list, the entry's
-// block tile, and the schedule's launch facts.
+// The block tile an entry's name spells ("coop128x256x64": M x N x the K extent of its 16-bit types, or of its one
+// type where it has no 16-bit one).
+struct NamedTile { int m = 0, n = 0, k = 0; };
+NamedTile named_tile(std::string_view name) {
+  NamedTile t;
+  const size_t x2 = name.rfind('x'), x1 = x2 == std::string_view::npos ? x2 : name.rfind('x', x2 - 1);
+  if (x1 == std::string_view::npos) return t;
+  size_t b = x1;
+  while (b > 0 && name[b - 1] >= '0' && name[b - 1] <= '9') --b;
+  t.m = std::stoi(std::string(name.substr(b, x1 - b)));
+  t.n = std::stoi(std::string(name.substr(x1 + 1, x2 - x1 - 1)));
+  t.k = std::stoi(std::string(name.substr(x2 + 1)));
+  return t;
+}
+
+// The getters: a kernel for each listed (type, order), none for an order the entry does not list, the block tile
+// the entry's name spells (the registry does not repeat it: the kernel's constants are the one source), and the
+// schedule's launch facts.
 TEST(GemmRegistry, GettersMatchTheirEntries) {
   for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
     for (const gemm_core::GemmKernelType& t : e.types) {
+      const NamedTile named = named_tile(e.name);
+      ASSERT_GT(named.m * named.n * named.k, 0) << e.name << ": the name spells no M x N x K tile";
       EXPECT_EQ(e.type(t.math, t.in), &t) << e.name;
       EXPECT_TRUE(e.computes(t.math)) << e.name;
       for (Combo c : gemm_core::kCombos) {
@@ -126,9 +145,14 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
           continue;
         }
         ASSERT_NE(k.fn, nullptr) << what;
-        EXPECT_EQ(k.block_m, e.block_m) << what;
-        EXPECT_EQ(k.block_n, e.block_n) << what;
-        EXPECT_EQ(k.block_k, t.block_k) << what;
+        EXPECT_EQ(k.block_m, named.m) << what;
+        EXPECT_EQ(k.block_n, named.n) << what;
+        if (t.math == GemmMath::fp32_exact || dtype_bytes(t.in) == 2) {
+          EXPECT_EQ(k.block_k, named.k) << what;
+        }
+        if (t.math != GemmMath::fp32_exact) {  // every tensor-core K tile is 128 bytes deep (one 128-byte swizzle row)
+          EXPECT_EQ(k.block_k * dtype_bytes(t.in), 128) << what;
+        }
         EXPECT_GT(k.threads, 0) << what;
         EXPECT_GT(k.smem_bytes, 0) << what;
         const bool persistent = e.schedule == GemmSchedule::cooperative;

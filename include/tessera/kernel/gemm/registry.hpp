@@ -10,18 +10,17 @@
 //   name        "coop128x256x64"                             messages, GemmPlan::str(), bench --tile
 //   arch        sm90 (sm_90a code: compute capability 9.0)   planner (device check)
 //   schedule    cooperative                                  bench's kernel listing
-//   types       {tensor_core, bf16, K 64, getter},           validation (operand types, tile_supports),
-//               {tensor_core, f16, K 64, getter}             planner, bench
+//   types       {tensor_core, bf16, getter},                 validation (operand types, tile_supports),
+//               {tensor_core, f16, getter}                   planner, bench
 //   combos      (K, K), (K, N), (M, N)                       planner, bench
 //   tma         operands by TMA: launched with tensor maps   planner (16-byte rule), launch
-//   block_m/n   128 x 256                                    GemmPlan::str() (tf32 plans); the host test
-//                                                            compares it with every getter's KernelInfo
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
 //   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
 //
-// A getter returns the KernelInfo (function, threads, shared memory, TMA boxes, cluster, ...) of one
-// instantiation for one operand order; the KernelInfo is what the planner's occupancy queries and the
-// launch use.
+// A getter returns the KernelInfo (function, block tile, threads, shared memory, TMA boxes, cluster, ...) of one
+// instantiation for one operand order, from the kernel's own compile-time constants; the KernelInfo is what the
+// planner, its occupancy queries and the launch use.  (The block tile is not repeated here: the name spells it, and
+// the host test checks the name against every getter's KernelInfo.)
 //
 // Adding a kernel: one instantiation unit (src/gemm_*.cu) defining its getter, the getter's declaration
 // in src/gemm_kernels.hpp, and one entry here (plus a GemmTile value when it is a new public tile; a new
@@ -60,12 +59,11 @@ constexpr unsigned combo_bit(Combo c) { return 1u << static_cast<int>(c); }
 inline constexpr unsigned kEveryCombo = combo_bit(Combo::kk) | combo_bit(Combo::k_mn) | combo_bit(Combo::mn_mn);
 inline constexpr unsigned kKMajorACombos = combo_bit(Combo::kk) | combo_bit(Combo::k_mn);  // no M-major A
 
-// One operand type a family is built for: the math it computes on it, the K extent of the block tile in
-// elements of that type, and the getter into the instantiation unit (KernelInfo of one operand order).
+// One operand type a family is built for: the math it computes on it and the getter into the instantiation unit
+// (KernelInfo of one operand order, the block tile's K extent in elements of that type among its facts).
 struct GemmKernelType {
   GemmMath math = GemmMath::tensor_core;
   Dtype in = Dtype::bf16;  // A and B
-  int block_k = 0;
   KernelInfo (*get)(Combo) = nullptr;
 };
 
@@ -81,7 +79,6 @@ struct GemmKernelEntry {
   // Operands by TMA: the kernel needs 16-byte aligned bases and row pitches of A and B, and takes
   // (Params, map_a, map_b[, map_d, map_r]); the launch builds the tensor maps from KernelInfo's boxes.
   bool tma = false;
-  int block_m = 0, block_n = 0;
   // The planner's prior: the fraction of the 16-bit mma.sync rate a full wave of this kernel reaches
   // (measured; docs/PERF.md).
   double efficiency = 1.0;
