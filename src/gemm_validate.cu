@@ -64,18 +64,7 @@ bool operand_type(Dtype t) {
       if (k.in == t) return true;
   return false;
 }
-bool output_type(Dtype t) {
-  switch (t) {
-    case Dtype::bf16:
-    case Dtype::f16:
-    case Dtype::f32: return true;
-    case Dtype::e4m3:
-    case Dtype::e5m2:
-    case Dtype::s8:
-    case Dtype::s32: return false;
-  }
-  return false;
-}
+bool output_type(Dtype t) { return epilogue::output_type(t); }  // epilogue::kOutputTypes
 // "bf16, f16 or f32": the Dtypes `ok` accepts, in Dtype order.
 std::string type_list(bool (*ok)(Dtype)) {
   std::string names[kDtypeCount];

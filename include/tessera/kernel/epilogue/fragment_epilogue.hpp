@@ -256,6 +256,7 @@ struct FragmentEpilogue {
     }
   }
 
+  static_assert(output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "fragment epilogue: dispatch_type's cases are kOutputTypes");
   template <class F>
   __device__ __forceinline__ static void dispatch_type(Dtype t, F&& f) {
     switch (t) {

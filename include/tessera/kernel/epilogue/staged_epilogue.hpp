@@ -264,6 +264,7 @@ struct StagedEpilogue {
     return true;
   }
 
+  static_assert(output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "staged epilogue: store's cases are kOutputTypes");
   // Reads the staged tile (origin (m0, n0) in D) and writes D.
   __device__ static void store(const float* s, const Params& p, int m0, int n0) {
     switch (p.d_type) {

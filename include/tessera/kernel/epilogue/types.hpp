@@ -54,7 +54,7 @@ struct Params {
   int64_t ldd = 0;
   bool d_row_major = true;
   bool d_vec = false;
-  Dtype d_type = Dtype::bf16;  // bf16, f16 or f32 (the host rejects others); C and the residual have this type too
+  Dtype d_type = Dtype::bf16;  // one of kOutputTypes (the host rejects others); C and the residual have this type too
 
   const void* c = nullptr;  // read only when beta != 0
   int64_t ldc = 0;
@@ -76,6 +76,25 @@ struct Params {
 };
 
 inline constexpr int kBiasNone = 0, kBiasAlongM = 1, kBiasAlongN = 2, kBiasScalar = 3;
+
+// The types the epilogue stores D in, and reads C and the residual in (fp32 arithmetic in between).  One list:
+// validation reads it (gemm_validate: what D, C and the residual may be), and each type dispatch of the kernels
+// asserts that its cases are these, in this order (FragmentEpilogue::dispatch_type, StagedEpilogue::store).
+inline constexpr Dtype kOutputTypes[] = {Dtype::bf16, Dtype::f16, Dtype::f32};
+constexpr bool output_type(Dtype t) {
+  for (Dtype o : kOutputTypes)
+    if (o == t) return true;
+  return false;
+}
+// Whether `cases` (a dispatch's, in order) are exactly kOutputTypes.
+template <class... T>
+constexpr bool output_types_are(T... cases) {
+  const Dtype c[] = {cases...};
+  if (sizeof...(cases) != sizeof(kOutputTypes) / sizeof(kOutputTypes[0])) return false;
+  for (unsigned i = 0; i < sizeof...(cases); ++i)
+    if (c[i] != kOutputTypes[i]) return false;
+  return true;
+}
 
 }  // namespace epilogue
 }  // namespace tessera
