@@ -64,7 +64,6 @@ bool operand_type(Dtype t) {
       if (k.in == t) return true;
   return false;
 }
-bool output_type(Dtype t) { return epilogue::output_type(t); }  // epilogue::kOutputTypes
 // "bf16, f16 or f32": the Dtypes `ok` accepts, in Dtype order.
 std::string type_list(bool (*ok)(Dtype)) {
   std::string names[kDtypeCount];
@@ -80,7 +79,7 @@ std::string type_list(bool (*ok)(Dtype)) {
 GemmStatus check_matrix(const char* name, bool output, const void* data, Dtype type, MatrixOrder order, int64_t ld,
                         int64_t rows, int64_t cols) {
   if (!data) return invalid(fmt("argument '%s.data' is null; expected a device pointer to a %" PRId64 " x %" PRId64 " matrix", name, rows, cols));
-  bool (*ok)(Dtype) = output ? output_type : operand_type;
+  bool (*ok)(Dtype) = output ? epilogue::output_type : operand_type;  // epilogue::kOutputTypes for D, C, the residual
   if (!is_dtype(type))
     return invalid(fmt("argument '%s.type' is %d; expected Dtype::%s", name, static_cast<int>(type), type_list(ok).c_str()));
   if (!ok(type))
