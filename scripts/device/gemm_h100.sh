@@ -7,8 +7,10 @@
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
 #                how many) side by side: time, clock, tensor-pipe activity, L2 hit rate, DRAM bytes, launch shape
-#   ncu_stalls   warp-stall sampling of one Tessera launch (NCU_SKIP: 0 bare, 1 bias+GELU, 2 bias+SiLU+residual)
-#                summarised by scripts/device/ncu_summary.py; the source page to $OUT/src.csv.gz
+#   ncu_stalls   warp-stall sampling of one Tessera launch (NCU_SKIP: 0 bare, 1 bias+GELU, 2 bias+SiLU+residual;
+#                NCU_INTERVAL: ncu's --warp-sampling-interval, e.g. 4 = every 512 cycles, about 75k samples at 4096^3)
+#                summarised by scripts/device/ncu_summary.py; the source page to $OUT/src.csv.gz (its `region` and
+#                `diff` modes compare a row range, or two menus' pages of one kernel)
 #   trace        the timeline probe: the kernels built with -DTESSERA_GEMM_TRACE in their own folder, then
 #                scripts/device/trace_gemm.cu run on each of TRACE_RUNS ("M N K tile; ...", tile as trace_gemm.cu takes it);
 #                TRACE_FLAGS: more nvcc flags for that build (e.g. an experiment's -D switches)
@@ -90,6 +92,7 @@ for s in $STEPS; do
       python3 scripts/device/ncu_summary.py raw "$OUT/ncu_vs.csv" --metrics $M ;;
     ncu_stalls)
       timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-persistent} --launch-skip ${NCU_SKIP:-0} -c 1 \
+        ${NCU_INTERVAL:+--warp-sampling-interval $NCU_INTERVAL} \
         --section WarpStateStats --section SourceCounters -o "$OUT/stalls" \
         "$B/tools/tessera" bench gemm --shapes ${NCU_SHAPE:-4096x4096x4096} --repeats 1 --no-progress ${NCU_ARGS:-} > "$OUT/ncu_stalls.log" 2>&1
       echo "ncu_stalls rc=$?"
