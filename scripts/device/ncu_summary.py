@@ -42,7 +42,8 @@ def raw(path, names):
         print("   " + "  ".join(f"{head[i]}={r[i]}" for i in metrics))
 
 
-def source(path, top):
+def source_page(path):
+    """The kernel's name and, per row of a source page, (samples, executed, SASS text, {reason: samples})."""
     rows = read_rows(path)
     # the first row names the kernel, the second the columns
     head, data = rows[1], rows[2:]
@@ -50,27 +51,28 @@ def source(path, top):
     samples, executed, sass = col["Warp Stall Sampling (All Samples)"], col["Instructions Executed"], col["Source"]
     reasons = [i for i, h in enumerate(head) if h.startswith("stall_") and "Not Issued" not in h]
     num = lambda r, i: int(r[i] or 0)
-    total = sum(num(r, samples) for r in data) or 1
-    print(f"{rows[0][1][:120]}\n{total} samples over {len(data)} instructions\n\nby reason:")
-    by = {head[i]: sum(num(r, i) for r in data) for i in reasons}
-    for name, v in sorted(by.items(), key=lambda x: -x[1])[:12]:
-        print(f"  {name:26s} {v:8d} {100 * v / total:5.1f}%")
-    print(f"\ntop {top} instructions (row in the source page, samples, share, executed, SASS, two main reasons):")
-    for idx, r in sorted(enumerate(data), key=lambda x: -num(x[1], samples))[:top]:
-        main_reasons = sorted(((head[i], num(r, i)) for i in reasons), key=lambda x: -x[1])[:2]
-        print(f"  {idx:6d} {num(r, samples):7d} {100 * num(r, samples) / total:5.1f}% {r[executed]:>9s}  "
-              f"{r[sass].strip()[:58]:58s} {', '.join(f'{n[6:]} {v}' for n, v in main_reasons)}")
+    return rows[0][1], [(num(r, samples), num(r, executed), r[sass].strip(), {head[i][6:]: num(r, i) for i in reasons})
+                        for r in data]
 
 
 def source_rows(path):
-    """(samples, executed, SASS text, {reason: samples}) per row of a source page."""
-    rows = read_rows(path)
-    head, data = rows[1], rows[2:]
-    col = {h: i for i, h in enumerate(head)}
-    samples, executed, sass = col["Warp Stall Sampling (All Samples)"], col["Instructions Executed"], col["Source"]
-    reasons = [i for i, h in enumerate(head) if h.startswith("stall_") and "Not Issued" not in h]
-    num = lambda r, i: int(r[i] or 0)
-    return [(num(r, samples), num(r, executed), r[sass].strip(), {head[i][6:]: num(r, i) for i in reasons}) for r in data]
+    return source_page(path)[1]
+
+
+def source(path, top):
+    name, rows = source_page(path)
+    total = sum(r[0] for r in rows) or 1
+    print(f"{name[:120]}\n{total} samples over {len(rows)} instructions\n\nby reason:")
+    by = collections.Counter()
+    for r in rows:
+        by.update(r[3])
+    for reason, v in sorted(by.items(), key=lambda x: -x[1])[:12]:
+        print(f"  {'stall_' + reason:26s} {v:8d} {100 * v / total:5.1f}%")
+    print(f"\ntop {top} instructions (row in the source page, samples, share, executed, SASS, two main reasons):")
+    for idx, (samples, executed, sass, reasons) in sorted(enumerate(rows), key=lambda x: -x[1][0])[:top]:
+        main_reasons = sorted(reasons.items(), key=lambda x: -x[1])[:2]
+        print(f"  {idx:6d} {samples:7d} {100 * samples / total:5.1f}% {executed:9d}  "
+              f"{sass[:58]:58s} {', '.join(f'{n} {v}' for n, v in main_reasons)}")
 
 
 def region(path, lo, hi):
