@@ -11,11 +11,16 @@
 //   cuobjdump -sass /tmp/d.cubin | grep -E 'HGMMA|DEPBAR'      (a K tile's four HGMMA, only the last with gsb0)
 // (-maxrregcount=232: the consumers' setmaxnreg budget in the persistent kernel; this probe has no producer.)
 // SLOW_COPY: x as a plain copy of the accumulators (the twenty-third section's C7514) instead of alpha acc + bias.
-// Found (CUDA 13.0, 2026-11-28): both forms 220 registers, 0 bytes of spills, no C75xx, the K tile's HGMMA pipelined
-// (one gsb0 of four, WARPGROUP.DEPBAR twice: the loop's wait for one group and the drain's).  The persistent kernel's
-// ring, barriers and bias staging come on top of those 220 (the 128 x 256 bare kernel's bookkeeping takes about 40).
+// Found (CUDA 13.0, 2026-11-28): kernel k, both forms: 220 registers, 0 bytes of spills, no C75xx, the K tile's HGMMA
+// pipelined (one gsb0 of four; WARPGROUP.DEPBAR twice: the loop's wait for one group and the drain's).  Kernel kr (the
+// persistent frame below): 0 spills, no C75xx, no LDL / STL, the same HGMMA pattern, and at most 216 registers live
+// in the consumers' code (`nvdisasm -plr -lrm count`), 16 under their 232: what the real kernel's scheduler, bias
+// staging and residual protocol may add.
 #include <cstdint>
 
+#include "tessera/arch/sm90_mbarrier.hpp"
+#include "tessera/arch/sm90_stmatrix.hpp"
+#include "tessera/arch/sm90_warpgroup.hpp"
 #include "tessera/arch/sm90_wgmma.hpp"
 #include "tessera/kernel/fused/expr.hpp"
 
@@ -89,4 +94,126 @@ extern "C" __global__ void __launch_bounds__(128, 1) k(uint64_t da, uint64_t db,
     pending = true;
   }
   for (int g = 0; g < 12; ++g) step_at(g, x, out, units - 1);
+}
+
+// The same form inside the persistent kernel's frame (kernel `kr`): 384 threads, setmaxnreg 40 / 232, a ring of four
+// 40 KB stages with full and empty mbarriers (the producer only arrives: no TMA, compile-only), the wgmma descriptors
+// from the ring's shared address, the bias read from shared memory after the drain, and a slot staged with stmatrix into
+// its own 8 KB buffer, a proxy fence and a named-barrier handoff (free / staged) as the store warps would see it.
+namespace {
+constexpr int kStages = 4, kStageBytes = (128 + 192) * 64 * 2;
+struct Shared {
+  alignas(1024) unsigned char ring[kStages][kStageBytes];
+  alignas(1024) unsigned char buf[2][3][8192];  // consumer c, slot j
+  uint16_t bias[2][192];
+  uint64_t full[kStages], empty[kStages];
+};
+template <int kG>
+__device__ __forceinline__ void step_real(float (&x)[96], Shared& sh, int c, int thread) {
+#pragma unroll
+  for (int i = 8 * kG; i < 8 * kG + 8; ++i) x[i] = ew::op::GeluTanhHw::apply(x[i]);
+  if constexpr (kG % 4 == 3) {
+    constexpr int kSlot = kG / 4;
+    arch::named_barrier_sync(2 + 3 * c + kSlot, 160);  // free: the store warp has read the previous unit's slot
+    unsigned char* row = sh.buf[c][kSlot] + (thread % 64) * 128;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const uint32_t r[4] = {pack_bf16(x[32 * kSlot + 8 * q], x[32 * kSlot + 8 * q + 1]),
+                             pack_bf16(x[32 * kSlot + 8 * q + 2], x[32 * kSlot + 8 * q + 3]),
+                             pack_bf16(x[32 * kSlot + 8 * q + 4], x[32 * kSlot + 8 * q + 5]),
+                             pack_bf16(x[32 * kSlot + 8 * q + 6], x[32 * kSlot + 8 * q + 7])};
+      arch::stmatrix_x4(row + ((q * 16 + 16 * (thread / 64)) ^ ((thread % 8) * 16)), r);
+    }
+    arch::fence_proxy_async_shared_cta();
+    arch::named_barrier_arrive(8 + 3 * c + kSlot, 160);  // staged
+  }
+}
+__device__ __forceinline__ void step_real_at(int g, float (&x)[96], Shared& sh, int c, int thread) {
+  switch (g) {
+    case 0: step_real<0>(x, sh, c, thread); break;
+    case 1: step_real<1>(x, sh, c, thread); break;
+    case 2: step_real<2>(x, sh, c, thread); break;
+    case 3: step_real<3>(x, sh, c, thread); break;
+    case 4: step_real<4>(x, sh, c, thread); break;
+    case 5: step_real<5>(x, sh, c, thread); break;
+    case 6: step_real<6>(x, sh, c, thread); break;
+    case 7: step_real<7>(x, sh, c, thread); break;
+    case 8: step_real<8>(x, sh, c, thread); break;
+    case 9: step_real<9>(x, sh, c, thread); break;
+    case 10: step_real<10>(x, sh, c, thread); break;
+    default: step_real<11>(x, sh, c, thread); break;
+  }
+}
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(384, 1) kr(int units, int k_tiles, float alpha) {
+  extern __shared__ __align__(1024) unsigned char raw[];
+  Shared& sh = *reinterpret_cast<Shared*>(raw);
+  const int wg = static_cast<int>(threadIdx.x) / 128;
+  if (threadIdx.x == 0)
+    for (int s = 0; s < kStages; ++s) {
+      arch::mbarrier_init(&sh.full[s], 1);
+      arch::mbarrier_init(&sh.empty[s], 2);
+    }
+  __syncthreads();
+  if (wg == 0) {
+    arch::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {  // the producer: a stage is "full" once free (no TMA here)
+      int s = 0;
+      uint32_t ph = 0;
+      for (int t = 0; t < units * k_tiles; ++t) {
+        arch::mbarrier_wait_parity(&sh.empty[s], ph ^ 1u);
+        (void)arch::mbarrier_arrive(&sh.full[s]);
+        if (++s == kStages) { s = 0; ph ^= 1u; }
+      }
+    }
+    return;
+  }
+  arch::setmaxnreg_inc<232>();
+  const int c = wg - 1, thread = static_cast<int>(threadIdx.x) % 128;
+  const uint32_t ring16 = (static_cast<uint32_t>(__cvta_generic_to_shared(sh.ring)) / 16) & 0x3FFFu;
+  float acc[96];
+#pragma unroll
+  for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+  float x[96];
+  bool pending = false;
+  int s = 0;
+  uint32_t phase = 0;
+  for (int u = 0; u < units; ++u) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      arch::mbarrier_wait_parity(&sh.full[s], phase);
+      const uint32_t st16 = ring16 + static_cast<uint32_t>(s) * (kStageBytes / 16);
+      arch::wgmma_fence_operands(acc);
+      arch::wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        const uint64_t da = (1ull << 62) | (64ull << 32) | (1ull << 16) | (st16 + static_cast<uint32_t>(c * 512 + ks * 2));
+        const uint64_t db = (1ull << 62) | (64ull << 32) | (1ull << 16) | (st16 + 1024u + static_cast<uint32_t>(ks * 2));
+        arch::wgmma_m64n192k16<false>(acc, da, db, (kt | ks) != 0);
+      }
+      arch::wgmma_commit();
+      if (pending && kt < 12) step_real_at(kt, x, sh, c, thread);
+      arch::wgmma_wait<1>();
+      arch::wgmma_fence_operands(acc);
+      if (kt > 0 && thread % 32 == 0 && thread / 32 == 0) (void)arch::mbarrier_arrive(&sh.empty[(s + kStages - 1) % kStages]);
+      if (++s == kStages) { s = 0; phase ^= 1u; }
+    }
+    if (pending)
+      for (int g = k_tiles; g < 12; ++g) step_real_at(g, x, sh, c, thread);
+    arch::wgmma_wait<0>();
+    arch::wgmma_fence_operands(acc);
+    if (thread == 0) (void)arch::mbarrier_arrive(&sh.empty[(s + kStages - 1) % kStages]);
+    const int col = 2 * (thread % 4);
+#pragma unroll
+    for (int j = 0; j < 24; ++j) {  // the bias of columns 8 j + col, + 1 (the atom's quad layout)
+      const uint32_t w = *reinterpret_cast<const uint32_t*>(&sh.bias[c][8 * j + col]);
+      const float b0 = __uint_as_float(w << 16), b1 = __uint_as_float(w & 0xffff0000u);
+      x[4 * j] = fmaf(acc[4 * j], alpha, b0);
+      x[4 * j + 1] = fmaf(acc[4 * j + 1], alpha, b1);
+      x[4 * j + 2] = fmaf(acc[4 * j + 2], alpha, b0);
+      x[4 * j + 3] = fmaf(acc[4 * j + 3], alpha, b1);
+    }
+    pending = true;
+  }
+  for (int g = 0; g < 12; ++g) step_real_at(g, x, sh, c, thread);
 }
