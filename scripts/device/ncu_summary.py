@@ -55,10 +55,6 @@ def source_page(path):
                         for r in data]
 
 
-def source_rows(path):
-    return source_page(path)[1]
-
-
 def source(path, top):
     name, rows = source_page(path)
     total = sum(r[0] for r in rows) or 1
@@ -76,7 +72,7 @@ def source(path, top):
 
 
 def region(path, lo, hi):
-    rows = source_rows(path)[lo:hi]
+    rows = source_page(path)[1][lo:hi]
     by_reason, ops_exec, ops_samples = collections.Counter(), collections.Counter(), collections.Counter()
     for samples, executed, sass, reasons in rows:
         by_reason.update(reasons)
@@ -91,7 +87,7 @@ def region(path, lo, hi):
 
 
 def diff(path_a, path_b, window):
-    a, b = source_rows(path_a), source_rows(path_b)
+    a, b = source_page(path_a)[1], source_page(path_b)[1]
     if len(a) != len(b):
         raise SystemExit(f"the pages have {len(a)} and {len(b)} rows: not the same kernel")
     print(f"samples: {sum(x[0] for x in a)} and {sum(x[0] for x in b)}\n  rows         A       B    B - A  executed A / B  first instruction")

@@ -17,6 +17,7 @@
 // in the consumers' code (`nvdisasm -plr -lrm count`), 16 under their 232: what the real kernel's scheduler, bias
 // staging and residual protocol may add.
 #include <cstdint>
+#include <type_traits>  // std::integral_constant
 
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_stmatrix.hpp"
@@ -43,21 +44,26 @@ __device__ __forceinline__ void step(float (&x)[96], uint32_t* out, int unit) {
     for (int w = 0; w < 16; ++w) o[w * 128] = pack_bf16(x[32 * kSlot + 2 * w], x[32 * kSlot + 2 * w + 1]);
   }
 }
-__device__ __forceinline__ void step_at(int g, float (&x)[96], uint32_t* out, int unit) {
+// f(std::integral_constant<int, g>) for a run-time g in 0 .. 11 (the group's registers are compile-time indices).
+template <class F>
+__device__ __forceinline__ void at_group(int g, F&& f) {
   switch (g) {
-    case 0: step<0>(x, out, unit); break;
-    case 1: step<1>(x, out, unit); break;
-    case 2: step<2>(x, out, unit); break;
-    case 3: step<3>(x, out, unit); break;
-    case 4: step<4>(x, out, unit); break;
-    case 5: step<5>(x, out, unit); break;
-    case 6: step<6>(x, out, unit); break;
-    case 7: step<7>(x, out, unit); break;
-    case 8: step<8>(x, out, unit); break;
-    case 9: step<9>(x, out, unit); break;
-    case 10: step<10>(x, out, unit); break;
-    default: step<11>(x, out, unit); break;
+    case 0: f(std::integral_constant<int, 0>{}); break;
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 5: f(std::integral_constant<int, 5>{}); break;
+    case 6: f(std::integral_constant<int, 6>{}); break;
+    case 7: f(std::integral_constant<int, 7>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 9: f(std::integral_constant<int, 9>{}); break;
+    case 10: f(std::integral_constant<int, 10>{}); break;
+    default: f(std::integral_constant<int, 11>{}); break;
   }
+}
+__device__ __forceinline__ void step_at(int g, float (&x)[96], uint32_t* out, int unit) {
+  at_group(g, [&](auto gc) { step<decltype(gc)::value>(x, out, unit); });
 }
 }  // namespace
 
@@ -129,20 +135,7 @@ __device__ __forceinline__ void step_real(float (&x)[96], Shared& sh, int c, int
   }
 }
 __device__ __forceinline__ void step_real_at(int g, float (&x)[96], Shared& sh, int c, int thread) {
-  switch (g) {
-    case 0: step_real<0>(x, sh, c, thread); break;
-    case 1: step_real<1>(x, sh, c, thread); break;
-    case 2: step_real<2>(x, sh, c, thread); break;
-    case 3: step_real<3>(x, sh, c, thread); break;
-    case 4: step_real<4>(x, sh, c, thread); break;
-    case 5: step_real<5>(x, sh, c, thread); break;
-    case 6: step_real<6>(x, sh, c, thread); break;
-    case 7: step_real<7>(x, sh, c, thread); break;
-    case 8: step_real<8>(x, sh, c, thread); break;
-    case 9: step_real<9>(x, sh, c, thread); break;
-    case 10: step_real<10>(x, sh, c, thread); break;
-    default: step_real<11>(x, sh, c, thread); break;
-  }
+  at_group(g, [&](auto gc) { step_real<decltype(gc)::value>(x, sh, c, thread); });
 }
 }  // namespace
 
