@@ -2,7 +2,8 @@
 // cuBLAS and cuBLASLt, measured in the same process on the same data.
 //
 // For each shape (bf16 A row-major M x K, B column-major K x N -- i.e. weights stored N x K, as a
-// linear layer keeps them --, bf16 D row-major, fp32 accumulation):
+// linear layer keeps them --, bf16 D row-major, fp32 accumulation; --dtype f16: A, B, D, the bias and the
+// residual in f16, the references likewise):
 //   plain       tessera::gemm                      vs cublasGemmEx (CUBLAS_COMPUTE_32F, default algo)
 //   bias+gelu   tessera::gemm, fused epilogue      vs cublasGemmEx + a separate bias+activation kernel
 //                                                     (tessera::gemm_epilogue_inplace: the unfused way)
@@ -27,6 +28,7 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -128,37 +130,56 @@ void print_kernels(std::FILE* out) {
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
 }
 
-// The registry entries --tile accepts: those that run this benchmark's GEMMs (bf16 on tensor cores).
-bool bench_tile(const gemm_core::GemmKernelEntry& e) { return e.type(GemmMath::tensor_core, Dtype::bf16) != nullptr; }
-std::string bench_tile_names() {
+// The registry entries --tile accepts: those that run this benchmark's GEMMs (`dt` on tensor cores).
+bool bench_tile(const gemm_core::GemmKernelEntry& e, Dtype dt) { return e.type(GemmMath::tensor_core, dt) != nullptr; }
+std::string bench_tile_names(Dtype dt) {
   std::string s;
   for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
-    if (bench_tile(e)) s += (s.empty() ? "" : ", ") + std::string(e.name);
+    if (bench_tile(e, dt)) s += (s.empty() ? "" : ", ") + std::string(e.name);
   return s;
 }
 
-// Fills a device bf16 buffer with values uniform in [-1, 1] from a host pool (never zeros).
-void fill_random(__nv_bfloat16* d, size_t n, const std::vector<__nv_bfloat16>& pool, size_t salt) {
+// The benchmark's 16-bit type (--dtype): its cuBLAS name and conversions of its bit patterns.
+struct Elem16 {
+  Dtype dtype = Dtype::bf16;
+  cudaDataType_t cuda() const { return dtype == Dtype::f16 ? CUDA_R_16F : CUDA_R_16BF; }
+  uint16_t from_float(float x) const {
+    return dtype == Dtype::f16 ? static_cast<__half_raw>(__float2half_rn(x)).x : static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(x)).x;
+  }
+  double to_double(uint16_t b) const {
+    if (dtype == Dtype::f16) {
+      __half_raw r;
+      r.x = b;
+      return __half2float(__half(r));
+    }
+    __nv_bfloat16_raw r;
+    r.x = b;
+    return __bfloat162float(__nv_bfloat16(r));
+  }
+};
+
+// Fills a device 16-bit buffer with values uniform in [-1, 1] from a host pool (never zeros).
+void fill_random(uint16_t* d, size_t n, const std::vector<uint16_t>& pool, size_t salt) {
   size_t done = 0;
   while (done < n) {
     const size_t start = (salt * 7919 + done * 31) % (pool.size() / 2);
     const size_t len = std::min(n - done, pool.size() - start);
-    TESSERA_BENCH_CUDA(cudaMemcpy(d + done, pool.data() + start, len * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+    TESSERA_BENCH_CUDA(cudaMemcpy(d + done, pool.data() + start, len * sizeof(uint16_t), cudaMemcpyHostToDevice));
     done += len;
   }
 }
 
-// max |x - y| / max |y| over a sample of rows (every `step`-th row of an m x n row-major bf16 matrix).
-double rel_diff(const __nv_bfloat16* x, const __nv_bfloat16* y, int64_t m, int64_t n) {
+// max |x - y| / max |y| over a sample of rows (every `step`-th row of an m x n row-major 16-bit matrix).
+double rel_diff(const Elem16& et, const uint16_t* x, const uint16_t* y, int64_t m, int64_t n) {
   const int64_t step = std::max<int64_t>(1, m / 64);
   const int64_t rows = (m + step - 1) / step;
-  std::vector<__nv_bfloat16> hx(static_cast<size_t>(rows * n)), hy(hx.size());
-  const size_t pitch = static_cast<size_t>(n) * sizeof(__nv_bfloat16);
+  std::vector<uint16_t> hx(static_cast<size_t>(rows * n)), hy(hx.size());
+  const size_t pitch = static_cast<size_t>(n) * sizeof(uint16_t);
   TESSERA_BENCH_CUDA(cudaMemcpy2D(hx.data(), pitch, x, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
   TESSERA_BENCH_CUDA(cudaMemcpy2D(hy.data(), pitch, y, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
   double num = 0, den = 0;
   for (size_t i = 0; i < hx.size(); ++i) {
-    const double a = __bfloat162float(hx[i]), b = __bfloat162float(hy[i]);
+    const double a = et.to_double(hx[i]), b = et.to_double(hy[i]);
     if (!std::isfinite(a)) return INFINITY;
     num = std::max(num, std::fabs(a - b));
     den = std::max(den, std::fabs(b));
@@ -184,21 +205,21 @@ struct LtFused {
 // b_row_major: B is stored K x N row-major (the N x K column-major buffer, no transpose).
 // a_col_major: A is stored column-major (the M x K column-major buffer, transposed).
 void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes,
-              bool b_row_major, bool a_col_major) {
+              bool b_row_major, bool a_col_major, cudaDataType_t t16) {
   if (cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) return;
   const cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
-  const cudaDataType_t bias_type = CUDA_R_16BF;
+  const cudaDataType_t bias_type = t16;
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
   cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type);
-  if (b_row_major) cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, n, k, n);
-  else cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_16BF, k, n, k);
-  if (a_col_major) cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, m, k, m);
-  else cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_16BF, k, m, k);
-  cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, n, m, n);
+  if (b_row_major) cublasLtMatrixLayoutCreate(&lt.la, t16, n, k, n);
+  else cublasLtMatrixLayoutCreate(&lt.la, t16, k, n, k);
+  if (a_col_major) cublasLtMatrixLayoutCreate(&lt.lb, t16, m, k, m);
+  else cublasLtMatrixLayoutCreate(&lt.lb, t16, k, m, k);
+  cublasLtMatrixLayoutCreate(&lt.ld, t16, n, m, n);
   cublasLtMatmulPreference_t pref = nullptr;
   cublasLtMatmulPreferenceCreate(&pref);
   cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes);
@@ -222,12 +243,14 @@ int run_gemm_bench(const BenchOptions& o) {
   GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
   int force_split = 0;                        // --split-k N: every Tessera GEMM with N K splits
   GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
+  Elem16 et;                                      // --dtype bf16|f16: A, B, D, the bias and the residual
+  std::string tile_name;                          // --tile NAME (checked once --dtype is known)
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
           "                          [--kernels] [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N]\n"
-          "                          [--stream-k on|off]\n\n"
+          "                          [--stream-k on|off] [--dtype bf16|f16]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
@@ -235,9 +258,10 @@ int run_gemm_bench(const BenchOptions& o) {
           "--tile forces one tile for every Tessera GEMM\n"
           "(%s);\n"
           "--split-k N forces N K splits (the workspace is sized for it); --stream-k on|off forces the persistent\n"
-          "kernels' stream-K tail on or off (default: the planner's choice).\n"
+          "kernels' stream-K tail on or off (default: the planner's choice).  --dtype f16 runs every GEMM, bias,\n"
+          "residual and reference in f16 instead of bf16 (--tile then takes the tiles built for f16).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
-          bench_tile_names().c_str());
+          bench_tile_names(Dtype::bf16).c_str());
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
@@ -261,21 +285,31 @@ int run_gemm_bench(const BenchOptions& o) {
       }
       force_sk = v == "on" ? GemmStreamK::on : GemmStreamK::off;
     }
-    else if (o.args[i] == "--tile" && i + 1 < o.args.size()) {
-      const std::string name = o.args[++i];
-      const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(name);
-      if (!e || !bench_tile(*e)) {
-        std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile name (see --help: e.g. 128x256x64, wgmma128x256x64)\n",
-                     name.c_str());
+    else if (o.args[i] == "--tile" && i + 1 < o.args.size()) tile_name = o.args[++i];
+    else if (o.args[i] == "--dtype" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      if (v != "bf16" && v != "f16") {
+        std::fprintf(stderr, "bench gemm: --dtype expects bf16 or f16; got '%s'\n", v.c_str());
         return 2;
       }
-      force_tile = e->tile;
+      et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16)\n",
                    o.args[i].c_str());
       return 2;
     }
+  }
+  const Dtype dt = et.dtype;
+  const char* dt_name = dtype_name(dt);
+  if (!tile_name.empty()) {
+    const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile_name);
+    if (!e || !bench_tile(*e, dt)) {
+      std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile built for %s on tensor cores (%s tiles: %s)\n", tile_name.c_str(),
+                   dt_name, dt_name, bench_tile_names(dt).c_str());
+      return 2;
+    }
+    force_tile = e->tile;
   }
   print_kernels(stdout);
   if (kernels_only) return 0;
@@ -314,16 +348,16 @@ int run_gemm_bench(const BenchOptions& o) {
   const double d2d = bench::memcpy_d2d_gbps(size_t(1) << 30, stream);
   std::printf("cudaMemcpy D2D (1 GiB, read + write): %.1f GB/s\n", d2d);
 
-  std::vector<__nv_bfloat16> pool(size_t(1) << 24);
+  std::vector<uint16_t> pool(size_t(1) << 24);
   {
     std::mt19937 rng(12345);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
-    for (auto& x : pool) x = __float2bfloat16_rn(u(rng));
+    for (auto& x : pool) x = et.from_float(u(rng));
   }
 
   const std::vector<Shape> shapes = shapes_for(which, o.quick);
   bench::Report report("gemm");
-  report.set_dtype("bf16");
+  report.set_dtype(dt_name);
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> fused_plans;  // shapes whose fused variants plan another kernel than the bare GEMM
   int done = 0;
@@ -331,7 +365,7 @@ int run_gemm_bench(const BenchOptions& o) {
     const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
     bench::progress(o, "gemm", done++, static_cast<int>(shapes.size()), size);
     const int64_t m = s.m, n = s.n, k = s.k;
-    __nv_bfloat16 *A = nullptr, *B = nullptr, *bias = nullptr, *Dt = nullptr, *Dc = nullptr;
+    uint16_t *A = nullptr, *B = nullptr, *bias = nullptr, *Dt = nullptr, *Dc = nullptr;
     TESSERA_BENCH_CUDA(cudaMalloc(&A, m * k * 2));
     TESSERA_BENCH_CUDA(cudaMalloc(&B, k * n * 2));
     TESSERA_BENCH_CUDA(cudaMalloc(&bias, n * 2));
@@ -343,28 +377,26 @@ int run_gemm_bench(const BenchOptions& o) {
 
     GemmArgs plain;
     plain.m = m; plain.n = n; plain.k = k;
-    plain.a = a_col_major ? GemmMatrix{A, Dtype::bf16, MatrixOrder::col_major, m}
-                          : GemmMatrix{A, Dtype::bf16, MatrixOrder::row_major, k};
-    plain.b = b_row_major ? GemmMatrix{B, Dtype::bf16, MatrixOrder::row_major, n}
-                          : GemmMatrix{B, Dtype::bf16, MatrixOrder::col_major, k};
-    plain.d = GemmOutput{Dt, Dtype::bf16, MatrixOrder::row_major, n};
+    plain.a = a_col_major ? GemmMatrix{A, dt, MatrixOrder::col_major, m} : GemmMatrix{A, dt, MatrixOrder::row_major, k};
+    plain.b = b_row_major ? GemmMatrix{B, dt, MatrixOrder::row_major, n} : GemmMatrix{B, dt, MatrixOrder::col_major, k};
+    plain.d = GemmOutput{Dt, dt, MatrixOrder::row_major, n};
     plain.tile = force_tile;
     plain.split_k = force_split;
     plain.stream_k = force_sk;
     GemmArgs gelu = plain;
     gelu.bias_mode = BiasMode::per_column;
     gelu.bias = bias;
-    gelu.bias_type = Dtype::bf16;
+    gelu.bias_type = dt;
     gelu.bias_size = n;
     gelu.activation = Activation::gelu_tanh;
     GemmArgs silu = gelu;
     silu.activation = Activation::silu;
-    // bias + SiLU + residual (the residual: another M x N bf16 matrix, D's order)
-    __nv_bfloat16* R = nullptr;
+    // bias + SiLU + residual (the residual: another M x N matrix of D's type and order)
+    uint16_t* R = nullptr;
     TESSERA_BENCH_CUDA(cudaMalloc(&R, m * n * 2));
     fill_random(R, static_cast<size_t>(m * n), pool, 4);
     GemmArgs silu_res = silu;
-    silu_res.residual = GemmMatrix{R, Dtype::bf16, MatrixOrder::row_major, n};
+    silu_res.residual = GemmMatrix{R, dt, MatrixOrder::row_major, n};
     // Workspace for split-K: the size the planner asks for.
     void* ws = nullptr;
     const size_t ws_bytes = std::max(gemm_workspace_size(plain), gemm_workspace_size(gelu));
@@ -384,7 +416,7 @@ int run_gemm_bench(const BenchOptions& o) {
     check_gemm(gemm_plan(silu_res, &plan_sr));
     // The unfused epilogue, applied to cuBLAS's output.
     GemmArgs epi = gelu;
-    epi.d = GemmOutput{Dc, Dtype::bf16, MatrixOrder::row_major, n};
+    epi.d = GemmOutput{Dc, dt, MatrixOrder::row_major, n};
     GemmArgs epi_silu = epi;
     epi_silu.activation = Activation::silu;
     GemmArgs epi_silu_res = epi_silu;
@@ -394,8 +426,8 @@ int run_gemm_bench(const BenchOptions& o) {
     auto cublas_plain = [&](cudaStream_t) {
       check_cublas(cublasGemmEx(cub, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N,
                                 static_cast<int>(n), static_cast<int>(m),
-                                static_cast<int>(k), &one, B, CUDA_R_16BF, static_cast<int>(b_row_major ? n : k), A, CUDA_R_16BF,
-                                static_cast<int>(a_col_major ? m : k), &zero, Dc, CUDA_R_16BF,
+                                static_cast<int>(k), &one, B, et.cuda(), static_cast<int>(b_row_major ? n : k), A, et.cuda(),
+                                static_cast<int>(a_col_major ? m : k), &zero, Dc, et.cuda(),
                                 static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
     };
@@ -407,7 +439,7 @@ int run_gemm_bench(const BenchOptions& o) {
     auto t_silu_res = [&](cudaStream_t st) { check_gemm(gemm(silu_res, st)); };
     auto c_silu_res = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu_res, st)); };
     LtFused lt;
-    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major, a_col_major);
+    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major, a_col_major, et.cuda());
     auto lt_gelu = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(lth, lt.desc, &one, B, lt.la, A, lt.lb, &zero, Dc, lt.ld, Dc, lt.ld, &lt.algo, lt_ws,
                                   lt_ws_bytes, st),
@@ -418,21 +450,21 @@ int run_gemm_bench(const BenchOptions& o) {
     t_plain(stream);
     cublas_plain(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-    const double err_plain = rel_diff(Dt, Dc, m, n);
+    const double err_plain = rel_diff(et, Dt, Dc, m, n);
     t_gelu(stream);
     c_gelu(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-    const double err_gelu = rel_diff(Dt, Dc, m, n);
+    const double err_gelu = rel_diff(et, Dt, Dc, m, n);
     double err_lt = 0;
     if (lt.ok) {
       lt_gelu(stream);
       TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-      err_lt = rel_diff(Dt, Dc, m, n);
+      err_lt = rel_diff(et, Dt, Dc, m, n);
     }
     t_silu_res(stream);
     c_silu_res(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-    const double err_silu_res = rel_diff(Dt, Dc, m, n);
+    const double err_silu_res = rel_diff(et, Dt, Dc, m, n);
     const double tol = 2e-2;
     if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol) || !(err_silu_res <= tol)) {
       std::fprintf(stderr,
@@ -466,7 +498,7 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const double f_tp = tflops(m, n, k, ms_tp), f_cp = tflops(m, n, k, ms_cp), f_tg = tflops(m, n, k, ms_tg),
                  f_cg = tflops(m, n, k, ms_cg), f_lg = lt.ok ? tflops(m, n, k, ms_lg) : 0;
-    const std::string note = "plan: " + plan.str() + "; bf16 in/out, fp32 accumulate, A " + std::string(a_col_major ? "column" : "row") + "-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
+    const std::string note = "plan: " + plan.str() + "; " + dt_name + " in/out, fp32 accumulate, A " + std::string(a_col_major ? "column" : "row") + "-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
                              "by a read pass before each run" + (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "");
     const double f_tsr = tflops(m, n, k, ms_tsr), f_csr = tflops(m, n, k, ms_csr);
     // A fused variant's records name its own plan where it is not the bare GEMM's.
@@ -522,7 +554,7 @@ int run_gemm_bench(const BenchOptions& o) {
     if (ws) cudaFree(ws);
   }
   bench::progress(o, "gemm", done, static_cast<int>(shapes.size()), "done");
-  std::printf("\nbf16 GEMM, TFLOP/s (median of %d, L2 evicted by a read pass before each run)\n", repeats);
+  std::printf("\n%s GEMM, TFLOP/s (median of %d, L2 evicted by a read pass before each run)\n", dt_name, repeats);
   bench::print_table(stdout,
                      {"size", "tessera plan", "tessera", "cuBLAS", "ratio", "fused gelu", "cuBLAS+epi", "cuBLASLt", "fused/unfused",
                       "gelu vs Lt", "silu+res fused / unfused", "gelu/bare", "silu fused/unfused", "B stream GB/s (% D2D)"},
