@@ -17,6 +17,9 @@
 #                TRACE_FLAGS: more nvcc flags for that build (e.g. an experiment's -D switches)
 #   python       pip install of the package over this build's kernels, the Python tests, and
 #                python/bench/bench_ops.py (BENCH_OPS_ARGS, default --no-compile) to $OUT/bench_ops.json
+# The bench records name the commit from `git describe --dirty` unless TESSERA_GIT_COMMIT is set: where the GPU
+# machine's copy of the tree carries older history than the tree itself (a copied working tree), pass the commit
+# that was copied, e.g. `TESSERA_GIT_COMMIT=<local HEAD> scripts/device/gemm_h100.sh ...`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gemm-out}
