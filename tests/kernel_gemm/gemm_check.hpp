@@ -23,8 +23,11 @@
 #include <cstdlib>  // std::abort
 #include <cstring>
 #include <random>
+#include <algorithm>  // std::clamp, std::min
+#include <functional>  // std::ref
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/host/gemm.hpp"
@@ -217,6 +220,91 @@ inline GemmArgs product_args(const GemmCase& cs, const Mat& A, const Mat& B, con
   return g;
 }
 
+// An element of D that misses the float64 reference (run_gemm_case's comparison).
+struct RefMiss {
+  int64_t i, j;
+  double got, v, err, tol;
+};
+
+// The elements of D (`out`: the image of D's device buffer after the run) that miss the float64 reference of case `cs`
+// by more than the tolerance in this file's header: at most 8, in row order.  `bias` holds the bias's values (empty
+// without one); C is read when cs.beta != 0, R with cs.residual.  The reference runs on the host's threads, by blocks
+// of rows (each element's sums in one fixed order, the same on any number of threads), over B's values transposed
+// first so that the K loop reads both operands in order.
+inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, const Mat& B, const Mat& C, const Mat& R,
+                                             const std::vector<double>& bias, const std::vector<unsigned char>& out,
+                                             const Mat& D) {
+  const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
+  const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
+  const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
+  const bool use_c = cs.beta != 0.f;
+  const bool nb = !bias.empty();
+  std::vector<double> bt(static_cast<size_t>(cs.n * cs.k));
+  for (int64_t kk = 0; kk < cs.k; ++kk)
+    for (int64_t j = 0; j < cs.n; ++j) bt[static_cast<size_t>(j * cs.k + kk)] = B.at(kk, j);
+  auto check_rows = [&](int64_t r0, int64_t r1, std::vector<RefMiss>& miss) {
+    for (int64_t i = r0; i < r1 && miss.size() < 8; ++i) {
+      const double* a = &A.val[static_cast<size_t>(i * cs.k)];
+      for (int64_t j = 0; j < cs.n && miss.size() < 8; ++j) {
+        const double* b = &bt[static_cast<size_t>(j * cs.k)];
+        // (four partial sums: the K loop runs at the adder's rate rather than its latency; float64 keeps the order's
+        // effect some 10^9 times below the tolerance)
+        double sa[4] = {0, 0, 0, 0}, sm[4] = {0, 0, 0, 0};
+        int64_t kk = 0;
+        for (; kk + 4 <= cs.k; kk += 4)
+          for (int q = 0; q < 4; ++q) {
+            const double pr = a[kk + q] * b[kk + q];
+            sa[q] += pr;
+            sm[q] += std::fabs(pr);
+          }
+        for (; kk < cs.k; ++kk) {
+          const double pr = a[kk] * b[kk];
+          sa[0] += pr;
+          sm[0] += std::fabs(pr);
+        }
+        double acc = (sa[0] + sa[1]) + (sa[2] + sa[3]), mag = (sm[0] + sm[1]) + (sm[2] + sm[3]);
+        double v = cs.alpha * acc;
+        mag *= std::fabs(cs.alpha);
+        if (use_c) {
+          v += cs.beta * C.at(i, j);
+          mag += std::fabs(cs.beta * C.at(i, j));
+        }
+        if (nb) {
+          const double bv = bias[static_cast<size_t>(cs.bias == BiasMode::per_column ? j : cs.bias == BiasMode::per_row ? i : 0)];
+          v += bv;
+          mag += std::fabs(bv);
+        }
+        v = ref_act(cs.act, v, cs.p0, cs.p1);
+        mag *= 1.2;
+        if (cs.residual) {
+          v += R.at(i, j);
+          mag += std::fabs(R.at(i, j));
+        }
+        const double got = load_elem(cs.out, out.data(), D.index(i, j));
+        // An infinite result must be exact; a finite one from an infinite sum (the activation's limit) within its rounding.
+        const double tol = std::isinf(v) ? 0.0 : 1e-6 + r_out * std::fabs(v) + (std::isfinite(mag) ? c_acc * mag : 0.0);
+        const double err = std::isinf(v) ? (got == v ? 0.0 : HUGE_VAL) : std::fabs(got - v);
+        if (!(err <= tol)) miss.push_back({i, j, got, v, err, tol});
+      }
+    }
+  };
+  const int64_t blocks = std::clamp<int64_t>(static_cast<int64_t>(std::thread::hardware_concurrency()), 1, 64);
+  const int64_t per = (cs.m + blocks - 1) / blocks;
+  std::vector<std::vector<RefMiss>> misses(static_cast<size_t>(blocks));
+  {
+    std::vector<std::thread> pool;
+    for (int64_t t = 1; t < blocks && t * per < cs.m; ++t)
+      pool.emplace_back(check_rows, t * per, std::min(cs.m, (t + 1) * per), std::ref(misses[static_cast<size_t>(t)]));
+    check_rows(0, std::min(cs.m, per), misses[0]);
+    for (std::thread& th : pool) th.join();
+  }
+  std::vector<RefMiss> first;
+  for (const std::vector<RefMiss>& ms : misses)
+    for (const RefMiss& x : ms)
+      if (first.size() < 8) first.push_back(x);
+  return first;
+}
+
 // Runs one case; reports failures through gtest (with the case description).  Returns the plan used.
 inline GemmPlan run_gemm_case(const GemmCase& cs) {
   GemmPlan plan;
@@ -359,48 +447,11 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   }
 
   // ---- reference and comparison ----
-  const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
-  const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
-  const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
   int bad = 0;
-  double worst = 0;
-  for (int64_t i = 0; i < cs.m && bad < 8; ++i) {
-    for (int64_t j = 0; j < cs.n && bad < 8; ++j) {
-      double acc = 0, mag = 0;
-      for (int64_t kk = 0; kk < cs.k; ++kk) {
-        const double pr = A.at(i, kk) * B.at(kk, j);
-        acc += pr;
-        mag += std::fabs(pr);
-      }
-      double v = cs.alpha * acc;
-      mag *= std::fabs(cs.alpha);
-      if (use_c) {
-        v += cs.beta * C.at(i, j);
-        mag += std::fabs(cs.beta * C.at(i, j));
-      }
-      if (nb) {
-        const double b = bias[static_cast<size_t>(cs.bias == BiasMode::per_column ? j : cs.bias == BiasMode::per_row ? i : 0)];
-        v += b;
-        mag += std::fabs(b);
-      }
-      v = ref_act(cs.act, v, cs.p0, cs.p1);
-      mag *= 1.2;
-      if (cs.residual) {
-        v += R.at(i, j);
-        mag += std::fabs(R.at(i, j));
-      }
-      const double got = load_elem(cs.out, out.data(), D.index(i, j));
-      // An infinite result must be exact; a finite one from an infinite sum (the activation's limit) within its rounding.
-      const double tol = std::isinf(v) ? 0.0 : 1e-6 + r_out * std::fabs(v) + (std::isfinite(mag) ? c_acc * mag : 0.0);
-      const double err = std::isinf(v) ? (got == v ? 0.0 : HUGE_VAL) : std::fabs(got - v);
-      if (!(err <= tol)) {
-        ++bad;
-        ADD_FAILURE() << "D(" << i << "," << j << ") = " << got << ", reference " << v << ", |err| " << err << " > tol " << tol
-                      << "\n  plan: " << plan.str() << "\n  case: " << cs.str();
-      } else if (tol > 0) {
-        worst = std::max(worst, err / tol);
-      }
-    }
+  for (const RefMiss& x : reference_misses(cs, A, B, C, R, bias, out, D)) {
+    ++bad;
+    ADD_FAILURE() << "D(" << x.i << "," << x.j << ") = " << x.got << ", reference " << x.v << ", |err| " << x.err << " > tol "
+                  << x.tol << "\n  plan: " << plan.str() << "\n  case: " << cs.str();
   }
   // Nothing outside D's elements was written: the offset prefix and the ld padding keep the poison.
   std::vector<char> inside(D.elems(), 0);
