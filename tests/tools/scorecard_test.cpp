@@ -119,6 +119,29 @@ TEST(Scorecard, GemmIsTheGeomeanOverTheLargeShapesAndEachShapeCounts) {
   EXPECT_EQ(line(lines, "GEMM decode M=64, N=K=8192").verdict, sc::Verdict::not_run);
 }
 
+TEST(Scorecard, GemmFamiliesCountBf16RecordsOnly) {
+  // `tessera bench gemm --dtype f16` records (dtype "f16") stay out of the bf16 families; records of no named type
+  // count as the bench's default, bf16.
+  std::vector<Record> rs = {gemm("bare", "4096x4096x4096", 700, 760), gemm("bare", "8192x8192x8192", 850, 760),
+                            gemm("bare", "16x8192x8192", 38, 42)};
+  rs[1].dtype = "bf16";
+  for (Record r : {gemm("bare", "8192x4096x4096", 100, 760), gemm("bare", "16x8192x8192", 1, 42),
+                   gemm("bias_gelu", "4096x4096x4096", 100, 600)}) {
+    r.dtype = "f16";
+    rs.push_back(r);
+  }
+  Record streamed = rec("gemm", "tessera", "plain: B streamed", "M=16,N=8192,K=8192", 100, 3000, "GB/s", "cudaMemcpy D2D");
+  streamed.dtype = "f16";
+  rs.push_back(streamed);
+  const std::vector<sc::Line> lines = sc::score(rs);
+  const sc::Line& bare = line(lines, "GEMM bf16, large shapes");
+  EXPECT_EQ(bare.records, 2);
+  EXPECT_NEAR(bare.ratio, std::sqrt(700.0 / 760 * (850.0 / 760)), 1e-12);
+  EXPECT_EQ(line(lines, "GEMM + bias + GELU, fused").verdict, sc::Verdict::not_run);
+  EXPECT_DOUBLE_EQ(line(lines, "GEMM decode M=16, N=K=8192").ratio, 38.0 / 42);
+  EXPECT_EQ(line(lines, "GEMM decode, B read, M <= 16").verdict, sc::Verdict::not_run);
+}
+
 TEST(Scorecard, DecodeReadRateIsTheWorstSmallMShape) {
   std::vector<Record> rs = {
       rec("gemm", "tessera", "plain: B streamed", "M=16,N=8192,K=8192", 2700, 3000, "GB/s", "cudaMemcpy D2D"),
