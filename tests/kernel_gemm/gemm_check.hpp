@@ -18,13 +18,13 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>  // std::clamp, std::min
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>  // std::abort
 #include <cstring>
-#include <random>
-#include <algorithm>  // std::clamp, std::min
 #include <functional>  // std::ref
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
