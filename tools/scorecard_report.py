@@ -67,9 +67,15 @@ GEMM_CASES = [  # (case, label): the GEMM records against a library reference
 ]
 
 
+def gemm_plot_records(records):
+    """Tessera's GEMM records with a reference figure, of the bench's default type (bf16, or no type named): an f16
+    run's records (`tessera bench gemm --dtype f16`) beside them would draw each shape twice."""
+    return [r for r in records if r["suite"] == "gemm" and r["kernel"] == "tessera" and r["reference_figure"] > 0
+            and gemm_shape(r["size"]) and r.get("dtype", "") in ("", "bf16")]
+
+
 def plot_gemm(plt, records, path):
-    recs = [r for r in records if r["suite"] == "gemm" and r["kernel"] == "tessera" and r["reference_figure"] > 0
-            and gemm_shape(r["size"])]
+    recs = gemm_plot_records(records)
     shapes = []
     for r in recs:
         if gemm_shape(r["size"]) not in shapes:

@@ -116,6 +116,18 @@ def test_report_draws_its_plots(document, tmp_path):
     shutil.rmtree(other)
 
 
+def test_gemm_plot_takes_the_bf16_records():
+    spec = importlib.util.spec_from_file_location("scorecard_report", SCRIPT)
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    base = {"suite": "gemm", "kernel": "tessera", "variant": "bare", "size": "M=4096,N=4096,K=4096",
+            "reference_figure": 700.0, "ratio": 1.0}
+    records = [dict(base, dtype="bf16"), dict(base, dtype="f16", ratio=0.5), dict(base, size="M=8192,N=8192,K=8192"),
+               dict(base, kernel="cublasGemmEx"), dict(base, dtype="bf16", reference_figure=0.0)]
+    picked = report.gemm_plot_records(records)
+    assert [(r["size"], r.get("dtype")) for r in picked] == [("M=4096,N=4096,K=4096", "bf16"), ("M=8192,N=8192,K=8192", None)]
+
+
 def test_report_usage(tmp_path):
     run = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True)
     assert run.returncode == 2 and "usage: scorecard_report.py SCORECARD.json OUT_DIR" in run.stderr
