@@ -4,7 +4,7 @@
 # Steps: build all tests sanitize bench bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace python
 #   bench_orders the two orders with a column-major A (B column- and row-major), JSON to $OUT/gemm_a_col_major*.json
 #   bench        tessera bench gemm on the shapes (planner's choice), JSON to $OUT/gemm.json
-#   bench_f16    the same in f16 (--dtype f16) on L, JSON to $OUT/gemm_f16.json
+#   bench_f16    the same in f16 (--dtype f16) on L (SHAPES_L), JSON to $OUT/gemm_f16.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
 #                how many) side by side: time, clock, tensor-pipe activity, L2 hit rate, DRAM bytes, launch shape
@@ -25,7 +25,9 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gemm-out}
 B=${TESSERA_BUILD_DIR:-/tmp/tessera-build}
 STEPS=${*:-build tests bench}
-SHAPES=${SHAPES:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336,2048x2048x2048,1024x1024x1024,8000x5000x3000}
+# L, the large shapes (SHAPES_L), and the default shapes: L and the small ones.
+SHAPES_L=${SHAPES_L:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336}
+SHAPES=${SHAPES:-$SHAPES_L,2048x2048x2048,1024x1024x1024,8000x5000x3000}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 for s in $STEPS; do
@@ -62,7 +64,7 @@ for s in $STEPS; do
       timeout 300 "$B/tools/tessera" bench gemm --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm.json" > "$OUT/bench.log" 2>&1
       echo "bench rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench.log" ;;
     bench_f16)
-      timeout 300 "$B/tools/tessera" bench gemm --dtype f16 --shapes "${SHAPES_L:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336}" --repeats ${REPEATS:-15} --json "$OUT/gemm_f16.json" > "$OUT/bench_f16.log" 2>&1
+      timeout 300 "$B/tools/tessera" bench gemm --dtype f16 --shapes "$SHAPES_L" --repeats ${REPEATS:-15} --json "$OUT/gemm_f16.json" > "$OUT/bench_f16.log" 2>&1
       echo "bench (f16) rc=$?"; sed -n '/^f16 GEMM/,$p' "$OUT/bench_f16.log" ;;
     bench_rowmajor)
       timeout 300 "$B/tools/tessera" bench gemm --b-row-major --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm_b_row_major.json" > "$OUT/bench_rm.log" 2>&1

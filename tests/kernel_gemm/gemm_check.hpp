@@ -238,7 +238,7 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
   const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
   const bool use_c = cs.beta != 0.f;
-  const bool nb = !bias.empty();
+  const bool has_bias = !bias.empty();
   std::vector<double> bt(static_cast<size_t>(cs.n * cs.k));
   for (int64_t kk = 0; kk < cs.k; ++kk)
     for (int64_t j = 0; j < cs.n; ++j) bt[static_cast<size_t>(j * cs.k + kk)] = B.at(kk, j);
@@ -269,7 +269,7 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
           v += cs.beta * C.at(i, j);
           mag += std::fabs(cs.beta * C.at(i, j));
         }
-        if (nb) {
+        if (has_bias) {
           const double bv = bias[static_cast<size_t>(cs.bias == BiasMode::per_column ? j : cs.bias == BiasMode::per_row ? i : 0)];
           v += bv;
           mag += std::fabs(bv);
