@@ -4,6 +4,9 @@
 # `tessera bench gemm` on SHAPES for the variants in turn, forwards and backwards (ROUNDS passes of 0 1 .. n-1 n-1 .. 0,
 # so that drift of clocks and temperature weighs on every variant alike).  Logs and JSON (gemm_v<i>_<pass>.json) to $OUT.
 #   TESSERA_GIT_COMMIT names the builds in the JSON (suffixed -v<i>).
+#   NCU_SHARE=1: first, per shape and variant, ncu's cycles and tensor-pipe share (% of the kernel's cycles) of one
+#   launch of the persistent kernel (NCU_SKIP: 0 the bare GEMM, 1 bias+GELU, 2 bias+SiLU+residual), under ncu's locked
+#   clocks: the steadier measure for a change of a percent or two.  ROUNDS=0 skips the benches.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 2 ] || { echo "usage: ab_flags.sh FLAGS0 FLAGS1 [FLAGS2 ...]"; exit 2; }
@@ -26,6 +29,18 @@ echo "builds: $(( $(date +%s) - t0 )) s"
 for ((i = 0; i < n; ++i)); do
   [ "$(cat "$OUT/build_v$i.rc" 2>/dev/null)" = 0 ] || { echo "variant $i failed to build"; grep -B2 -A8 -E 'error' "$OUT/build_v$i.log" | head -40; exit 1; }
 done
+if [ -n "${NCU_SHARE:-}" ]; then
+  IFS=',' read -ra shapes <<< "$SHAPES"
+  for s in "${shapes[@]}"; do
+    for ((i = 0; i < n; ++i)); do
+      r=$(timeout 120 ncu --metrics sm__cycles_elapsed.max,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+            -k regex:persistent --launch-skip "${NCU_SKIP:-0}" -c 1 --csv /tmp/abf-$i/tools/tessera bench gemm --shapes "$s" \
+            --repeats 1 --no-progress 2>/dev/null | grep '^"' | tail -2 |
+          awk -F'","' '{v = $NF; gsub(/"/, "", v); n = $(NF - 2); sub(/\..*/, "", n); printf "%s %s  ", n, v}')
+      echo "ncu $s variant $i: $r"
+    done
+  done
+fi
 order=()
 for ((r = 0; r < ${ROUNDS:-1}; ++r)); do
   for ((i = 0; i < n; ++i)); do order+=("$i"); done
