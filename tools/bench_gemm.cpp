@@ -46,6 +46,7 @@
 #include "bench_common.hpp"                        // TESSERA_BENCH_SUITE, time_median_ms, Report
 #include "tessera/host/gemm.hpp"                   // tessera::gemm
 #include "tessera/kernel/gemm/registry.hpp"      // the kernels (resource report, --tile names)
+#include "tessera/kernel/numeric.hpp"             // Numeric: the 16-bit types' conversions
 
 namespace {
 
@@ -139,23 +140,20 @@ std::string bench_tile_names(Dtype dt) {
   return s;
 }
 
-// The benchmark's 16-bit type (--dtype): its cuBLAS name and conversions of its bit patterns.
+// The benchmark's 16-bit type (--dtype): its cuBLAS name and conversions of its bit patterns (tessera::Numeric's).
 struct Elem16 {
   Dtype dtype = Dtype::bf16;
   cudaDataType_t cuda() const { return dtype == Dtype::f16 ? CUDA_R_16F : CUDA_R_16BF; }
-  uint16_t from_float(float x) const {
-    return dtype == Dtype::f16 ? static_cast<__half_raw>(__float2half_rn(x)).x : static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(x)).x;
+  template <class T>
+  static uint16_t bits_of(float x) { return static_cast<uint16_t>(Numeric<T>::bits(Numeric<T>::from_float(x))); }
+  template <class T>
+  static double value_of(uint16_t b) {
+    T v;
+    std::memcpy(static_cast<void*>(&v), &b, sizeof v);  // (T is trivially copyable; its members are not public)
+    return Numeric<T>::to_float(v);
   }
-  double to_double(uint16_t b) const {
-    if (dtype == Dtype::f16) {
-      __half_raw r;
-      r.x = b;
-      return __half2float(__half(r));
-    }
-    __nv_bfloat16_raw r;
-    r.x = b;
-    return __bfloat162float(__nv_bfloat16(r));
-  }
+  uint16_t from_float(float x) const { return dtype == Dtype::f16 ? bits_of<__half>(x) : bits_of<__nv_bfloat16>(x); }
+  double to_double(uint16_t b) const { return dtype == Dtype::f16 ? value_of<__half>(b) : value_of<__nv_bfloat16>(b); }
 };
 
 // Fills a device 16-bit buffer with values uniform in [-1, 1] from a host pool (never zeros).
