@@ -254,12 +254,13 @@ int run_gemm_bench(const BenchOptions& o) {
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
           "weights), or K x N row-major with --b-row-major; --a-col-major stores A column-major (M contiguous).\n"
           "--tile forces one tile for every Tessera GEMM\n"
-          "(%s);\n"
+          "(bf16: %s;\n"
+          " f16: %s);\n"
           "--split-k N forces N K splits (the workspace is sized for it); --stream-k on|off forces the persistent\n"
           "kernels' stream-K tail on or off (default: the planner's choice).  --dtype f16 runs every GEMM, bias,\n"
           "residual and reference in f16 instead of bf16 (--tile then takes the tiles built for f16).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
-          bench_tile_names(Dtype::bf16).c_str());
+          bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
