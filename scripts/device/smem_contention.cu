@@ -7,7 +7,8 @@
 //   bulk       -- one thread keeping 2-8 non-tensor bulk copies from global memory (an L2-resident buffer) in flight;
 //   bulk store -- one thread storing 8 KB from shared memory with non-tensor bulk copies, 1 or 4 groups in flight;
 //   tma load   -- one thread keeping 2-6 stages of two tensor-map boxes in flight (128-byte swizzle, 64 bf16 columns;
-//                 the GEMM's stage is a 128-row and a 256-row box, 48 KB);
+//                 the GEMM's stage is a 128-row and a 256-row box, 48 KB), 96 KB in flight, or ("deep") 144 KB as
+//                 the kernel's three stages or six stages of half the rows;
 //   tma store  -- one thread storing 64-row (8-row) boxes from shared memory through a tensor map (the epilogue's
 //                 stores of D), 1 or 4 bulk groups in flight;
 //   polling    -- one thread polling an mbarrier that never completes.
@@ -46,13 +47,13 @@ constexpr size_t kSrcBytes = 16u << 20;
 
 enum Helper { kNone, kLds, kSts, kBulk, kBulkLds, kSpin, kLdsStg, kBulkStore };
 
-__device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sink) {
+__device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sink, int b_off = 64 * 1024) {
   using Atom = tessera::atom::WgmmaSm90<256, false, 0, 0>;
   float acc[Atom::kValuesC];
 #pragma unroll
   for (int i = 0; i < Atom::kValuesC; ++i) acc[i] = 0.f;
   const unsigned char* a = smem + (threadIdx.x / 128) * 8192;
-  const unsigned char* b = smem + 64 * 1024;
+  const unsigned char* b = smem + b_off;
   const long long t0 = clock64();
   for (int kt = 0; kt < kKTiles; ++kt) {
     tessera::arch::wgmma_fence_operands(acc);
@@ -237,22 +238,24 @@ __global__ void __launch_bounds__(384, 1) contention_kernel(long long* out, floa
 // Tensor TMA as the GEMM kernel uses it (128-byte swizzle, boxes of 64 bf16 columns): kLoad -- one thread keeps
 // kStages stages in flight, each a box of kRowsA rows and one of kRowsB rows (the kernel's stage: 128 + 256 rows,
 // 48 KB); kStore -- one thread stores boxes of kRowsA rows from shared memory to global memory, kStages bulk groups in
-// flight (the epilogue's stores).  The region: 96 KB from 96 KB on (the wgmma operands below it).
+// flight (the epilogue's stores).  The region: 96 KB from 96 KB on (the wgmma operands below it); kDeep: 144 KB from
+// 48 KB on, B's operand moved to 16 KB (the kernel's depth: 3 stages of 48 KB).
 enum TmaMode { kLoad, kStore };
-constexpr int kTmaRegion = 96 * 1024;
-constexpr int kTmaSmem = kTmaRegion + 96 * 1024 + 64;
+constexpr int kTmaSmem = 192 * 1024 + 64;
 constexpr int kMatRows = 16384, kMatCols = 256;  // bf16, 8 MB: stays in L2
 
-template <TmaMode kMode, int kStages, int kRowsA, int kRowsB, bool kWgmma>
+template <TmaMode kMode, int kStages, int kRowsA, int kRowsB, bool kWgmma, bool kDeep = false>
 __global__ void __launch_bounds__(384, 1) tma_kernel(long long* out, float* sink, long long* hbytes, long long* hcycles,
                                                      const __grid_constant__ CUtensorMap map_a,
                                                      const __grid_constant__ CUtensorMap map_b) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ volatile int done;
   constexpr int kStageBytes = (kRowsA + kRowsB) * 128;
-  static_assert(kMode == kStore || kStages * kStageBytes <= 96 * 1024);
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kTmaRegion + 96 * 1024);
-  for (int i = threadIdx.x; i < (kTmaRegion + 96 * 1024) / 4; i += blockDim.x) reinterpret_cast<float*>(smem)[i] = 0.001f * (i % 97);
+  constexpr int kTmaRegion = kDeep ? 48 * 1024 : 96 * 1024, kCapacity = kDeep ? 144 * 1024 : 96 * 1024;
+  static_assert(kMode == kStore || kStages * kStageBytes <= kCapacity);
+  static_assert(kTmaRegion + kCapacity + 64 == kTmaSmem);
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kTmaRegion + kCapacity);
+  for (int i = threadIdx.x; i < (kTmaRegion + kCapacity) / 4; i += blockDim.x) reinterpret_cast<float*>(smem)[i] = 0.001f * (i % 97);
   if (threadIdx.x == 0) {
     done = 0;
     for (int b = 0; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
@@ -262,7 +265,7 @@ __global__ void __launch_bounds__(384, 1) tma_kernel(long long* out, float* sink
   __syncthreads();
   if (threadIdx.x < 256) {
     if constexpr (kWgmma) {
-      wgmma_loop(smem, out, sink);
+      wgmma_loop(smem, out, sink, kDeep ? 16 * 1024 : 64 * 1024);
     } else {
       const long long t0 = clock64();
       while (clock64() - t0 < kIdleCycles) {}
@@ -296,7 +299,7 @@ __global__ void __launch_bounds__(384, 1) tma_kernel(long long* out, float* sink
     for (int s = 0; s < kStages; ++s) tessera::arch::mbarrier_wait_parity(&bars[s], phase[s]);
   } else {
     constexpr int kBox = kRowsA * 128;
-    constexpr int kSlots = 96 * 1024 / kBox;
+    constexpr int kSlots = kCapacity / kBox;
     while (!done) {
       tessera::arch::tma_store_2d(&map_a, smem + kTmaRegion + (n % kSlots) * kBox, static_cast<int32_t>(64 * (n % 4)), row(n, kRowsA));
       tessera::arch::bulk_commit();
@@ -362,7 +365,7 @@ void run(const char* name, const unsigned char* src) {
 void* g_mat = nullptr;
 void* g_dst = nullptr;
 
-template <TmaMode kMode, int kStages, int kRowsA, int kRowsB, bool kWgmma>
+template <TmaMode kMode, int kStages, int kRowsA, int kRowsB, bool kWgmma, bool kDeep = false>
 void run_tma(const char* name) {
   long long *out, *hb, *hc;
   float* sink;
@@ -374,7 +377,7 @@ void run_tma(const char* name) {
   void* base = kMode == kLoad ? g_mat : g_dst;
   const CUtensorMap ma = tessera::arch::make_tma_desc_2d(base, 2, kMatRows, kMatCols, kMatCols, kRowsA, 64, TmaSwizzle::k128B);
   const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 2, kMatRows, kMatCols, kMatCols, kRowsB > 0 ? kRowsB : 64, 64, TmaSwizzle::k128B);
-  auto k = tma_kernel<kMode, kStages, kRowsA, kRowsB, kWgmma>;
+  auto k = tma_kernel<kMode, kStages, kRowsA, kRowsB, kWgmma, kDeep>;
   cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kTmaSmem);
   long long h[264], b[528], c[528];
   for (int rep = 0; rep < 3; ++rep) {
@@ -457,6 +460,10 @@ int main() {
   run_tma<kLoad, 2, 128, 256, true>("wgmma + tma load 2 x (128+256 rows)");
   run_tma<kLoad, 4, 64, 128, true>("wgmma + tma load 4 x (64+128 rows)");
   run_tma<kLoad, 6, 64, 64, true>("wgmma + tma load 6 x (64+64 rows)");
+  // the kernel's depth: 144 KB in flight as 3 stages of its boxes, or the same bytes in smaller boxes
+  run_tma<kLoad, 3, 128, 256, false, true>("tma load 3 x (128+256 rows), deep, alone");
+  run_tma<kLoad, 3, 128, 256, true, true>("wgmma + tma load 3 x (128+256 rows), deep");
+  run_tma<kLoad, 6, 64, 128, true, true>("wgmma + tma load 6 x (64+128 rows), deep");
   run_tma<kStore, 1, 64, 0, true>("wgmma + tma store 64-row boxes, 1 group");
   run_tma<kStore, 4, 64, 0, true>("wgmma + tma store 64-row boxes, 4 groups");
   run_tma<kStore, 4, 32, 0, true>("wgmma + tma store 32-row boxes, 4 groups");
