@@ -27,15 +27,11 @@
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
 #include "tessera/arch/sm90_tma_desc.hpp"
-#include "tessera/arch/sm90_wgmma.hpp"
-#include "tessera/atom/mma_sm90.hpp"
-#include "tessera/atom/smem_sm90.hpp"
+#include "wgmma_probe.hpp"
 
 namespace {
 
 constexpr int kKTiles = 2048;
-constexpr tessera::atom::SmemTileSm90 kTile = tessera::atom::sw128_tile(64, 2);
-constexpr uint64_t kDesc = kTile.wgmma_desc_fields(true);
 constexpr int kOperandBytesPerTile = 2 * 4 * (64 * 16 * 2 + 256 * 16 * 2);  // two warpgroups, four K steps, A + B
 constexpr int kHelperRegion = 96 * 1024;  // 32 KB read or written by lds / sts
 constexpr int kBulkRegion = 128 * 1024;   // two 24 KB bulk buffers
@@ -48,7 +44,7 @@ constexpr size_t kSrcBytes = 16u << 20;
 enum Helper { kNone, kLds, kSts, kBulk, kBulkLds, kSpin, kLdsStg, kBulkStore };
 
 __device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sink, int b_off = 64 * 1024) {
-  using Atom = tessera::atom::WgmmaSm90<256, false, 0, 0>;
+  using probe::Atom;
   float acc[Atom::kValuesC];
 #pragma unroll
   for (int i = 0; i < Atom::kValuesC; ++i) acc[i] = 0.f;
@@ -56,15 +52,7 @@ __device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sin
   const unsigned char* b = smem + b_off;
   const long long t0 = clock64();
   for (int kt = 0; kt < kKTiles; ++kt) {
-    tessera::arch::wgmma_fence_operands(acc);
-    tessera::arch::wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {
-      const uint64_t db = tessera::arch::smem_desc(b + ks * kTile.wgmma_k_offset_bytes(true, 16), kDesc);
-      const uint64_t da = tessera::arch::smem_desc(a + ks * kTile.wgmma_k_offset_bytes(true, 16), kDesc);
-      Atom::fma(acc, da, db, 1u);
-    }
-    tessera::arch::wgmma_commit();
+    probe::issue_k_tile(acc, a, b);
     tessera::arch::wgmma_wait<1>();
     tessera::arch::wgmma_fence_operands(acc);
   }
@@ -315,21 +303,22 @@ __global__ void __launch_bounds__(384, 1) tma_kernel(long long* out, float* sink
 
 double g_base = 0;
 
-template <Helper H, int kWarps, bool kWgmma, int kBufs = 2, int kBackoffNs = 0, int kThrottleNs = 0>
-void run(const char* name, const unsigned char* src) {
+// Launches `kernel` (a contention_kernel or tma_kernel) three times with `smem` bytes and prints the last run: the
+// wgmma loop's cycles per K tile (kWgmma) and the helper's bytes a cycle, async-proxy (slot 0) and generic (slot 1).
+template <class Kernel, class... Args>
+void measure(const char* name, bool wgmma, bool base, Kernel kernel, int smem, Args... args) {
   long long *out, *hb, *hc;
   float* sink;
   cudaMalloc(&out, 132 * 2 * sizeof(long long));
   cudaMalloc(&hb, 132 * 4 * sizeof(long long));
   cudaMalloc(&hc, 132 * 4 * sizeof(long long));
   cudaMalloc(&sink, sizeof(float));
-  auto k = contention_kernel<H, kWarps, kWgmma, kBufs, kBackoffNs, kThrottleNs>;
-  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   long long h[264], b[528], c[528];
   for (int rep = 0; rep < 3; ++rep) {
     cudaMemset(hb, 0, 132 * 4 * sizeof(long long));
     cudaMemset(hc, 0, 132 * 4 * sizeof(long long));
-    k<<<132, 384, kSmem>>>(out, sink, hb, hc, src);
+    kernel<<<132, 384, smem>>>(out, sink, hb, hc, args...);
   }
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) { std::printf("%s: %s\n", name, cudaGetErrorString(e)); std::exit(1); }
@@ -345,14 +334,14 @@ void run(const char* name, const unsigned char* src) {
   mean /= 132;
   helper[0] /= 132;
   helper[1] /= 132;
-  if (kWgmma) {
+  if (wgmma) {
     const double per_tile = mean / kKTiles;
-    if (H == kNone) g_base = per_tile;
+    if (base) g_base = per_tile;
     const double ops = kOperandBytesPerTile / per_tile;
-    std::printf("%-44s %8.1f cycles/K tile (%+5.1f%%)  wgmma reads %5.1f B/cyc  bulk %5.1f  lds/sts %5.1f  sum %6.1f\n", name,
+    std::printf("%-44s %8.1f cycles/K tile (%+5.1f%%)  wgmma reads %5.1f B/cyc  async %5.1f  generic %5.1f  sum %6.1f\n", name,
                 per_tile, 100.0 * (per_tile / g_base - 1.0), ops, helper[0], helper[1], ops + helper[0] + helper[1]);
   } else {
-    std::printf("%-44s %8s                       wgmma reads %5s B/cyc  bulk %5.1f  lds/sts %5.1f  sum %6.1f\n", name, "-", "-",
+    std::printf("%-44s %8s                       wgmma reads %5s B/cyc  async %5.1f  generic %5.1f  sum %6.1f\n", name, "-", "-",
                 helper[0], helper[1], helper[0] + helper[1]);
   }
   cudaFree(out);
@@ -361,54 +350,22 @@ void run(const char* name, const unsigned char* src) {
   cudaFree(sink);
 }
 
+template <Helper H, int kWarps, bool kWgmma, int kBufs = 2, int kBackoffNs = 0, int kThrottleNs = 0>
+void run(const char* name, const unsigned char* src) {
+  measure(name, kWgmma, H == kNone, contention_kernel<H, kWarps, kWgmma, kBufs, kBackoffNs, kThrottleNs>, kSmem, src);
+}
 
 void* g_mat = nullptr;
 void* g_dst = nullptr;
 
 template <TmaMode kMode, int kStages, int kRowsA, int kRowsB, bool kWgmma, bool kDeep = false>
 void run_tma(const char* name) {
-  long long *out, *hb, *hc;
-  float* sink;
-  cudaMalloc(&out, 132 * 2 * sizeof(long long));
-  cudaMalloc(&hb, 132 * 4 * sizeof(long long));
-  cudaMalloc(&hc, 132 * 4 * sizeof(long long));
-  cudaMalloc(&sink, sizeof(float));
   using tessera::arch::TmaSwizzle;
   void* base = kMode == kLoad ? g_mat : g_dst;
   const CUtensorMap ma = tessera::arch::make_tma_desc_2d(base, 2, kMatRows, kMatCols, kMatCols, kRowsA, 64, TmaSwizzle::k128B);
-  const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 2, kMatRows, kMatCols, kMatCols, kRowsB > 0 ? kRowsB : 64, 64, TmaSwizzle::k128B);
-  auto k = tma_kernel<kMode, kStages, kRowsA, kRowsB, kWgmma, kDeep>;
-  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kTmaSmem);
-  long long h[264], b[528], c[528];
-  for (int rep = 0; rep < 3; ++rep) {
-    cudaMemset(hb, 0, 132 * 4 * sizeof(long long));
-    cudaMemset(hc, 0, 132 * 4 * sizeof(long long));
-    k<<<132, 384, kTmaSmem>>>(out, sink, hb, hc, ma, mb);
-  }
-  cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) { std::printf("%s: %s\n", name, cudaGetErrorString(e)); std::exit(1); }
-  cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost);
-  cudaMemcpy(b, hb, sizeof(b), cudaMemcpyDeviceToHost);
-  cudaMemcpy(c, hc, sizeof(c), cudaMemcpyDeviceToHost);
-  double mean = 0, helper = 0;
-  for (int i = 0; i < 132; ++i) {
-    mean += h[2 * i];
-    if (c[4 * i] > 0) helper += double(b[4 * i]) / double(c[4 * i]);
-  }
-  mean /= 132;
-  helper /= 132;
-  if (kWgmma) {
-    const double per_tile = mean / kKTiles;
-    const double ops = kOperandBytesPerTile / per_tile;
-    std::printf("%-44s %8.1f cycles/K tile (%+5.1f%%)  wgmma reads %5.1f B/cyc  tma  %5.1f              sum %6.1f\n", name,
-                per_tile, 100.0 * (per_tile / g_base - 1.0), ops, helper, ops + helper);
-  } else {
-    std::printf("%-44s %8s                       wgmma reads %5s B/cyc  tma  %5.1f\n", name, "-", "-", helper);
-  }
-  cudaFree(out);
-  cudaFree(hb);
-  cudaFree(hc);
-  cudaFree(sink);
+  const CUtensorMap mb =
+      tessera::arch::make_tma_desc_2d(g_mat, 2, kMatRows, kMatCols, kMatCols, kRowsB > 0 ? kRowsB : 64, 64, TmaSwizzle::k128B);
+  measure(name, kWgmma, false, tma_kernel<kMode, kStages, kRowsA, kRowsB, kWgmma, kDeep>, kTmaSmem, ma, mb);
 }
 
 }  // namespace

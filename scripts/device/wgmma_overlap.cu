@@ -20,15 +20,12 @@
 #include <utility>
 
 #include "tessera/arch/sm90_wgmma.hpp"
-#include "tessera/atom/mma_sm90.hpp"
-#include "tessera/atom/smem_sm90.hpp"
+#include "wgmma_probe.hpp"
 
 namespace {
 
 constexpr int kKTiles = 1024;
 constexpr int kPeriod = 64;
-constexpr tessera::atom::SmemTileSm90 kTile = tessera::atom::sw128_tile(64, 2);
-constexpr uint64_t kDesc = kTile.wgmma_desc_fields(true);
 constexpr int kScratch = 96 * 1024;  // bytes: the packed results' scratch (256 threads x 32 words)
 
 __device__ __forceinline__ float tanh_hw(float v) {
@@ -111,7 +108,7 @@ __device__ __forceinline__ void park(const Acc& acc, uint32_t (&pk)[64]) {
 // first, and kWork may be 128: two passes over the 64 registers).
 template <int kInFlight, Mode kMode, int kWork, int kSteps>
 __device__ void issue(const unsigned char* smem, uint32_t scratch, long long* out, float* sink) {
-  using Atom = tessera::atom::WgmmaSm90<256, false, 0, 0>;
+  using probe::Atom;
   float acc[Atom::kValuesC];
 #pragma unroll
   for (int i = 0; i < Atom::kValuesC; ++i) acc[i] = 0.f;
@@ -144,15 +141,7 @@ __device__ void issue(const unsigned char* smem, uint32_t scratch, long long* ou
         if constexpr (kWork > 64) work<kWork - 64>(w, scratch);
       }
     }
-    tessera::arch::wgmma_fence_operands(acc);
-    tessera::arch::wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {
-      const uint64_t db = tessera::arch::smem_desc(b + ks * kTile.wgmma_k_offset_bytes(true, 16), kDesc);
-      const uint64_t da = tessera::arch::smem_desc(a + ks * kTile.wgmma_k_offset_bytes(true, 16), kDesc);
-      Atom::fma(acc, da, db, 1u);
-    }
-    tessera::arch::wgmma_commit();
+    probe::issue_k_tile(acc, a, b);
     if constexpr (kMode == kBeforeWait) if (step) work<kWork>(w, scratch);
     if constexpr (kMode == kParked) {
       const int g = kt % kPeriod;
