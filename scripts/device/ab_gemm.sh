@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/ab_gemm.sh PATCH -- the working tree's GEMM kernels against the same tree with PATCH reversed, on one
 # GPU machine: tessera_cli built from both trees at once (the working tree also with gemm_device_test when TESTS is
-# set, whose GTEST_FILTER cases then run), then `tessera bench gemm` on SHAPES, the two builds in turn, ROUNDS times
+# set, whose GTEST_FILTER cases then run, for at most TEST_TIMEOUT seconds, default 150: the whole suite takes about
+# 50 s on the H200, and a hang should not eat the call), then `tessera bench gemm` on SHAPES, the two builds in turn, ROUNDS times
 # (each library timed in turn inside a run, as always; this alternates the builds between runs).  Logs to $OUT.
 #   TESSERA_GIT_COMMIT names the working tree's build in the JSON; the base build is named "<it>-base".
 set -uo pipefail
@@ -33,7 +34,7 @@ for b in new base; do
   [ "$(cat "$OUT/${b}_build.rc" 2>/dev/null)" = 0 ] || { grep -B2 -A8 -E 'error|Error' "$OUT/${b}_build.log" | head -40; exit 1; }
 done
 if [ -n "${TESTS:-}" ]; then
-  timeout 300 "$NEW/tests/kernel_gemm/gemm_device_test" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} > "$OUT/device_test.log" 2>&1
+  timeout ${TEST_TIMEOUT:-150} "$NEW/tests/kernel_gemm/gemm_device_test" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} > "$OUT/device_test.log" 2>&1
   echo "device tests rc=$?"; grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) ' "$OUT/device_test.log" | head -30
   grep -A3 -E 'Failure|error' "$OUT/device_test.log" | head -30
 fi
