@@ -43,7 +43,7 @@ constexpr size_t kSrcBytes = 16u << 20;
 
 enum Helper { kNone, kLds, kSts, kBulk, kBulkLds, kSpin, kLdsStg, kBulkStore };
 
-__device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sink, int b_off = 64 * 1024) {
+__device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sink, int b_off) {
   using probe::Atom;
   float acc[Atom::kValuesC];
 #pragma unroll
@@ -63,6 +63,32 @@ __device__ void wgmma_loop(const unsigned char* smem, long long* out, float* sin
   for (int i = 0; i < Atom::kValuesC; ++i) s += acc[i];
   if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + threadIdx.x / 128] = t1 - t0;
   if (s == 12345.f) *sink = s;
+}
+
+// Both kernels' start: the first `bytes` of shared memory filled, eight mbarriers (count 1) at `bars`, the stop flag
+// cleared, all of it visible to the generic and the async proxy before anyone goes on.
+__device__ void setup(unsigned char* smem, int bytes, uint64_t* bars, volatile int& done) {
+  for (int i = threadIdx.x; i < bytes / 4; i += blockDim.x) reinterpret_cast<float*>(smem)[i] = 0.001f * (i % 97);
+  if (threadIdx.x == 0) {
+    done = 0;
+    for (int b = 0; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  tessera::arch::fence_proxy_async_shared_cta();
+  __syncthreads();
+}
+
+// Threads 0-255: the wgmma loop (B's operand at b_off), or kIdleCycles of waiting when the helper runs alone; then
+// the helper is told to stop.
+__device__ void drive(bool wgmma, const unsigned char* smem, long long* out, float* sink, int b_off, volatile int& done) {
+  if (wgmma) {
+    wgmma_loop(smem, out, sink, b_off);
+  } else {
+    const long long t0 = clock64();
+    while (clock64() - t0 < kIdleCycles) {}
+    if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + threadIdx.x / 128] = clock64() - t0;
+  }
+  if (threadIdx.x == 0) done = 1;
 }
 
 __device__ __forceinline__ void lds_chunk(uint32_t base, int it, uint4& x) {
@@ -90,24 +116,8 @@ __global__ void __launch_bounds__(384, 1) contention_kernel(long long* out, floa
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ volatile int done;
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kBarriers);
-  for (int i = threadIdx.x; i < kBarriers / 4; i += blockDim.x) reinterpret_cast<float*>(smem)[i] = 0.001f * (i % 97);
-  if (threadIdx.x == 0) {
-    done = 0;
-    for (int b = 0; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  if (threadIdx.x < 256) {
-    if constexpr (kWgmma) {
-      wgmma_loop(smem, out, sink);
-    } else {
-      const long long t0 = clock64();
-      while (clock64() - t0 < kIdleCycles) {}
-      if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + threadIdx.x / 128] = clock64() - t0;
-    }
-    if (threadIdx.x == 0) done = 1;
-    return;
-  }
+  setup(smem, kBarriers, bars, done);
+  if (threadIdx.x < 256) return drive(kWgmma, smem, out, sink, 64 * 1024, done);
   const int warp = (threadIdx.x - 256) / 32, lane = threadIdx.x % 32;
   const uint32_t sbase = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   long long bytes = 0;
@@ -243,25 +253,8 @@ __global__ void __launch_bounds__(384, 1) tma_kernel(long long* out, float* sink
   static_assert(kMode == kStore || kStages * kStageBytes <= kCapacity);
   static_assert(kTmaRegion + kCapacity + 64 == kTmaSmem);
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kTmaRegion + kCapacity);
-  for (int i = threadIdx.x; i < (kTmaRegion + kCapacity) / 4; i += blockDim.x) reinterpret_cast<float*>(smem)[i] = 0.001f * (i % 97);
-  if (threadIdx.x == 0) {
-    done = 0;
-    for (int b = 0; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  tessera::arch::fence_proxy_async_shared_cta();
-  __syncthreads();
-  if (threadIdx.x < 256) {
-    if constexpr (kWgmma) {
-      wgmma_loop(smem, out, sink, kDeep ? 16 * 1024 : 64 * 1024);
-    } else {
-      const long long t0 = clock64();
-      while (clock64() - t0 < kIdleCycles) {}
-      if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + threadIdx.x / 128] = clock64() - t0;
-    }
-    if (threadIdx.x == 0) done = 1;
-    return;
-  }
+  setup(smem, kTmaRegion + kCapacity, bars, done);
+  if (threadIdx.x < 256) return drive(kWgmma, smem, out, sink, kDeep ? 16 * 1024 : 64 * 1024, done);
   if (threadIdx.x != 256) return;
   long long bytes = 0, n = 0;
   const long long t0 = clock64();
