@@ -234,6 +234,19 @@ TESSERA_DEVICE_INLINE void ld_shared_v4_u32(uint32_t (&r)[4], const void* smem_p
 #endif
 }
 
+// The same at a shared::cta address (32 bits: one register where a generic pointer takes two).
+TESSERA_DEVICE_INLINE void ld_shared_v4_u32(uint32_t (&r)[4], uint32_t smem_addr) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr)
+               : "memory");
+#else
+  r[0] = r[1] = r[2] = r[3] = 0; (void)smem_addr;
+  tessera_error_ld_st_requires_sm_80();
+#endif
+}
+
 TESSERA_DEVICE_INLINE void st_shared_u32(void* smem_ptr, uint32_t v) {
 #if defined(TESSERA_ARCH_SM80)
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(detail::ld_st_smem_u32(smem_ptr)), "r"(v) : "memory");
@@ -268,6 +281,16 @@ TESSERA_DEVICE_INLINE void st_shared_v4_u32(void* smem_ptr, const uint32_t (&v)[
                : "memory");
 #else
   (void)smem_ptr; (void)v;
+  tessera_error_ld_st_requires_sm_80();
+#endif
+}
+
+TESSERA_DEVICE_INLINE void st_shared_v4_u32(uint32_t smem_addr, const uint32_t (&v)[4]) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+               : "memory");
+#else
+  (void)smem_addr; (void)v;
   tessera_error_ld_st_requires_sm_80();
 #endif
 }

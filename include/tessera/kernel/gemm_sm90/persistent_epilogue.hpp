@@ -38,74 +38,98 @@ struct PersistentEpilogue {
   // ---- the bare cooperative kernel's deferred staging (K::consume stages a unit's D during the next main loop) ----
   // The menus that kernel runs (the host launches it for these alone, gemm.cu; KernelInfo::bare_menus): D of the
   // operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row (4-byte aligned) or none,
-  // no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  After the drain the consumer
-  // applies them to its fragment in fp32 (the bias from sh.bias[c], which stage_bias copied during the main loop) and
-  // packs D; the staging then runs in the next unit's main loop.  kMenuBare: D = A B,
-  // packed as it is.
-  static constexpr int kMenuBare = 0, kMenuFused = 1;
-  __device__ __forceinline__ static int defer_menu(const Params& p) {
-    const epilogue::Params& e = p.ep;
-    return e.alpha != 1.f || e.bias_along != epilogue::kBiasNone || e.act != Activation::none || e.residual != nullptr
-               ? kMenuFused
-               : kMenuBare;
+  // no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  The work splits in two:
+  //   consumer    after the drain, x = alpha acc + bias in fp32 (the bias from sh.bias[c], which stage_bias copied
+  //               during the main loop), packed into pk as 16-bit pairs; staged during the next unit's main loop;
+  //   store warp  (menus with an activation or a residual: finishes(p)) act(x) [+ residual] on the staged tile in
+  //               shared memory, in D's type, then the TMA store (persistent_store_warps.hpp, FragmentEpilogue::
+  //               finish_staged_sw128).  The tensor cores do not wait for the activation, the residual or its loads.
+  // Without finishes(p), x is D (packed in D's type).  With it, x is parked as f16 pairs -- 2^-11 of |x| from the
+  // fp32 value, an eighth of a bf16 D's own rounding -- except in a warp where some |x| passes f16's range, whose
+  // values are parked as bf16 (the warp's bit in sh.parked[c][buffer], bit kParkedBit of consume's `phases`).
+  __device__ __forceinline__ static bool finishes(const Params& p) {
+    return p.ep.act != Activation::none || p.ep.residual != nullptr;
   }
-  // After the drain: the fragment of a unit, through the menu, into pk as D's 16-bit pairs.  With a residual (p.r_tma)
-  // the store warp has loaded slots 0-1's residual boxes into the two buffers (rfull[c][0..1], phase `rph`); the
-  // consumer adds them after the first half's activation, hands the buffers back (staged barriers, "read"), and adds
-  // slots 2-3's, which the store warp loads into the same buffers meanwhile (rfull[c][2..3]), after the second half's
-  // (persistent_store_warps.hpp, store_tiles_deferred_residual).
+  // Where slot j is staged in the next main loop: at K tile j << defer_log2 (2 j, or 16 j where the store warp has a
+  // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
+  // behind wgmma's operand reads; docs/PERF.md).
+  __device__ __forceinline__ static int defer_log2(const Params& p) { return finishes(p) ? 4 : 1; }
+  // The buffer slot j is staged in: j % 2, or 0 with the residual through TMA (the store warp loads each slot's
+  // residual box into buffer 1).
+  __device__ __forceinline__ static int defer_buffer(const Params& p, int j) { return p.r_tma ? 0 : j % 2; }
+  static constexpr int kParkedBit = 2;  // in consume's `phases` (beside K::kBiasBit)
+  // After the drain: the fragment of a unit, alpha and the bias applied, into pk.
   __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
-                                                       uint32_t (&pk)[Atom::kValuesC / 2], uint32_t rph) {
+                                                       uint32_t (&pk)[Atom::kValuesC / 2], uint32_t& phases) {
     static_assert(Atom::kValuesC == 2 * Epilogue::kChunk, "gemm_sm90 persistent: the fragment is two chunks");
     constexpr int kC = Epilogue::kChunk;
     const epilogue::Params& e = p.ep;
-    if (defer_menu(p) == kMenuFused) {
-      const int thread = K::thread_now();
-      auto half = [&](auto hc) {  // registers 64 h .. 64 h + 63: alpha, the bias, the activation
-        constexpr int kF = decltype(hc)::value * kC;
-        if (e.alpha != 1.f) {
+    if (e.alpha != 1.f) {
 #pragma unroll
-          for (int i = kF; i < kF + kC; ++i) acc[i] *= e.alpha;
-        }
+      for (int i = 0; i < Atom::kValuesC; ++i) acc[i] *= e.alpha;
+    }
+    if (e.bias_along != epilogue::kBiasNone) {
+      const int thread = K::thread_now();
+      auto half = [&](auto hc) {
+        constexpr int kF = decltype(hc)::value * kC;
         if (e.bias_along == epilogue::kBiasAlongN) Epilogue::template add_bias_columns_smem<ElemT, kF>(acc, sh.bias[c], thread);
-        else if (e.bias_along == epilogue::kBiasAlongM) Epilogue::template add_bias_rows_smem<ElemT, kF>(acc, sh.bias[c], thread);
-        switch (e.act) {
-          case Activation::relu: Epilogue::template activate<kF>(acc, ActEw<ew::op::Relu>{}); break;
-          case Activation::gelu_tanh: Epilogue::template activate<kF>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
-          case Activation::silu: Epilogue::template activate<kF>(acc, ActEw<ew::op::SiluHw>{}); break;
-          default: break;
-        }
-        if (p.r_tma) {  // this half's two residual boxes, in buffers 0 and 1, then the buffers handed back
-          constexpr int kR = decltype(hc)::value * 2;  // rfull[c][kR], [kR + 1]
-          arch::mbarrier_wait_parity(&sh.rfull[c][kR], rph);
-          arch::mbarrier_wait_parity(&sh.rfull[c][kR + 1], rph);
-          if (e.d_row_major) {
-            Epilogue::template add_sw128<ElemT, kF, false>(acc, sh.d.tile[c][0], thread);
-            Epilogue::template add_sw128<ElemT, kF + 32, false>(acc, sh.d.tile[c][1], thread);
-          } else {
-            Epilogue::template add_sw128<ElemT, kF, true>(acc, sh.d.tile[c][0], thread);
-            Epilogue::template add_sw128<ElemT, kF + 32, true>(acc, sh.d.tile[c][1], thread);
-          }
-          arch::named_barrier_arrive(K::staged_bar(c, decltype(hc)::value), kHandoffThreads);  // "read"
-        }
+        else Epilogue::template add_bias_rows_smem<ElemT, kF>(acc, sh.bias[c], thread);
       };
       half(std::integral_constant<int, 0>{});
       half(std::integral_constant<int, 1>{});
     }
-    Epilogue::template pack_pairs<ElemT>(acc, pk);
+    if (!finishes(p)) {
+      Epilogue::template pack_pairs<ElemT>(acc, pk);
+      return;
+    }
+    Epilogue::template pack_pairs<__half>(acc, pk);
+    // The largest |x| of the thread's pairs (an f16 inf once one overflowed), over four independent chains.
+    __half2 big[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) big[q] = __habs2(numeric_detail::as_pair<__half2>(pk[q]));
+#pragma unroll
+    for (int k = 4; k < Atom::kValuesC / 2; ++k) big[k % 4] = __hmax2(big[k % 4], __habs2(numeric_detail::as_pair<__half2>(pk[k])));
+    const __half2 top = __hmax2(__hmax2(big[0], big[1]), __hmax2(big[2], big[3]));
+    const bool over = __hisinf(__low2half(top)) || __hisinf(__high2half(top));
+    if (__any_sync(0xffffffffu, over)) {
+      Epilogue::template pack_pairs<__nv_bfloat16>(acc, pk);
+      phases |= 1u << kParkedBit;
+    } else {
+      phases &= ~(1u << kParkedBit);
+    }
   }
   // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
-  // buffer j % 2 once store warp c has freed it (its store of slot j - 2, or of the previous unit's slot j + 2, has read
-  // it), then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).
+  // its buffer (defer_buffer) once store warp c has freed it (its store of the slot that last used it has read it),
+  // then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).  With finishes(p) each warp first says
+  // how its rows come (a byte of sh.parked[c][b]: the store warp reads it after the staged barrier, and the buffer's
+  // next write waits for the free one): parked as f16 (0) or bf16 (1), or finished (kFinishedByte) -- with `self`
+  // (the block's last unit, when the consumers have nothing else to do) each warp finishes its own rows here, so that
+  // the block's end does not wait for one store warp to finish four slots.
+  static constexpr uint32_t kFinishedByte = 2, kFinished = 0x02020202u;
   __device__ __forceinline__ static void stage_deferred(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
-                                                        int c, int j) {
+                                                        int c, int j, uint32_t phases, bool self = false) {
+    const int b = defer_buffer(p, j);
     auto one = [&](auto jc) {
-      constexpr int kJ = decltype(jc)::value, b = kJ % 2;
+      constexpr int kJ = decltype(jc)::value;
       unsigned char* tile = sh.d.tile[c][b];
       arch::named_barrier_sync(K::free_bar(c, b), kHandoffThreads);
-      if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, K::thread_now());
-      else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, K::thread_now());
-      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
+      const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
+      const bool fin = finishes(p);
+      const uint32_t bf = (phases >> kParkedBit) & 1u;
+      if (fin && lane == 0)
+        reinterpret_cast<volatile unsigned char*>(&sh.parked[c][b])[warp] = static_cast<unsigned char>(self ? kFinishedByte : bf);
+      if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread);
+      else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread);
+      if (fin && self) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)
+        __syncwarp();
+        if (p.r_tma) {
+          arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // the slot's residual box
+          finish_rows<true>(p, K::shared_u32(tile), K::shared_u32(sh.d.tile[c][1]), bf << (8 * warp), lane, warp, warp + 1);
+        } else {
+          finish_rows<false>(p, K::shared_u32(tile), 0u, bf << (8 * warp), lane, warp, warp + 1);
+        }
+      }
+      arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
       arch::named_barrier_arrive(K::staged_bar(c, b), kHandoffThreads);
     };
     static_assert(kSlots == 4 && Atom::kValuesC / 2 == kSlots * Epilogue::kStageWords, "gemm_sm90 persistent: four slots of 16 words");
@@ -114,6 +138,25 @@ struct PersistentEpilogue {
       case 1: one(std::integral_constant<int, 1>{}); break;
       case 2: one(std::integral_constant<int, 2>{}); break;
       default: one(std::integral_constant<int, 3>{}); break;
+    }
+  }
+  // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; kResidual: the
+  // residual through TMA, in buffer 1 at rtile) on the rows of staging warps w0 .. w1 - 1.
+  template <bool kResidual>
+  __device__ __forceinline__ static void finish_rows(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int lane, int w0,
+                                                     int w1) {
+    auto run = [&](auto act) {
+      auto go = [&](auto trans) {
+        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, w0, w1);
+      };
+      if (p.ep.d_row_major) go(std::false_type{});
+      else go(std::true_type{});
+    };
+    switch (p.ep.act) {
+      case Activation::relu: run(ActEw<ew::op::Relu>{}); break;
+      case Activation::gelu_tanh: run(ActEw<ew::op::GeluTanhHw>{}); break;
+      case Activation::silu: run(ActEw<ew::op::SiluHw>{}); break;
+      default: run(epilogue::ActNone{}); break;
     }
   }
 

@@ -164,11 +164,12 @@ struct GemmSm90Persistent {
     DStage d;
     uint64_t full[kStages];
     uint64_t empty[kStages];
-    uint64_t rfull[2][4];  // the bare kernel's residual through TMA (p.r_tma): box j of the unit is in its buffer
+    uint64_t rfull[2];     // the bare kernel's residual through TMA (p.r_tma): the slot's box is in consumer c's buffer 1
     uint64_t drained;      // every consumer warp's wgmma of the unit are complete (slot 3 is free)
     uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
                             // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
+    uint32_t parked[2][2];  // the bare kernel's finishing menus: byte w = 1 if consumer c's warp w staged buffer b as bf16
     // The bias of a unit of the bare kernel's menus (persistent_epilogue.hpp, stage_bias): consumer c's columns (kBN)
     // or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
     alignas(16) unsigned char bias[2][kBiasBytes];
@@ -237,8 +238,7 @@ struct GemmSm90Persistent {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
       }
-      for (int c = 0; c < 2; ++c)
-        for (int j = 0; j < 4; ++j) arch::mbarrier_init(&sh.rfull[c][j], 1);
+      for (int c = 0; c < 2; ++c) arch::mbarrier_init(&sh.rfull[c], 1);
       arch::mbarrier_init(&sh.drained, 4 * kSlices);
       arch::mbarrier_init(&sh.bias_full[0], 128);
       arch::mbarrier_init(&sh.bias_full[1], 128);
@@ -372,16 +372,16 @@ struct GemmSm90Persistent {
 
     // The bare cooperative kernel stages a unit's D during the next unit's main loop: after the drain the fragment is
     // packed into 16-bit pairs (pk: 64 registers beside the 128 accumulators), and slot j goes to the store warp at
-    // that loop's K tile 2 j (kDeferAt), in the shadow of the wgmma in flight, instead of with the tensor cores idle.
+    // that loop's K tile 2 j (8 j where the store warp finishes the menu: Epi::defer_log2), in the shadow of the wgmma in
+    // flight, instead of with the tensor cores idle.
     constexpr bool kDefer = kBareOnly;
     [[maybe_unused]] uint32_t pk[Atom::kValuesC / 2];
     [[maybe_unused]] bool pending = false;  // pk holds a unit's D whose slots are not all staged
     int s = 0;  // ring position, continued across units (the producer fills the ring in unit order)
     uint32_t phase = 0;
-    // The bare kernel's two barrier phases in one word (one register across the main loop and the epilogue, where
-    // ptxas spilled them as two): bit kStoredBit, the parity of the units whose D this warpgroup packed with the
-    // residual through TMA (the residual barriers' phase); bit kBiasBit, the phase of sh.bias_full[c] (the count of
-    // stage_bias calls, mod 2).
+    // The bare kernel's unit state in one word (one register across the main loop and the epilogue): bit kBiasBit, the
+    // phase of sh.bias_full[c] (the count of stage_bias calls, mod 2); bit Epi::kParkedBit, this warp parked pk as bf16
+    // rather than f16 (Epi::pack_deferred).
     [[maybe_unused]] uint32_t phases = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // The ring's shared::cta addresses, worked out once: stage 0 in 16-byte units (the wgmma descriptors' start
@@ -450,9 +450,10 @@ struct GemmSm90Persistent {
         }
         arch::wgmma_commit();
         if constexpr (kDefer) {
-          if (pending && kt < kDeferAt * kSlots && kt % kDeferAt == 0) {
+          const int dl = Epi::defer_log2(p);
+          if (pending && kt < (kSlots << dl) && (kt & ((1 << dl) - 1)) == 0) {
             const unsigned long long ts0 = TCLK();
-            Epi::stage_deferred(pk, p, sh, c, kt / kDeferAt);
+            Epi::stage_deferred(pk, p, sh, c, kt >> dl, phases);
             ssum += TCLK() - ts0;
           }
         }
@@ -469,7 +470,8 @@ struct GemmSm90Persistent {
       phase = lphase;
       if constexpr (kDefer) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside the drain
         if (pending)
-          for (int j = (w.k_tiles + kDeferAt - 1) / kDeferAt; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j);
+          for (int j = (w.k_tiles + (1 << Epi::defer_log2(p)) - 1) >> Epi::defer_log2(p); j < kSlots; ++j)
+            Epi::stage_deferred(pk, p, sh, c, j, phases);
         pending = false;
       }
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
@@ -517,8 +519,7 @@ struct GemmSm90Persistent {
       if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
         if (consumer_m0(w.tm, c) < p.m) {
           if (tr) TTRACE(1 + c, v, 7, TCLK());
-          Epi::pack_deferred(acc[0], p, sh, c, pk, (phases >> kStoredBit) & 1u);
-          if (p.r_tma) phases ^= 1u << kStoredBit;
+          Epi::pack_deferred(acc[0], p, sh, c, pk, phases);
           pending = true;
           if (tr) TTRACE(1 + c, v, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
         }
@@ -532,15 +533,11 @@ struct GemmSm90Persistent {
     }
     if constexpr (kDefer) {  // the last unit's D
       if (pending)
-        for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j);
+        for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, true);
     }
   }
 
-  // The bare cooperative kernel's deferred staging (consume with kDefer, Epi::stage_deferred): slot j of a unit staged
-  // at K tile kDeferAt * j of the next unit's main loop; the store warp has read slot j - 2 (the same buffer) two
-  // slots, so about two K tiles, before.
-  static constexpr int kDeferAt = 2;
-  static constexpr int kStoredBit = 0, kBiasBit = 1;  // consume's `phases`
+  static constexpr int kBiasBit = 1;  // consume's `phases` (Epi::kParkedBit is the other)
   // The bare cooperative kernel stages a unit's bias (Epi::stage_bias) and waits for it (before the drain) under this
   // one condition, so that the copies and the waits stay in step (recomputed at both places rather than kept live
   // across the main loop).

@@ -14,6 +14,7 @@
 #include "tessera/arch/sm90_mbarrier.hpp"       // mbarrier_arrive_expect_tx, mbarrier_wait_parity
 #include "tessera/arch/sm90_tma.hpp"            // tma_load_2d, tma_store_2d, bulk groups
 #include "tessera/arch/sm90_warpgroup.hpp"      // named_barrier_sync / arrive, lane_id_now
+#include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue::finish_staged_sw128, ActEw
 #include "tessera/kernel/gemm/scheduler.hpp"    // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"  // Params
 
@@ -36,6 +37,9 @@ struct PersistentStoreWarps {
   __device__ __forceinline__ static void store_staged(bool row_major, const CUtensorMap* map_d, const void* tile, uint32_t bar,
                                                       int m, int n, bool leader) {
     arch::named_barrier_sync(bar, kHandoffThreads);
+    store_now(row_major, map_d, tile, m, n, leader);
+  }
+  __device__ __forceinline__ static void store_now(bool row_major, const CUtensorMap* map_d, const void* tile, int m, int n, bool leader) {
     if (leader) {
       if (row_major) arch::tma_store_2d(map_d, tile, n, m);
       else arch::tma_store_2d(map_d, tile, m, n);
@@ -47,16 +51,33 @@ struct PersistentStoreWarps {
     __syncwarp();
     arch::named_barrier_arrive(bar, kHandoffThreads);
   }
+  // The bare kernel's menus with an activation or a residual (Epi::finishes): the staged x of consumer c's buffer b
+  // through the activation [and, with the residual through TMA, the residual box in buffer 1], in place
+  // (Epi::finish_rows), unless the consumer finished it (Epi::kFinished); then fenced for the TMA unit.
+  template <bool kResidual>
+  __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c, int b) {
+    const uint32_t parked = *reinterpret_cast<volatile const uint32_t*>(&sh.parked[c][b]);
+    if (parked != K::Epi::kFinished)
+      K::Epi::template finish_rows<kResidual>(p, K::shared_u32(sh.d.tile[c][b]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u,
+                                              parked, static_cast<int>(arch::lane_id_now()), 0, 4);
+    arch::fence_proxy_async_shared_cta();  // the writes (and the reads of buffer 1) before the TMA unit's next access
+    __syncwarp();
+  }
   // The bare cooperative kernel's deferred staging: the four slots of a unit at (m0, n0) from consumer c's two
-  // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred).  Each buffer goes back
-  // to the consumer once its store has read it, except after the unit's last two slots when !free_last (the block's
-  // last unit, or store_tiles_deferred_residual, which loads the next unit's residual into them instead).
-  __device__ __forceinline__ static void store_deferred_unit(SharedStorage& sh, bool row_major, const CUtensorMap* map_d, int c, int m0,
+  // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred); with Epi::finishes,
+  // each finished here before its store.  Each buffer goes back to the consumer once its store has read it, except
+  // after the unit's last two slots when !free_last (the block's last unit).
+  __device__ __forceinline__ static void store_deferred_unit(SharedStorage& sh, const Params& p, const CUtensorMap* map_d, int c, int m0,
                                                              int n0, bool free_last, bool leader) {
+    const bool row_major = p.ep.d_row_major, fin = K::Epi::finishes(p);
 #pragma unroll
     for (int j = 0; j < K::kSlots; j += 2) {  // slots j (buffer 0) and j + 1 (buffer 1)
-      store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0 + K::slot_col(j), leader);
-      store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0, n0 + K::slot_col(j + 1), leader);
+#pragma unroll
+      for (int b = 0; b < 2; ++b) {
+        arch::named_barrier_sync(K::staged_bar(c, b), kHandoffThreads);
+        if (fin) finish<false>(p, sh, c, b);
+        store_now(row_major, map_d, sh.d.tile[c][b], m0, n0 + K::slot_col(j + b), leader);
+      }
       const bool free = free_last || j + 2 < K::kSlots;  // a later slot takes the buffer again
       if (leader) arch::bulk_wait_read<1>();  // slot j read
       if (free) then_free(K::free_bar(c, 0));
@@ -96,7 +117,7 @@ struct PersistentStoreWarps {
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
     if constexpr (kDeferred) {  // (the general kernel reads a residual from global memory: no loads here)
-      if (units > 0 && p.r_tma) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, items, stores);
+      if (units > 0 && p.r_tma) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, items, units, stores);
     }
     if (units > 0) {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
@@ -109,7 +130,7 @@ struct PersistentStoreWarps {
         int m0, n0;
         if (!stores(v, m0, n0)) continue;
         const bool more = ++i < units;
-        store_deferred_unit(sh, p.ep.d_row_major, map_d, c, m0, n0, more, leader);
+        store_deferred_unit(sh, p, map_d, c, m0, n0, more, leader);
       }
       if (leader) arch::bulk_wait_read<0>();
       __syncwarp();
@@ -143,52 +164,43 @@ struct PersistentStoreWarps {
     if (leader) arch::bulk_wait_read<0>();
     __syncwarp();
   }
-  // store_tiles<true> (the bare cooperative kernel's deferred staging) with the residual through TMA (p.r_tma): each
-  // storing unit's four residual boxes pass through consumer c's two buffers in two rounds (Epi::pack_deferred).  Per
-  // unit u, in the order the consumer meets them: slots 0-1's boxes are loaded once the previous unit's last two slots
-  // have been read (before the first unit: at once), rfull[c][0..1]; the consumer adds them after the drain and says
-  // so on the staged barrier of buffer 0; slots 2-3's boxes are loaded into the same buffers, rfull[c][2..3]; the
-  // consumer adds them and says so on buffer 1's staged barrier; both buffers are freed for unit u's slots, which the
-  // consumer stages during the next main loop and this warp stores as in store_tiles<true>.
+  // store_tiles<true> (the bare cooperative kernel's deferred staging) with the residual through TMA (p.r_tma): every
+  // slot passes through consumer c's buffer 0 (Epi::defer_buffer), and buffer 1 holds the slot's residual box.  Per
+  // slot of each storing unit, in the consumer's order: the box is loaded into buffer 1 (rfull[c], one phase a slot)
+  // while the consumer has yet to stage the slot (the unit's first at the unit's turn, the others as soon as the slot
+  // before has been finished); once staged, the slot is finished with it (act(x) + R), stored, and buffer 0 freed when
+  // the store has read it (except after the block's last slot).  finish's proxy fence orders the warp's reads of
+  // buffer 1 before the next box's load into it.
   template <class Stores>
   __device__ __forceinline__ static void store_tiles_deferred_residual(SharedStorage& sh, const Params& p, int c,
                                                                        const CUtensorMap* map_d, const CUtensorMap* map_r,
-                                                                       int items, Stores&& stores) {
+                                                                       int items, int units, Stores&& stores) {
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
     const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
-    auto load_box = [&](int b, uint64_t* bar, int m, int n) {  // the residual's 64 x 64 box at (m, n) into buffer b
-      if (!leader) return;
-      arch::mbarrier_arrive_expect_tx(bar, kTileBytes);
-      if (row_major) arch::tma_load_2d(sh.d.tile[c][b], map_r, bar, n, m);
-      else arch::tma_load_2d(sh.d.tile[c][b], map_r, bar, m, n);
-    };
-    auto round = [&](int r, int m0, int n0) {  // slots 2 r and 2 r + 1 of the unit at (m0, n0)
-      load_box(0, &sh.rfull[c][2 * r], m0, n0 + K::slot_col(2 * r));
-      load_box(1, &sh.rfull[c][2 * r + 1], m0, n0 + K::slot_col(2 * r + 1));
-    };
-    int m0 = 0, n0 = 0, v = 0;
-    for (; v < items && !stores(v, m0, n0); ++v) {
-    }
-    if (v == items) return;
-    round(0, m0, n0);  // the first unit's slots 0-1
-    while (v < items) {
-      // unit v: its first round is loaded (or landing); the consumer reads it, then the second
-      arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);  // slots 0-1's residual read
-      round(1, m0, n0);
-      arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // slots 2-3's residual read
-      arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
-      arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
-      // unit v's D, staged in the next main loop (or after the block's last), slot j in buffer j % 2
-      int nm0 = 0, nn0 = 0, nv = v + 1;
-      for (; nv < items && !stores(nv, nm0, nn0); ++nv) {
+    arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
+    for (int v = 0, i = 0; v < items; ++v) {
+      int m0, n0;
+      if (!stores(v, m0, n0)) continue;
+      const bool more = ++i < units;
+      auto load_box = [&](int n) {  // the residual's 64 x 64 box at (m0, n) into buffer 1
+        if (!leader) return;
+        arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes);
+        if (row_major) arch::tma_load_2d(sh.d.tile[c][1], map_r, &sh.rfull[c], n, m0);
+        else arch::tma_load_2d(sh.d.tile[c][1], map_r, &sh.rfull[c], m0, n);
+      };
+      load_box(n0);
+#pragma unroll 1
+      for (int j = 0; j < K::kSlots; ++j) {
+        const int n = n0 + K::slot_col(j);
+        arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
+        arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // (four phases a unit: slot j's is j % 2)
+        finish<true>(p, sh, c, 0);
+        if (j + 1 < K::kSlots) load_box(n + K::slot_col(1));  // the next slot's box, once buffer 1 is read (finish fenced)
+        store_now(row_major, map_d, sh.d.tile[c][0], m0, n, leader);
+        if (leader) arch::bulk_wait_read<0>();
+        if (more || j + 1 < K::kSlots) then_free(K::free_bar(c, 0));
       }
-      store_deferred_unit(sh, row_major, map_d, c, m0, n0, false, leader);
-      __syncwarp();
-      if (nv < items) round(0, nm0, nn0);  // the next unit's slots 0-1, into the buffers its slots 2-3 left
-      v = nv;
-      m0 = nm0;
-      n0 = nn0;
     }
     if (leader) arch::bulk_wait_read<0>();
     __syncwarp();
