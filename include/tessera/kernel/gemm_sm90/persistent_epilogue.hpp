@@ -101,8 +101,8 @@ struct PersistentEpilogue {
   // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
   // its buffer (defer_buffer) once store warp c has freed it (its store of the slot that last used it has read it),
   // then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).  With finishes(p) each warp first says
-  // how its rows come (a byte of sh.parked[c][b]: the store warp reads it after the staged barrier, and the buffer's
-  // next write waits for the free one): parked as f16 (0) or bf16 (1), or finished (kFinishedByte) -- with `self`
+  // how its rows come (byte `warp` of sh.parked[c][b]: the store warp reads it after the staged barrier, and the
+  // buffer's next write waits for the free one): parked as f16 (0) or bf16 (1), or finished (kFinishedByte) -- with `self`
   // (the block's last unit, when the consumers have nothing else to do) each warp finishes its own rows here, so that
   // the block's end does not wait for one store warp to finish four slots.
   static constexpr uint32_t kFinishedByte = 2, kFinished = 0x02020202u;
@@ -116,8 +116,10 @@ struct PersistentEpilogue {
       const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
       const bool fin = finishes(p);
       const uint32_t bf = (phases >> kParkedBit) & 1u;
-      if (fin && lane == 0)
-        reinterpret_cast<volatile unsigned char*>(&sh.parked[c][b])[warp] = static_cast<unsigned char>(self ? kFinishedByte : bf);
+      if (fin && lane == 0) {  // this warp's byte (the others' are theirs)
+        atomicAnd(&sh.parked[c][b], ~(0xffu << (8 * warp)));
+        atomicOr(&sh.parked[c][b], (self ? kFinishedByte : bf) << (8 * warp));
+      }
       if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread);
       else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread);
       if (fin && self) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)

@@ -56,7 +56,7 @@ struct PersistentStoreWarps {
   // (Epi::finish_rows), unless the consumer finished it (Epi::kFinished); then fenced for the TMA unit.
   template <bool kResidual>
   __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c, int b) {
-    const uint32_t parked = *reinterpret_cast<volatile const uint32_t*>(&sh.parked[c][b]);
+    const uint32_t parked = atomicOr(&sh.parked[c][b], 0u);  // (an atomic read: K::SharedStorage)
     if (parked != K::Epi::kFinished)
       K::Epi::template finish_rows<kResidual>(p, K::shared_u32(sh.d.tile[c][b]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u,
                                               parked, static_cast<int>(arch::lane_id_now()), 0, 4);
@@ -117,24 +117,32 @@ struct PersistentStoreWarps {
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
     if constexpr (kDeferred) {  // (the general kernel reads a residual from global memory: no loads here)
-      if (units > 0 && p.r_tma) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, items, units, stores);
-    }
-    if (units > 0) {
-      arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
-      arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
-    }
-    if constexpr (kDeferred) {
+      // The last item that stores (items past it store nothing): the loops below then keep one bound, not the item and
+      // unit counts (the store warps' 40 registers).
+      int last_v = -1;
+      for (int v = 0; v < items; ++v) {
+        int m0, n0;
+        if (stores(v, m0, n0)) last_v = v;
+      }
+      if (units > 0 && p.r_tma) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, last_v, stores);
+      if (units > 0) {
+        arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
+        arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
+      }
       // Every slot through the consumer's two buffers (the consumer stages a unit's slots during its next main loop,
       // K::stage_deferred, and releases every ring stage itself).
-      for (int v = 0, i = 0; v < items; ++v) {
+      for (int v = 0; v <= last_v; ++v) {
         int m0, n0;
         if (!stores(v, m0, n0)) continue;
-        const bool more = ++i < units;
-        store_deferred_unit(sh, p, map_d, c, m0, n0, more, leader);
+        store_deferred_unit(sh, p, map_d, c, m0, n0, v < last_v, leader);
       }
       if (leader) arch::bulk_wait_read<0>();
       __syncwarp();
       return;
+    }
+    if (units > 0) {
+      arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
+      arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
     }
     int s = 0;  // the ring position after each unit, as the consumers count it
     for (int v = 0, i = 0; v < items; ++v) {
@@ -174,15 +182,15 @@ struct PersistentStoreWarps {
   template <class Stores>
   __device__ __forceinline__ static void store_tiles_deferred_residual(SharedStorage& sh, const Params& p, int c,
                                                                        const CUtensorMap* map_d, const CUtensorMap* map_r,
-                                                                       int items, int units, Stores&& stores) {
+                                                                       int last_v, Stores&& stores) {
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
     const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
     arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
-    for (int v = 0, i = 0; v < items; ++v) {
+    for (int v = 0; v <= last_v; ++v) {
       int m0, n0;
       if (!stores(v, m0, n0)) continue;
-      const bool more = ++i < units;
+      const bool more = v < last_v;
       auto load_box = [&](int n) {  // the residual's 64 x 64 box at (m0, n) into buffer 1
         if (!leader) return;
         arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes);
