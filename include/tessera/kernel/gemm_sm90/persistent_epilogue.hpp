@@ -40,16 +40,17 @@ struct PersistentEpilogue {
   // operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row (4-byte aligned) or none,
   // no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  The work splits in two:
   //   consumer    after the drain, x = alpha acc + bias in fp32 (the bias from sh.bias[c], which stage_bias copied
-  //               during the main loop), packed into pk as 16-bit pairs; staged during the next unit's main loop;
-  //   store warp  (menus with an activation or a residual: finishes(p)) act(x) [+ residual] on the staged tile in
-  //               shared memory, in D's type, then the TMA store (persistent_store_warps.hpp, FragmentEpilogue::
-  //               finish_staged_sw128).  The tensor cores do not wait for the activation, the residual or its loads.
-  // Without finishes(p), x is D (packed in D's type).  With it, x is parked as f16 pairs -- 2^-11 of |x| from the
-  // fp32 value, an eighth of a bf16 D's own rounding -- except in a warp where some |x| passes f16's range, whose
-  // values are parked as bf16 (the warp's bit in sh.parked[c][buffer], bit kParkedBit of consume's `phases`).
-  __device__ __forceinline__ static bool finishes(const Params& p) {
-    return p.ep.act != Activation::none || p.ep.residual != nullptr;
-  }
+  //               during the main loop) -- and without a residual the activation -- packed into pk as 16-bit pairs;
+  //               staged during the next unit's main loop;
+  //   store warp  (menus with a residual: finishes(p)) act(x) + residual on the staged tile in shared memory, in D's
+  //               type, then the TMA store (persistent_store_warps.hpp, FragmentEpilogue::finish_staged_sw128).  The
+  //               tensor cores do not wait for that activation, the residual or its loads.
+  // (Without a residual the store warps' pass is not faster: at 4096^3 bias+GELU ran at 0.94 of the bare GEMM that way
+  // against 0.96 with the activation here; docs/PERF.md.)  Without finishes(p), pk is D.  With it, x is parked as f16
+  // pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp where some |x|
+  // passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the warp's byte in
+  // sh.parked[c][buffer]).
+  __device__ __forceinline__ static bool finishes(const Params& p) { return p.ep.residual != nullptr; }
   // Where slot j is staged in the next main loop: at K tile j << defer_log2 (2 j, or 16 j where the store warp has a
   // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
   // behind wgmma's operand reads; docs/PERF.md).
@@ -78,7 +79,18 @@ struct PersistentEpilogue {
       half(std::integral_constant<int, 0>{});
       half(std::integral_constant<int, 1>{});
     }
-    if (!finishes(p)) {
+    if (!finishes(p)) {  // the activation here, in fp32: D packed
+      auto half = [&](auto hc) {
+        constexpr int kF = decltype(hc)::value * kC;
+        switch (e.act) {
+          case Activation::relu: Epilogue::template activate<kF>(acc, ActEw<ew::op::Relu>{}); break;
+          case Activation::gelu_tanh: Epilogue::template activate<kF>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
+          case Activation::silu: Epilogue::template activate<kF>(acc, ActEw<ew::op::SiluHw>{}); break;
+          default: break;
+        }
+      };
+      half(std::integral_constant<int, 0>{});
+      half(std::integral_constant<int, 1>{});
       Epilogue::template pack_pairs<ElemT>(acc, pk);
       return;
     }
