@@ -426,8 +426,9 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 2600; c.n = 2100; c.k = 136; c.tile = GemmTile::cooperative128x256; c.ob = C;
       c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::silu; c.residual = true; add(c); }
     // The same with a column-major A: the host computes D^T, D and the residual are column-major in the kernel's view
-    // (ldmatrix.trans / stmatrix.trans on the staging tiles, the bias along the kernel's M); M = 2,104 keeps A's columns
-    // 16-byte aligned (the TMA operand rule), N = 2,600 gives edge tiles along the kernel's M.
+    // (stmatrix.trans on the staging tiles, the residual's box in their transposed layout, the bias along the kernel's
+    // M); M = 2,104 keeps A's columns 16-byte aligned (the TMA operand rule), N = 2,600 gives edge tiles along the
+    // kernel's M.
     { GemmCase c; c.m = 2104; c.n = 2600; c.k = 136; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = C;
       c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 264; c.n = 304; c.k = 700; c.tile = GemmTile::cooperative128x256; c.oa = C; c.ob = R; c.split_k = 3;

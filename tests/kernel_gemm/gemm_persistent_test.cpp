@@ -85,7 +85,7 @@ TEST(GemmDevice, PersistentMenus) {
 TEST(GemmDevice, CooperativeCommonMenus) {
   TESSERA_REQUIRE_SM(90);
   // Orders (A, B, D, residual): (R, C, R, R) the common one; (R, C, C, C) D column-major (transposed staging, the
-  // residual through TMA read with ldmatrix.trans); (R, C, C, R) a residual of the other order (general epilogue);
+  // residual's TMA box in the same transposed layout); (R, C, C, R) a residual of the other order (general epilogue);
   // (C, C, R, R) the host computes D^T, so the bias of D's columns runs along the kernel's M and D and
   // the residual are column-major in the kernel's view.
   struct Orders { MatrixOrder a, b, d, r; };

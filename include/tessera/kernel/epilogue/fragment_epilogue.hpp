@@ -30,7 +30,6 @@
 #include <utility>      // std::integer_sequence
 
 #include "tessera/arch/ld_st.hpp"              // ld_shared_u16 / u32 / v4, st_shared_v4
-#include "tessera/arch/sm75_ldmatrix.hpp"       // ldmatrix_x4
 #include "tessera/arch/sm90_stmatrix.hpp"      // stmatrix_x4
 #include "tessera/atom/smem_sm90.hpp"           // SmemTileSm90, sw128_tile
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
@@ -561,39 +560,6 @@ struct FragmentEpilogue {
       if (d_type == Dtype::f16) stage_sw128<__half, kFirst, true>(acc, tile, thread);
       else stage_sw128<__nv_bfloat16, kFirst, true>(acc, tile, thread);
     }
-  }
-
-  // The converse of stage_sw128: acc[kFirst .. kFirst + 31] += X for a 16-bit matrix X of type T that TMA loaded into
-  // `tile` (kStageTile, the 64 x 64 box at the fragment's rows and these 64 columns; with kTrans X is column-major and
-  // the tile holds (n, m)).  ldmatrix.x4 (.trans) with stage_sw128's addresses returns each lane exactly its own
-  // fragment pairs: no shuffles, no bank conflicts.  Each warp reads only its own 16 rows (columns of the tile with
-  // kTrans), so D may then be staged in place (stage_sw128 on the same tile).
-  template <class T, int kFirst, bool kTrans = false>
-  __device__ __forceinline__ static void add_sw128(Acc& acc, const unsigned char* tile, int thread) {
-    static_assert(sizeof(T) == 2, "fragment epilogue: ldmatrix reads 16-bit tiles");
-    static_assert(kStmatrixRows && kFirst % 32 == 0, "fragment epilogue: the shared-memory tile needs the stmatrix layout");
-    using P = frag_detail::Pair<T>;
-    const int lane = thread % 32;
-    const int q = lane / 8;
-    const int m = Atom::c_thread(thread & ~31).row + 8 * (q & 1);
-    constexpr Swizzle kSw = kStageTile.tile.swizzle;
-    constexpr Layout kLayout = kStageTile.tile.layout;
-    frag_detail::static_for<4>([&](auto jp) {
-      constexpr int j = 2 * decltype(jp)::value;
-      constexpr int i = kFirst + 4 * j;
-      const int n = 8 * (j + (q >> 1));
-      const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
-      uint32_t r[4];
-      if constexpr (kTrans) arch::ldmatrix_x4_trans(r, tile + off * 2);
-      else arch::ldmatrix_x4(r, tile + off * 2);
-#pragma unroll
-      for (int w = 0; w < 4; ++w) {
-        float a, b;
-        P::unpack(r[w], a, b);
-        acc[i + 2 * w] += a;
-        acc[i + 2 * w + 1] += b;
-      }
-    });
   }
 };
 

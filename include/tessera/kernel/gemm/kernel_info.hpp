@@ -40,7 +40,7 @@ struct KernelInfo {
   // alpha = 1, beta = 0, nothing else; D of the operands' type), launched in place of fn for that epilogue (and for
   // bare_menus', below): its code is a fraction of fn's, which the instruction cache feels between units.  Null: none.
   const void* fn_bare = nullptr;
-  // fn_bare also runs these menus (the cooperative kernels; kernel/gemm_sm90/persistent_epilogue.hpp, defer_menu):
+  // fn_bare also runs these menus (the cooperative kernels; kernel/gemm_sm90/persistent_epilogue.hpp, pack_deferred):
   // D of the operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row with a 4-byte
   // aligned base, or none, no activation, relu, gelu_tanh or silu, and a residual through TMA (Params::r_tma) or none.
   bool bare_menus = false;

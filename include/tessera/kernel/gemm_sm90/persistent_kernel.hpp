@@ -30,8 +30,10 @@
 //                on to the next chunk and then to the next unit's main loop meanwhile.  (The cooperative kernel
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
 //                loop instead: stage_deferred, every slot through the two buffers.  It also runs alpha, a bias of
-//                D's type, relu / gelu_tanh / silu and a residual through TMA (loaded by the store warp into the
-//                two buffers in two rounds), applied after the drain before the pack: Epi::defer_menu; its bias is
+//                D's type and relu / gelu_tanh / silu, applied after the drain before the pack, and a residual
+//                through TMA: then the consumer packs x = alpha acc + bias as f16 and the store warp applies the
+//                activation and the residual box it loads into buffer 1 on each staged slot before storing it
+//                (Epi::finishes, PersistentStoreWarps::store_tiles_deferred_residual); its bias is
 //                copied into shared memory (sh.bias[c], cp.async completing on bias_full[c]) when its unit starts, so
 //                the epilogue reads no global memory.  The host launches the general kernel only for the other menus,
 //                whose body reads C, the bias and the residual from global memory.)  Otherwise D is stored from
@@ -206,9 +208,9 @@ struct GemmSm90Persistent {
   // stores have read slots 2 and 3.  So no tile of a unit waits for a store of the same unit to read its buffer
   // (buffers 0 and 1 were read during the main loop).
   static constexpr int kRingSlot = 2;
-  // (The bare kernel's slots all pass through the two buffers, and so does its residual through TMA, p.r_tma:
-  // persistent_store_warps.hpp, store_tiles_deferred_residual.  The general kernel reads a residual from global memory,
-  // whatever p.r_tma says.)
+  // (The bare kernel's slots all pass through the two buffers -- with its residual through TMA, p.r_tma, its slots through
+  // buffer 0 and the residual's boxes through buffer 1: persistent_store_warps.hpp, store_tiles_deferred_residual.  The
+  // general kernel reads a residual from global memory, whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
   // D's type in the bare kernel (the operands').
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
@@ -375,7 +377,7 @@ struct GemmSm90Persistent {
 
     // The bare cooperative kernel stages a unit's D during the next unit's main loop: after the drain the fragment is
     // packed into 16-bit pairs (pk: 64 registers beside the 128 accumulators), and slot j goes to the store warp at
-    // that loop's K tile 2 j (8 j where the store warp finishes the menu: Epi::defer_log2), in the shadow of the wgmma in
+    // that loop's K tile 2 j (16 j where the store warp finishes a residual menu: Epi::defer_log2), in the shadow of the wgmma in
     // flight, instead of with the tensor cores idle.
     constexpr bool kDefer = kBareOnly;
     [[maybe_unused]] uint32_t pk[Atom::kValuesC / 2];
@@ -420,7 +422,7 @@ struct GemmSm90Persistent {
       if (tr) TTRACE(1 + c, v, 0, TCLK());
       unsigned long long fsum = 0;
       [[maybe_unused]] unsigned long long ssum = 0;  // (probe) the deferred staging's cycles in this main loop
-      // The bare kernel's menus (Epi::defer_menu) with a bias: the unit's bias words into sh.bias[c] now, a main loop
+      // The bare kernel's menus (Epi::pack_deferred) with a bias: the unit's bias words into sh.bias[c] now, a main loop
       // before the epilogue reads them (no global load in the epilogue; every unit, edges clipped).
       if constexpr (kDefer) {
         if (defer_bias(p, w)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
