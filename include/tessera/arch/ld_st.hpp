@@ -222,19 +222,7 @@ TESSERA_DEVICE_INLINE void ld_shared_v2_u32(uint32_t (&r)[2], const void* smem_p
 #endif
 }
 
-TESSERA_DEVICE_INLINE void ld_shared_v4_u32(uint32_t (&r)[4], const void* smem_ptr) {
-#if defined(TESSERA_ARCH_SM80)
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(detail::ld_st_smem_u32(smem_ptr))
-               : "memory");
-#else
-  r[0] = r[1] = r[2] = r[3] = 0; (void)smem_ptr;
-  tessera_error_ld_st_requires_sm_80();
-#endif
-}
-
-// The same at a shared::cta address (32 bits: one register where a generic pointer takes two).
+// At a shared::cta address (32 bits: one register where a generic pointer takes two), or at a generic pointer.
 TESSERA_DEVICE_INLINE void ld_shared_v4_u32(uint32_t (&r)[4], uint32_t smem_addr) {
 #if defined(TESSERA_ARCH_SM80)
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
@@ -245,6 +233,9 @@ TESSERA_DEVICE_INLINE void ld_shared_v4_u32(uint32_t (&r)[4], uint32_t smem_addr
   r[0] = r[1] = r[2] = r[3] = 0; (void)smem_addr;
   tessera_error_ld_st_requires_sm_80();
 #endif
+}
+TESSERA_DEVICE_INLINE void ld_shared_v4_u32(uint32_t (&r)[4], const void* smem_ptr) {
+  ld_shared_v4_u32(r, detail::ld_st_smem_u32(smem_ptr));
 }
 
 TESSERA_DEVICE_INLINE void st_shared_u32(void* smem_ptr, uint32_t v) {
@@ -274,17 +265,7 @@ TESSERA_DEVICE_INLINE void st_shared_v2_u32(void* smem_ptr, const uint32_t (&v)[
 #endif
 }
 
-TESSERA_DEVICE_INLINE void st_shared_v4_u32(void* smem_ptr, const uint32_t (&v)[4]) {
-#if defined(TESSERA_ARCH_SM80)
-  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(detail::ld_st_smem_u32(smem_ptr)), "r"(v[0]), "r"(v[1]),
-               "r"(v[2]), "r"(v[3])
-               : "memory");
-#else
-  (void)smem_ptr; (void)v;
-  tessera_error_ld_st_requires_sm_80();
-#endif
-}
-
+// At a shared::cta address, or at a generic pointer.
 TESSERA_DEVICE_INLINE void st_shared_v4_u32(uint32_t smem_addr, const uint32_t (&v)[4]) {
 #if defined(TESSERA_ARCH_SM80)
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
@@ -293,6 +274,9 @@ TESSERA_DEVICE_INLINE void st_shared_v4_u32(uint32_t smem_addr, const uint32_t (
   (void)smem_addr; (void)v;
   tessera_error_ld_st_requires_sm_80();
 #endif
+}
+TESSERA_DEVICE_INLINE void st_shared_v4_u32(void* smem_ptr, const uint32_t (&v)[4]) {
+  st_shared_v4_u32(detail::ld_st_smem_u32(smem_ptr), v);
 }
 
 #endif  // __CUDACC__
