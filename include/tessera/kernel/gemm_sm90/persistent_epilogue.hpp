@@ -49,15 +49,16 @@ struct PersistentEpilogue {
   // against 0.96 with the activation here; docs/PERF.md.)  Without finishes(p), pk is D.  With it, x is parked as f16
   // pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp where some |x|
   // passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the warp's byte in
-  // sh.parked[c][buffer]).
-  __device__ __forceinline__ static bool finishes(const Params& p) { return p.ep.residual != nullptr; }
+  // sh.parked[c]).
+  // (The host launches this kernel with a residual only through TMA, so the residual menus are exactly p.r_tma.)
+  __device__ __forceinline__ static bool finishes(const Params& p) { return p.r_tma; }
   // Where slot j is staged in the next main loop: at K tile j << defer_log2 (2 j, or 16 j where the store warp has a
   // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
   // behind wgmma's operand reads; docs/PERF.md).
   __device__ __forceinline__ static int defer_log2(const Params& p) { return finishes(p) ? 4 : 1; }
-  // The buffer slot j is staged in: j % 2, or 0 with the residual through TMA (the store warp loads each slot's
-  // residual box into buffer 1).
-  __device__ __forceinline__ static int defer_buffer(const Params& p, int j) { return p.r_tma ? 0 : j % 2; }
+  // The buffer slot j is staged in: j % 2, or 0 with the residual (the store warp loads each slot's residual box into
+  // buffer 1).
+  __device__ __forceinline__ static int defer_buffer(const Params& p, int j) { return finishes(p) ? 0 : j % 2; }
   static constexpr int kParkedBit = 2;  // in consume's `phases` (beside K::kBiasBit)
   // After the drain: the fragment of a unit, alpha and the bias applied, into pk.
   __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
@@ -113,7 +114,7 @@ struct PersistentEpilogue {
   // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
   // its buffer (defer_buffer) once store warp c has freed it (its store of the slot that last used it has read it),
   // then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).  With finishes(p) each warp first says
-  // how its rows come (byte `warp` of sh.parked[c][b]: the store warp reads it after the staged barrier, and the
+  // how its rows come (byte `warp` of sh.parked[c]: the store warp reads it after the staged barrier, and the
   // buffer's next write waits for the free one): parked as f16 (0) or bf16 (1), or finished (kFinishedByte) -- with `self`
   // (the block's last unit, when the consumers have nothing else to do) each warp finishes its own rows here, so that
   // the block's end does not wait for one store warp to finish four slots.
@@ -129,19 +130,15 @@ struct PersistentEpilogue {
       const bool fin = finishes(p);
       const uint32_t bf = (phases >> kParkedBit) & 1u;
       if (fin && lane == 0) {  // this warp's byte (the others' are theirs)
-        atomicAnd(&sh.parked[c][b], ~(0xffu << (8 * warp)));
-        atomicOr(&sh.parked[c][b], (self ? kFinishedByte : bf) << (8 * warp));
+        atomicAnd(&sh.parked[c], ~(0xffu << (8 * warp)));
+        atomicOr(&sh.parked[c], (self ? kFinishedByte : bf) << (8 * warp));
       }
       if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread);
       else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread);
       if (fin && self) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)
         __syncwarp();
-        if (p.r_tma) {
-          arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // the slot's residual box
-          finish_rows<true>(p, K::shared_u32(tile), K::shared_u32(sh.d.tile[c][1]), bf << (8 * warp), lane, warp, warp + 1);
-        } else {
-          finish_rows<false>(p, K::shared_u32(tile), 0u, bf << (8 * warp), lane, warp, warp + 1);
-        }
+        arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // the slot's residual box
+        finish_rows(p, K::shared_u32(tile), K::shared_u32(sh.d.tile[c][1]), bf << (8 * warp), lane, warp, warp + 1);
       }
       arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
       arch::named_barrier_arrive(K::staged_bar(c, b), kHandoffThreads);
@@ -154,14 +151,13 @@ struct PersistentEpilogue {
       default: one(std::integral_constant<int, 3>{}); break;
     }
   }
-  // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; kResidual: the
-  // residual through TMA, in buffer 1 at rtile) on the rows of staging warps w0 .. w1 - 1.
-  template <bool kResidual>
+  // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; the residual's
+  // box at rtile) on the rows of staging warps w0 .. w1 - 1.
   __device__ __forceinline__ static void finish_rows(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int lane, int w0,
                                                      int w1) {
     auto run = [&](auto act) {
       auto go = [&](auto trans) {
-        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, w0, w1);
+        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value>(tile, rtile, parked, act, lane, w0, w1);
       };
       if (p.ep.d_row_major) go(std::false_type{});
       else go(std::true_type{});

@@ -171,10 +171,10 @@ struct GemmSm90Persistent {
     uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
                             // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
-    // The bare kernel's finishing menus: byte w, how consumer c's warp w staged buffer b (Epi::stage_deferred: 0 f16,
-    // 1 bf16, Epi::kFinishedByte finished).  Written and read with shared-memory atomics: the hand-off is ordered by
-    // the staged and free named barriers, whose arrive / sync pairs compute-sanitizer's racecheck does not model.
-    uint32_t parked[2][2];
+    // The bare kernel's residual menus: byte w, how consumer c's warp w staged its slot in buffer 0 (Epi::stage_deferred:
+    // 0 f16, 1 bf16, Epi::kFinishedByte finished).  Written and read with shared-memory atomics: the hand-off is ordered
+    // by the staged and free named barriers, whose arrive / sync pairs compute-sanitizer's racecheck does not model.
+    uint32_t parked[2];
     // The bias of a unit of the bare kernel's menus (persistent_epilogue.hpp, stage_bias): consumer c's columns (kBN)
     // or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
     alignas(16) unsigned char bias[2][kBiasBytes];
@@ -474,9 +474,9 @@ struct GemmSm90Persistent {
       s = ls;
       phase = lphase;
       if constexpr (kDefer) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside the drain
+        const int dl = Epi::defer_log2(p);
         if (pending)
-          for (int j = (w.k_tiles + (1 << Epi::defer_log2(p)) - 1) >> Epi::defer_log2(p); j < kSlots; ++j)
-            Epi::stage_deferred(pk, p, sh, c, j, phases);
+          for (int j = (w.k_tiles + (1 << dl) - 1) >> dl; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases);
         pending = false;
       }
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }

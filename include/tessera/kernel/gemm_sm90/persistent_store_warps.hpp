@@ -51,33 +51,27 @@ struct PersistentStoreWarps {
     __syncwarp();
     arch::named_barrier_arrive(bar, kHandoffThreads);
   }
-  // The bare kernel's menus with an activation or a residual (Epi::finishes): the staged x of consumer c's buffer b
-  // through the activation [and, with the residual through TMA, the residual box in buffer 1], in place
-  // (Epi::finish_rows), unless the consumer finished it (Epi::kFinished); then fenced for the TMA unit.
-  template <bool kResidual>
-  __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c, int b) {
-    const uint32_t parked = atomicOr(&sh.parked[c][b], 0u);  // (an atomic read: K::SharedStorage)
+  // The bare kernel's residual menus (Epi::finishes): the staged x of consumer c's buffer 0 through the activation and
+  // the residual box in buffer 1, in place (Epi::finish_rows), unless the consumer finished it (Epi::kFinished); then
+  // fenced for the TMA unit.
+  __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c) {
+    const uint32_t parked = atomicOr(&sh.parked[c], 0u);  // (an atomic read: K::SharedStorage)
     if (parked != K::Epi::kFinished)
-      K::Epi::template finish_rows<kResidual>(p, K::shared_u32(sh.d.tile[c][b]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u,
-                                              parked, static_cast<int>(arch::lane_id_now()), 0, 4);
+      K::Epi::finish_rows(p, K::shared_u32(sh.d.tile[c][0]), K::shared_u32(sh.d.tile[c][1]), parked,
+                          static_cast<int>(arch::lane_id_now()), 0, 4);
     arch::fence_proxy_async_shared_cta();  // the writes (and the reads of buffer 1) before the TMA unit's next access
     __syncwarp();
   }
   // The bare cooperative kernel's deferred staging: the four slots of a unit at (m0, n0) from consumer c's two
-  // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred); with Epi::finishes,
-  // each finished here before its store.  Each buffer goes back to the consumer once its store has read it, except
-  // after the unit's last two slots when !free_last (the block's last unit).
-  __device__ __forceinline__ static void store_deferred_unit(SharedStorage& sh, const Params& p, const CUtensorMap* map_d, int c, int m0,
+  // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred).  Each buffer goes back
+  // to the consumer once its store has read it, except after the unit's last two slots when !free_last (the block's
+  // last unit).
+  __device__ __forceinline__ static void store_deferred_unit(SharedStorage& sh, bool row_major, const CUtensorMap* map_d, int c, int m0,
                                                              int n0, bool free_last, bool leader) {
-    const bool row_major = p.ep.d_row_major, fin = K::Epi::finishes(p);
 #pragma unroll
     for (int j = 0; j < K::kSlots; j += 2) {  // slots j (buffer 0) and j + 1 (buffer 1)
-#pragma unroll
-      for (int b = 0; b < 2; ++b) {
-        arch::named_barrier_sync(K::staged_bar(c, b), kHandoffThreads);
-        if (fin) finish<false>(p, sh, c, b);
-        store_now(row_major, map_d, sh.d.tile[c][b], m0, n0 + K::slot_col(j + b), leader);
-      }
+      store_staged(row_major, map_d, sh.d.tile[c][0], K::staged_bar(c, 0), m0, n0 + K::slot_col(j), leader);
+      store_staged(row_major, map_d, sh.d.tile[c][1], K::staged_bar(c, 1), m0, n0 + K::slot_col(j + 1), leader);
       const bool free = free_last || j + 2 < K::kSlots;  // a later slot takes the buffer again
       if (leader) arch::bulk_wait_read<1>();  // slot j read
       if (free) then_free(K::free_bar(c, 0));
@@ -124,7 +118,7 @@ struct PersistentStoreWarps {
         int m0, n0;
         if (stores(v, m0, n0)) last_v = v;
       }
-      if (units > 0 && p.r_tma) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, last_v, stores);
+      if (units > 0 && K::Epi::finishes(p)) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, last_v, stores);
       if (units > 0) {
         arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
         arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
@@ -134,7 +128,7 @@ struct PersistentStoreWarps {
       for (int v = 0; v <= last_v; ++v) {
         int m0, n0;
         if (!stores(v, m0, n0)) continue;
-        store_deferred_unit(sh, p, map_d, c, m0, n0, v < last_v, leader);
+        store_deferred_unit(sh, p.ep.d_row_major, map_d, c, m0, n0, v < last_v, leader);
       }
       if (leader) arch::bulk_wait_read<0>();
       __syncwarp();
@@ -203,7 +197,7 @@ struct PersistentStoreWarps {
         const int n = n0 + K::slot_col(j);
         arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
         arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // (four phases a unit: slot j's is j % 2)
-        finish<true>(p, sh, c, 0);
+        finish(p, sh, c);
         if (j + 1 < K::kSlots) load_box(n + K::slot_col(1));  // the next slot's box, once buffer 1 is read (finish fenced)
         store_now(row_major, map_d, sh.d.tile[c][0], m0, n, leader);
         if (leader) arch::bulk_wait_read<0>();
