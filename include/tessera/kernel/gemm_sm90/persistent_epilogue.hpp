@@ -151,6 +151,40 @@ struct PersistentEpilogue {
       default: one(std::integral_constant<int, 3>{}); break;
     }
   }
+  // The block's last unit with a residual, once no consumer reads the ring any more (the block's tail: no main loop
+  // follows to hide one slot at a time through buffer 0): the consumer
+  // says so to its store warp (staged barrier of buffer 1, unused by the residual menus), which loads the unit's four
+  // residual boxes into ring stage 2 c + 1 at once (rfull[c], one phase: an even count of phases before it); the
+  // consumer stages its four slots into ring stage 2 c, finishes its rows of each once the boxes are in, and hands all
+  // four over on buffer 0's staged barrier.
+  __device__ __forceinline__ static void stage_last_in_ring(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
+                                                            int c, uint32_t phases) {
+    static_assert(K::kStages >= 4 && sizeof(Stage) >= 4 * Epilogue::kStageTile.bytes(), "the last unit with a residual takes two ring stages a consumer");
+    arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
+    const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
+    unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[2 * c]);
+    auto one = [&](auto jc) {
+      constexpr int kJ = decltype(jc)::value;
+      unsigned char* tile = slots + kJ * Epilogue::kStageTile.bytes();
+      if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread);
+      else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread);
+    };
+    one(std::integral_constant<int, 0>{});
+    one(std::integral_constant<int, 1>{});
+    one(std::integral_constant<int, 2>{});
+    one(std::integral_constant<int, 3>{});
+    __syncwarp();
+    arch::mbarrier_wait_parity(&sh.rfull[c], 0u);  // the four boxes
+    const uint32_t bf = ((phases >> kParkedBit) & 1u) << (8 * warp);
+    const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[2 * c + 1]);
+#pragma unroll 1
+    for (int j = 0; j < kSlots; ++j) {
+      const uint32_t off = static_cast<uint32_t>(j * Epilogue::kStageTile.bytes());
+      finish_rows(p, t0 + off, r0 + off, bf, lane, warp, warp + 1);
+    }
+    arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
+    arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
+  }
   // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; the residual's
   // box at rtile) on the rows of staging warps w0 .. w1 - 1.
   __device__ __forceinline__ static void finish_rows(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int lane, int w0,

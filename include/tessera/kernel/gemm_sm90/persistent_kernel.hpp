@@ -195,7 +195,8 @@ struct GemmSm90Persistent {
   // Named barriers (0 is __syncthreads').  The TMA-store hand-off (p.d_tma) has two per staging
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
-  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13 };
+  enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13,
+                             drained_both = 15 };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
@@ -537,8 +538,12 @@ struct GemmSm90Persistent {
       }
     }
     if constexpr (kDefer) {  // the last unit's D
-      if (pending)
+      if (p.r_tma) {  // through the ring, free once both consumers have drained (Epi::stage_last_in_ring)
+        arch::named_barrier_sync(static_cast<uint32_t>(Barrier::drained_both), 256);
+        if (pending) Epi::stage_last_in_ring(pk, p, sh, c, phases);
+      } else if (pending) {
         for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, true);
+      }
     }
   }
 

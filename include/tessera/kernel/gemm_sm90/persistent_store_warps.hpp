@@ -113,12 +113,18 @@ struct PersistentStoreWarps {
     if constexpr (kDeferred) {  // (the general kernel reads a residual from global memory: no loads here)
       // The last item that stores (items past it store nothing): the loops below then keep one bound, not the item and
       // unit counts (the store warps' 40 registers).
-      int last_v = -1;
+      int last_v = -1, before_last_v = -1;
       for (int v = 0; v < items; ++v) {
         int m0, n0;
-        if (stores(v, m0, n0)) last_v = v;
+        if (stores(v, m0, n0)) {
+          before_last_v = last_v;
+          last_v = v;
+        }
       }
-      if (units > 0 && K::Epi::finishes(p)) return store_tiles_deferred_residual(sh, p, c, map_d, map_r, last_v, stores);
+      // With the block's last item storing, that unit goes through the ring (Epi::stage_last_in_ring), and buffer 0 is
+      // freed for the units up to the one before it.
+      if (units > 0 && K::Epi::finishes(p))
+        return store_tiles_deferred_residual(sh, p, c, map_d, map_r, last_v, last_v == items - 1 ? before_last_v : last_v, stores);
       if (units > 0) {
         arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
         arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
@@ -176,15 +182,31 @@ struct PersistentStoreWarps {
   template <class Stores>
   __device__ __forceinline__ static void store_tiles_deferred_residual(SharedStorage& sh, const Params& p, int c,
                                                                        const CUtensorMap* map_d, const CUtensorMap* map_r,
-                                                                       int last_v, Stores&& stores) {
+                                                                       int last_v, int buf_last_v, Stores&& stores) {
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
     const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
-    arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
+    if (buf_last_v >= 0) arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
     for (int v = 0; v <= last_v; ++v) {
       int m0, n0;
       if (!stores(v, m0, n0)) continue;
-      const bool more = v < last_v;
+      const bool more = v < buf_last_v;  // a later unit's slots take buffer 0
+      if (v > buf_last_v) {  // the block's last unit, through the ring (Epi::stage_last_in_ring)
+        unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[2 * c]);
+        unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[2 * c + 1]);
+        constexpr int kTile = Epilogue::kStageTile.bytes();
+        arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
+        if (leader) {
+          arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes * K::kSlots);
+          for (int j = 0; j < K::kSlots; ++j) {
+            if (row_major) arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], n0 + K::slot_col(j), m0);
+            else arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], m0, n0 + K::slot_col(j));
+          }
+        }
+        arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);  // the four slots finished
+        for (int j = 0; j < K::kSlots; ++j) store_now(row_major, map_d, slots + j * kTile, m0, n0 + K::slot_col(j), leader);
+        break;
+      }
       auto load_box = [&](int n) {  // the residual's 64 x 64 box at (m0, n) into buffer 1
         if (!leader) return;
         arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes);
