@@ -464,8 +464,8 @@ def linear(x, weight, bias=None, *, activation="none", residual=None, alpha=1.0,
     bias (optional, float32 or the output's dtype): shape (N,), one value per output feature; shape
     (..., 1) = x.shape[:-1] + (1,), one per row; or a single value.  activation: one of ACTIVATIONS
     (leaky_relu takes negative_slope, clamp takes clamp_min/clamp_max).  residual and c (beta != 0):
-    the output's shape and dtype.  All in fp32 registers, rounded once (with a 16-bit residual and beta = 0
-    the Hopper cooperative kernel also rounds the pre-activation to f16: docs/GEMM.md).  Strided inputs are used in
+    the output's shape and dtype.  All in fp32 registers, rounded once (with a 16-bit output, beta = 0 and a
+    residual, gelu_tanh or silu the Hopper cooperative kernel also rounds the pre-activation to f16: docs/GEMM.md).  Strided inputs are used in
     place when each is a matrix with a unit stride (x's leading dims collapsing into one), otherwise
     copied.  Runs on the current CUDA stream.
     """

@@ -9,8 +9,9 @@ Tolerance per element, as in tests/kernel_gemm/gemm_check.hpp:
             of the activations)
     r_out = 2^-7 (bf16 output), 2^-10 (f16), 1e-6 (f32): twice the unit roundoff of the rounding
     c_acc = 2e-5: fp32 sums of exact products in any order
-    + 2^-11 * 1.2 * |z| (z: the pre-activation) with a 16-bit residual and beta = 0: the cooperative Hopper kernel
-      carries z as f16 to the pass that applies the activation and adds the residual (docs/GEMM.md); folded into mag.
+    + 2^-11 * 1.2 * |z| (z: the pre-activation) for 16-bit results with beta = 0 and a residual, gelu_tanh or silu:
+      the cooperative Hopper kernel carries z as f16 to the pass that applies the activation and adds the residual,
+      if any (docs/GEMM.md); folded into mag.
 """
 import math
 import zlib
@@ -55,11 +56,14 @@ def reference(x, w, bias=None, activation="none", residual=None, alpha=1.0, beta
         mag = mag + bias.double().abs()
     y = ref_act(activation, z, slope, lo, hi)
     mag = 1.2 * mag
+    # z parked as f16 (the header): the result's type is x's (and a residual's)
+    parked = beta == 0 and x.dtype in (torch.bfloat16, torch.float16) and (
+        residual is not None or activation in ("gelu_tanh", "silu"))
+    if parked:
+        mag = mag + (2.0 ** -11 * 1.2 / C_ACC) * z.abs()
     if residual is not None:
         y = y + residual.double()
         mag = mag + residual.double().abs()
-        if beta == 0 and residual.dtype in (torch.bfloat16, torch.float16):  # z parked as f16 (the header)
-            mag = mag + (2.0 ** -11 * 1.2 / C_ACC) * z.abs()
     return y, mag
 
 

@@ -11,7 +11,7 @@
 //           products, fp32 sums in any order) and for the fp32 FFMA path; 1.5e-3 for tf32, whose operands are
 //           rounded to 11 significant bits (each product within 2^-10 of exact).
 //   + 2^-11 * 1.2 * |x| (x = alpha sum + beta c + bias, before the activation) for 16-bit D with beta = 0 and a
-//           residual: the menus the cooperative Hopper kernel finishes after carrying x as f16
+//           residual, gelu_tanh or silu: the menus the cooperative Hopper kernel finishes after carrying x as f16
 //           (2^-9 for the value sets that pass f16's range, whose warps carry x as bf16).
 // A NaN (the poison) never passes.
 #pragma once
@@ -240,12 +240,14 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
   const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
   const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
-  // The cooperative Hopper kernel's deferred menus with a residual (16-bit D, beta = 0) carry
-  // x = alpha A B + bias as f16 from the drain to the pass that applies the activation and the residual (bf16 where an
-  // |x| of the warp passes f16's range): one more rounding, of x, at most 2^-11 |x| (2^-9 as bf16) -- times the
-  // activation's slope (at most 1.13), before the residual.  Without cancellation against the residual this is within
-  // r_out.  The value sets with infinities or 2^40-wide columns reach past f16's range: their warps park as bf16.
-  const bool parked = (cs.out == Dtype::bf16 || cs.out == Dtype::f16) && cs.beta == 0.f && cs.residual;
+  // The cooperative Hopper kernel's deferred menus with a residual, gelu_tanh or silu (16-bit D, beta = 0) carry
+  // x = alpha A B + bias as f16 from the drain to the pass that applies the activation and the residual, if any (bf16
+  // where an |x| of the warp passes f16's range): one more rounding, of x, at most 2^-11 |x| (2^-9 as bf16) -- times
+  // the activation's slope (at most 1.13).  Without cancellation (against the residual, or GELU's and SiLU's tails
+  // towards 0 for x < 0) this is within r_out.  The value sets with infinities or 2^40-wide columns reach past f16's
+  // range: their warps park as bf16.
+  const bool parked = (cs.out == Dtype::bf16 || cs.out == Dtype::f16) && cs.beta == 0.f &&
+                      (cs.residual || cs.act == Activation::gelu_tanh || cs.act == Activation::silu);
   const bool past_f16 = cs.values == GemmValues::wide_columns || cs.values == GemmValues::inf_rows || cs.values == GemmValues::inf_bias;
   const double r_park = parked ? (past_f16 ? 0x1p-9 : 0x1p-11) * 1.2 : 0.0;
   const bool use_c = cs.beta != 0.f;

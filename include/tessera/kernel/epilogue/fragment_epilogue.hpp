@@ -495,38 +495,55 @@ struct FragmentEpilogue {
   }
 
   // The second half of a deferred epilogue, on a staged tile (kStageTile: 64 x 64 16-bit values, tile(m, n), or with
-  // kTrans tile(n, m); shared::cta addresses) in place: x -> act(x) + R in fp32, written back as TD, for the rows (m)
+  // kTrans tile(n, m); shared::cta addresses) in place: x -> act(x) [+ R] in fp32, written back as TD, for the rows (m)
   // of staging warps w0 .. w1 - 1 (16 each), by one warp.  x was staged as f16 pairs, except where byte w of `parked`
-  // is 1: bf16 pairs.  R is a 16-bit matrix of type TD that TMA loaded into a tile of the same layout at `rtile`, so
-  // one offset addresses both.  A warp's part is 4 steps of 16 bytes a lane (4 rows, or with kTrans 2 columns of 16
-  // rows: 512 contiguous bytes once swizzled, 4 wavefronts, no bank conflicts).  Generic loads and stores: the caller
-  // fences them against the TMA unit.
-  template <class TD, bool kTrans, class Act>
+  // is 1: bf16 pairs.  With kResidual, R is a 16-bit matrix of type TD that TMA loaded into a tile of the same layout
+  // at `rtile`, so one offset addresses both.  A warp's part is 4 steps of 16 bytes a lane (4 rows, or with kTrans 2
+  // columns of 16 rows: 512 contiguous bytes once swizzled, 4 wavefronts, no bank conflicts), kBatch steps loaded
+  // before any is used (beside wgmma a shared load waits hundreds of cycles: docs/PERF.md): two without a residual,
+  // one with it (the store warps have 40 registers).  Generic loads and stores: the caller fences them against the
+  // TMA unit.
+  template <class TD, bool kTrans, bool kResidual, class Act>
   __device__ __forceinline__ static void finish_staged_sw128(uint32_t tile, uint32_t rtile, uint32_t parked, Act act, int lane,
                                                              int w0, int w1) {
     static_assert(sizeof(TD) == 2 && kStageTile.row_elems() == 64 && kStmatrixRows,
                   "fragment epilogue: 64 x 64 16-bit staged tiles, 16 rows a staging warp");
     constexpr Swizzle kSw = kStageTile.tile.swizzle;
     constexpr Layout kLayout = kStageTile.tile.layout;
+    constexpr int kBatch = kResidual ? 1 : 2;
 #pragma unroll 1
-    for (int it = 4 * w0; it < 4 * w1; ++it) {  // step it: warp it / 4's rows
-      const int w = it / 4, t = (it % 4) * 32 + lane;  // 16 bytes of warp w's rows
-      const int m = kTrans ? 16 * w + 8 * (t % 2) : 16 * w + t / 8;
-      const int n = kTrans ? t / 2 : 8 * (t % 8);
-      const uint32_t off = 2u * static_cast<uint32_t>(kTrans ? kSw(static_layout<kLayout>(n, m)) : kSw(static_layout<kLayout>(m, n)));
+    for (int it = 4 * w0; it < 4 * w1; it += kBatch) {  // steps it .. it + kBatch - 1: warp it / 4's rows
+      const int w = it / 4;
       const bool bf = (parked >> (8 * w)) & 0xffu;
-      uint32_t x[4], r[4];
-      arch::ld_shared_v4_u32(x, tile + off);
-      arch::ld_shared_v4_u32(r, rtile + off);
+      uint32_t off[kBatch], x[kBatch][4], r[kResidual ? 4 : 1];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {  // a word at a time (the store warps have 40 registers)
-        float x0, x1, r0, r1;
-        if (bf) frag_detail::Pair<__nv_bfloat16>::unpack(x[i], x0, x1);
-        else frag_detail::Pair<__half>::unpack(x[i], x0, x1);
-        frag_detail::Pair<TD>::unpack(r[i], r0, r1);
-        x[i] = frag_detail::Pair<TD>::pack(act(x0) + r0, act(x1) + r1);
+      for (int q = 0; q < kBatch; ++q) {
+        const int t = (it % 4 + q) * 32 + lane;  // 16 bytes of warp w's rows
+        const int m = kTrans ? 16 * w + 8 * (t % 2) : 16 * w + t / 8;
+        const int n = kTrans ? t / 2 : 8 * (t % 8);
+        off[q] = 2u * static_cast<uint32_t>(kTrans ? kSw(static_layout<kLayout>(n, m)) : kSw(static_layout<kLayout>(m, n)));
+        arch::ld_shared_v4_u32(x[q], tile + off[q]);
       }
-      arch::st_shared_v4_u32(tile + off, x);
+      if constexpr (kResidual) arch::ld_shared_v4_u32(r, rtile + off[0]);
+#pragma unroll
+      for (int q = 0; q < kBatch; ++q) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {  // a word at a time
+          float x0, x1;
+          if (bf) frag_detail::Pair<__nv_bfloat16>::unpack(x[q][i], x0, x1);
+          else frag_detail::Pair<__half>::unpack(x[q][i], x0, x1);
+          x0 = act(x0);
+          x1 = act(x1);
+          if constexpr (kResidual) {
+            float r0, r1;
+            frag_detail::Pair<TD>::unpack(r[i], r0, r1);
+            x0 += r0;
+            x1 += r1;
+          }
+          x[q][i] = frag_detail::Pair<TD>::pack(x0, x1);
+        }
+        arch::st_shared_v4_u32(tile + off[q], x[q]);
+      }
     }
   }
 

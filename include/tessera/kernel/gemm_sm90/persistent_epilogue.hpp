@@ -40,26 +40,32 @@ struct PersistentEpilogue {
   // operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row (4-byte aligned) or none,
   // no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  The work splits in two:
   //   consumer    after the drain, x = alpha acc + bias in fp32 (the bias from sh.bias[c], which stage_bias copied
-  //               during the main loop) -- and without a residual the activation -- packed into pk as 16-bit pairs;
-  //               staged during the next unit's main loop;
-  //   store warp  (menus with a residual: finishes(p)) act(x) + residual on the staged tile in shared memory, in D's
-  //               type, then the TMA store (persistent_store_warps.hpp, FragmentEpilogue::finish_staged_sw128).  The
-  //               tensor cores do not wait for that activation, the residual or its loads.
-  // (Without a residual the store warps' pass is not faster: at 4096^3 bias+GELU ran at 0.94 of the bare GEMM that way
-  // against 0.96 with the activation here; docs/PERF.md.)  Without finishes(p), pk is D.  With it, x is parked as f16
+  //               during the main loop) -- and, unless the store warp finishes the menu, the activation -- packed
+  //               into pk as 16-bit pairs; staged during the next unit's main loop;
+  //   store warp  (finishes(p): a residual, or gelu_tanh / silu) act(x) [+ residual] on the staged tile in shared
+  //               memory, in D's type, then the TMA store (persistent_store_warps.hpp,
+  //               FragmentEpilogue::finish_staged_sw128).  The tensor cores do not wait for that activation, the
+  //               residual or its loads.
+  // The block's last unit has no main loop after it to hide the store warp's pass: without a residual its consumers
+  // apply the activation in registers as for relu (pack_deferred, bit kLastBit of `phases`); with one they finish it
+  // themselves in the ring, which is free by then (stage_last_in_ring).  Without finishes(p), pk is D.  With it, x is parked as f16
   // pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp where some |x|
   // passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the warp's byte in
   // sh.parked[c]).
   // (The host launches this kernel with a residual only through TMA, so the residual menus are exactly p.r_tma.)
-  __device__ __forceinline__ static bool finishes(const Params& p) { return p.r_tma; }
+  __device__ __forceinline__ static bool finishes(const Params& p) {
+    return p.r_tma || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu;
+  }
   // Where slot j is staged in the next main loop: at K tile j << defer_log2 (2 j, or 16 j where the store warp has a
   // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
   // behind wgmma's operand reads; docs/PERF.md).
   __device__ __forceinline__ static int defer_log2(const Params& p) { return finishes(p) ? 4 : 1; }
-  // The buffer slot j is staged in: j % 2, or 0 with the residual (the store warp loads each slot's residual box into
-  // buffer 1).
+  // The buffer slot j is staged in: j % 2, or 0 where the store warp finishes the menu (buffer 1 then holds the slot's
+  // residual box, if any).
   __device__ __forceinline__ static int defer_buffer(const Params& p, int j) { return finishes(p) ? 0 : j % 2; }
-  static constexpr int kParkedBit = 2;  // in consume's `phases` (beside K::kBiasBit)
+  // In consume's `phases` (beside K::kBiasBit): kParkedBit, this warp parked pk as bf16; kLastBit, the unit is the
+  // block's last (set at the unit's start: one word across the main loop, not another register).
+  static constexpr int kParkedBit = 2, kLastBit = 3;
   // After the drain: the fragment of a unit, alpha and the bias applied, into pk.
   __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
                                                        uint32_t (&pk)[Atom::kValuesC / 2], uint32_t& phases) {
@@ -80,7 +86,7 @@ struct PersistentEpilogue {
       half(std::integral_constant<int, 0>{});
       half(std::integral_constant<int, 1>{});
     }
-    if (!finishes(p)) {  // the activation here, in fp32: D packed
+    if (!finishes(p) || (((phases >> kLastBit) & 1u) && !p.r_tma)) {  // the activation here, in fp32: D packed
       auto half = [&](auto hc) {
         constexpr int kF = decltype(hc)::value * kC;
         switch (e.act) {
@@ -115,31 +121,22 @@ struct PersistentEpilogue {
   // its buffer (defer_buffer) once store warp c has freed it (its store of the slot that last used it has read it),
   // then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).  With finishes(p) each warp first says
   // how its rows come (byte `warp` of sh.parked[c]: the store warp reads it after the staged barrier, and the
-  // buffer's next write waits for the free one): parked as f16 (0) or bf16 (1), or finished (kFinishedByte) -- with `self`
-  // (the block's last unit, when the consumers have nothing else to do) each warp finishes its own rows here, so that
-  // the block's end does not wait for one store warp to finish four slots.
-  static constexpr uint32_t kFinishedByte = 2, kFinished = 0x02020202u;
+  // buffer's next write waits for the free one): parked as f16 (0) or bf16 (1).  (The block's last unit goes through
+  // stage_last_in_ring.)
   __device__ __forceinline__ static void stage_deferred(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
-                                                        int c, int j, uint32_t phases, bool self = false) {
+                                                        int c, int j, uint32_t phases) {
     const int b = defer_buffer(p, j);
     auto one = [&](auto jc) {
       constexpr int kJ = decltype(jc)::value;
       unsigned char* tile = sh.d.tile[c][b];
       arch::named_barrier_sync(K::free_bar(c, b), kHandoffThreads);
       const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
-      const bool fin = finishes(p);
-      const uint32_t bf = (phases >> kParkedBit) & 1u;
-      if (fin && lane == 0) {  // this warp's byte (the others' are theirs)
+      if (finishes(p) && lane == 0) {  // this warp's byte (the others' are theirs)
         atomicAnd(&sh.parked[c], ~(0xffu << (8 * warp)));
-        atomicOr(&sh.parked[c], (self ? kFinishedByte : bf) << (8 * warp));
+        atomicOr(&sh.parked[c], ((phases >> kParkedBit) & 1u) << (8 * warp));
       }
       if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread);
       else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread);
-      if (fin && self) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)
-        __syncwarp();
-        arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // the slot's residual box
-        finish_rows(p, K::shared_u32(tile), K::shared_u32(sh.d.tile[c][1]), bf << (8 * warp), lane, warp, warp + 1);
-      }
       arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
       arch::named_barrier_arrive(K::staged_bar(c, b), kHandoffThreads);
     };
@@ -151,16 +148,17 @@ struct PersistentEpilogue {
       default: one(std::integral_constant<int, 3>{}); break;
     }
   }
-  // The block's last unit with a residual, once no consumer reads the ring any more (the block's tail: no main loop
-  // follows to hide one slot at a time through buffer 0): the consumer
-  // says so to its store warp (staged barrier of buffer 1, unused by the residual menus), which loads the unit's four
-  // residual boxes into ring stage 2 c + 1 at once (rfull[c], one phase: an even count of phases before it); the
-  // consumer stages its four slots into ring stage 2 c, finishes its rows of each once the boxes are in, and hands all
-  // four over on buffer 0's staged barrier.
+  // The block's last unit, once no consumer reads the ring any more (the block's tail: no main loop follows, and
+  // through the two buffers each slot after the second would wait for the store of the slot before it): the consumer
+  // stages its four slots into ring stage 2 c and hands all four over on buffer 0's staged barrier.  With a residual
+  // the consumer first says that the ring is free to its store warp (staged barrier of buffer 1, unused by those
+  // menus), which loads the unit's four residual boxes into ring stage 2 c + 1 at once (rfull[c], one phase: an even
+  // count of phases before it), and the consumer's warps finish their rows of x once the boxes are in; otherwise pk
+  // is D (pack_deferred, kLastBit).
   __device__ __forceinline__ static void stage_last_in_ring(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
                                                             int c, uint32_t phases) {
     static_assert(K::kStages >= 4 && sizeof(Stage) >= 4 * Epilogue::kStageTile.bytes(), "the last unit with a residual takes two ring stages a consumer");
-    arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
+    if (p.r_tma) arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
     const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
     unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[2 * c]);
     auto one = [&](auto jc) {
@@ -173,34 +171,43 @@ struct PersistentEpilogue {
     one(std::integral_constant<int, 1>{});
     one(std::integral_constant<int, 2>{});
     one(std::integral_constant<int, 3>{});
-    __syncwarp();
-    arch::mbarrier_wait_parity(&sh.rfull[c], 0u);  // the four boxes
-    const uint32_t bf = ((phases >> kParkedBit) & 1u) << (8 * warp);
-    const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[2 * c + 1]);
+    if (p.r_tma) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)
+      __syncwarp();
+      arch::mbarrier_wait_parity(&sh.rfull[c], 0u);  // the four boxes
+      const uint32_t bf = ((phases >> kParkedBit) & 1u) << (8 * warp);
+      const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[2 * c + 1]);
 #pragma unroll 1
-    for (int j = 0; j < kSlots; ++j) {
-      const uint32_t off = static_cast<uint32_t>(j * Epilogue::kStageTile.bytes());
-      finish_rows(p, t0 + off, r0 + off, bf, lane, warp, warp + 1);
+      for (int j = 0; j < kSlots; ++j) {
+        const uint32_t off = static_cast<uint32_t>(j * Epilogue::kStageTile.bytes());
+        finish_rows<true>(p, t0 + off, r0 + off, bf, lane, warp, warp + 1);
+      }
     }
     arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
     arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
   }
-  // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; the residual's
-  // box at rtile) on the rows of staging warps w0 .. w1 - 1.
+  // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; with kResidual
+  // the residual's box at rtile) on the rows of staging warps w0 .. w1 - 1.  (Without a residual the store warps
+  // finish gelu_tanh and silu alone: finishes.)
+  template <bool kResidual>
   __device__ __forceinline__ static void finish_rows(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int lane, int w0,
                                                      int w1) {
     auto run = [&](auto act) {
       auto go = [&](auto trans) {
-        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value>(tile, rtile, parked, act, lane, w0, w1);
+        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, w0, w1);
       };
       if (p.ep.d_row_major) go(std::false_type{});
       else go(std::true_type{});
     };
-    switch (p.ep.act) {
-      case Activation::relu: run(ActEw<ew::op::Relu>{}); break;
-      case Activation::gelu_tanh: run(ActEw<ew::op::GeluTanhHw>{}); break;
-      case Activation::silu: run(ActEw<ew::op::SiluHw>{}); break;
-      default: run(epilogue::ActNone{}); break;
+    if constexpr (kResidual) {
+      switch (p.ep.act) {
+        case Activation::relu: run(ActEw<ew::op::Relu>{}); break;
+        case Activation::gelu_tanh: run(ActEw<ew::op::GeluTanhHw>{}); break;
+        case Activation::silu: run(ActEw<ew::op::SiluHw>{}); break;
+        default: run(epilogue::ActNone{}); break;
+      }
+    } else {
+      if (p.ep.act == Activation::gelu_tanh) run(ActEw<ew::op::GeluTanhHw>{});
+      else run(ActEw<ew::op::SiluHw>{});
     }
   }
 

@@ -29,11 +29,12 @@
 //                (cp.async.bulk.wait_group.read) and frees it or releases the ring stage; the consumer goes
 //                on to the next chunk and then to the next unit's main loop meanwhile.  (The cooperative kernel
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
-//                loop instead: stage_deferred, every slot through the two buffers.  It also runs alpha, a bias of
-//                D's type and relu / gelu_tanh / silu, applied after the drain before the pack, and a residual
-//                through TMA: then the consumer packs x = alpha acc + bias as f16 and the store warp applies the
-//                activation and the residual box it loads into buffer 1 on each staged slot before storing it
-//                (Epi::finishes, PersistentStoreWarps::store_tiles_deferred_residual); its bias is
+//                loop instead: stage_deferred, through the two buffers, the block's last unit through the free
+//                ring, stage_last_in_ring.  It also runs alpha, a bias of D's type and relu, applied after the
+//                drain before the pack, and gelu_tanh / silu and a residual through TMA: then the consumer packs
+//                x = alpha acc + bias as f16 and the store warp applies the activation and the residual box it
+//                loads into buffer 1 on each staged slot before storing it (Epi::finishes,
+//                PersistentStoreWarps::store_tiles_finishing); its bias is
 //                copied into shared memory (sh.bias[c], cp.async completing on bias_full[c]) when its unit starts, so
 //                the epilogue reads no global memory.  The host launches the general kernel only for the other menus,
 //                whose body reads C, the bias and the residual from global memory.)  Otherwise D is stored from
@@ -171,8 +172,8 @@ struct GemmSm90Persistent {
     uint64_t bias_full[2];  // consumer c's bias words of its unit have landed in bias[c] (count 128: one
                             // cp.async.mbarrier.arrive.noinc per thread of the warpgroup)
     int last[2];  // split-K: this warpgroup's unit completes its tile
-    // The bare kernel's residual menus: byte w, how consumer c's warp w staged its slot in buffer 0 (Epi::stage_deferred:
-    // 0 f16, 1 bf16, Epi::kFinishedByte finished).  Written and read with shared-memory atomics: the hand-off is ordered
+    // The bare kernel's menus that the store warps finish (Epi::finishes): byte w, how consumer c's warp w staged its
+    // slot in buffer 0 (Epi::stage_deferred: 0 f16, 1 bf16).  Written and read with shared-memory atomics: the hand-off is ordered
     // by the staged and free named barriers, whose arrive / sync pairs compute-sanitizer's racecheck does not model.
     uint32_t parked[2];
     // The bias of a unit of the bare kernel's menus (persistent_epilogue.hpp, stage_bias): consumer c's columns (kBN)
@@ -209,9 +210,10 @@ struct GemmSm90Persistent {
   // stores have read slots 2 and 3.  So no tile of a unit waits for a store of the same unit to read its buffer
   // (buffers 0 and 1 were read during the main loop).
   static constexpr int kRingSlot = 2;
-  // (The bare kernel's slots all pass through the two buffers -- with its residual through TMA, p.r_tma, its slots through
-  // buffer 0 and the residual's boxes through buffer 1: persistent_store_warps.hpp, store_tiles_deferred_residual.  The
-  // general kernel reads a residual from global memory, whatever p.r_tma says.)
+  // (The bare kernel's slots pass through the two buffers -- where its store warps finish the menu, its slots through
+  // buffer 0 and a residual's boxes through buffer 1: persistent_store_warps.hpp, store_tiles_finishing -- except the
+  // block's last unit, through ring stages 2c and 2c + 1 (Epi::stage_last_in_ring).  The general kernel reads a
+  // residual from global memory, whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
   // D's type in the bare kernel (the operands').
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
@@ -387,7 +389,7 @@ struct GemmSm90Persistent {
     uint32_t phase = 0;
     // The bare kernel's unit state in one word (one register across the main loop and the epilogue): bit kBiasBit, the
     // phase of sh.bias_full[c] (the count of stage_bias calls, mod 2); bit Epi::kParkedBit, this warp parked pk as bf16
-    // rather than f16 (Epi::pack_deferred).
+    // rather than f16 (Epi::pack_deferred); bit Epi::kLastBit, the unit is the block's last.
     [[maybe_unused]] uint32_t phases = 0;
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // The ring's shared::cta addresses, worked out once: stage 0 in 16-byte units (the wgmma descriptors' start
@@ -427,6 +429,7 @@ struct GemmSm90Persistent {
       // before the epilogue reads them (no global load in the epilogue; every unit, edges clipped).
       if constexpr (kDefer) {
         if (defer_bias(p, w)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
+        phases = (phases & ~(1u << Epi::kLastBit)) | (v + 1 == items ? 1u << Epi::kLastBit : 0u);
       }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
@@ -537,13 +540,9 @@ struct GemmSm90Persistent {
         if (tr) TTRACE(1 + c, v, 5, TCLK());
       }
     }
-    if constexpr (kDefer) {  // the last unit's D
-      if (p.r_tma) {  // through the ring, free once both consumers have drained (Epi::stage_last_in_ring)
-        arch::named_barrier_sync(static_cast<uint32_t>(Barrier::drained_both), 256);
-        if (pending) Epi::stage_last_in_ring(pk, p, sh, c, phases);
-      } else if (pending) {
-        for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, true);
-      }
+    if constexpr (kDefer) {  // the last unit's D, through the ring, free once both consumers have drained
+      arch::named_barrier_sync(static_cast<uint32_t>(Barrier::drained_both), 256);
+      if (pending) Epi::stage_last_in_ring(pk, p, sh, c, phases);
     }
   }
 

@@ -51,21 +51,21 @@ struct PersistentStoreWarps {
     __syncwarp();
     arch::named_barrier_arrive(bar, kHandoffThreads);
   }
-  // The bare kernel's residual menus (Epi::finishes): the staged x of consumer c's buffer 0 through the activation and
-  // the residual box in buffer 1, in place (Epi::finish_rows), unless the consumer finished it (Epi::kFinished); then
-  // fenced for the TMA unit.
+  // The bare kernel's menus that the store warps finish (Epi::finishes): the staged x of consumer c's buffer 0 through
+  // the activation [and, with kResidual, the residual box in buffer 1], in place (Epi::finish_rows); then fenced for
+  // the TMA unit.
+  template <bool kResidual>
   __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c) {
     const uint32_t parked = atomicOr(&sh.parked[c], 0u);  // (an atomic read: K::SharedStorage)
-    if (parked != K::Epi::kFinished)
-      K::Epi::finish_rows(p, K::shared_u32(sh.d.tile[c][0]), K::shared_u32(sh.d.tile[c][1]), parked,
-                          static_cast<int>(arch::lane_id_now()), 0, 4);
+    K::Epi::template finish_rows<kResidual>(p, K::shared_u32(sh.d.tile[c][0]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u, parked,
+                                            static_cast<int>(arch::lane_id_now()), 0, 4);
     arch::fence_proxy_async_shared_cta();  // the writes (and the reads of buffer 1) before the TMA unit's next access
     __syncwarp();
   }
   // The bare cooperative kernel's deferred staging: the four slots of a unit at (m0, n0) from consumer c's two
   // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred).  Each buffer goes back
-  // to the consumer once its store has read it, except after the unit's last two slots when !free_last (the block's
-  // last unit).
+  // to the consumer once its store has read it, except after the unit's last two slots when !free_last (the last unit
+  // through the buffers).
   __device__ __forceinline__ static void store_deferred_unit(SharedStorage& sh, bool row_major, const CUtensorMap* map_d, int c, int m0,
                                                              int n0, bool free_last, bool leader) {
 #pragma unroll
@@ -78,6 +78,16 @@ struct PersistentStoreWarps {
       if (leader) arch::bulk_wait_read<0>();  // slot j + 1 read
       if (free) then_free(K::free_bar(c, 1));
     }
+  }
+
+  // The block's last unit at (m0, n0), from ring stage 2 c once the consumer has staged all four slots there
+  // (Epi::stage_last_in_ring).
+  __device__ __forceinline__ static void store_last_from_ring(SharedStorage& sh, bool row_major, const CUtensorMap* map_d, int c,
+                                                              int m0, int n0, bool leader) {
+    const unsigned char* slots = reinterpret_cast<const unsigned char*>(&sh.stage[2 * c]);
+    arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
+    for (int j = 0; j < K::kSlots; ++j)
+      store_now(row_major, map_d, slots + j * Epilogue::kStageTile.bytes(), m0, n0 + K::slot_col(j), leader);
   }
 
   // ---- store warp c: hands consumer c's staged D tiles to the TMA unit ----
@@ -121,20 +131,27 @@ struct PersistentStoreWarps {
           last_v = v;
         }
       }
-      // With the block's last item storing, that unit goes through the ring (Epi::stage_last_in_ring), and buffer 0 is
-      // freed for the units up to the one before it.
-      if (units > 0 && K::Epi::finishes(p))
-        return store_tiles_deferred_residual(sh, p, c, map_d, map_r, last_v, last_v == items - 1 ? before_last_v : last_v, stores);
-      if (units > 0) {
+      // With the block's last item storing, that unit goes through the ring (Epi::stage_last_in_ring), and the buffers
+      // are freed for the units up to the one before it (buf_last_v, the last unit through them).
+      const int buf_last_v = last_v == items - 1 ? before_last_v : last_v;
+      if (units > 0 && K::Epi::finishes(p)) {
+        if (p.r_tma) return store_tiles_finishing<true>(sh, p, c, map_d, map_r, last_v, buf_last_v, stores);
+        return store_tiles_finishing<false>(sh, p, c, map_d, map_r, last_v, buf_last_v, stores);
+      }
+      if (buf_last_v >= 0) {
         arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
         arch::named_barrier_arrive(K::free_bar(c, 1), kHandoffThreads);
       }
       // Every slot through the consumer's two buffers (the consumer stages a unit's slots during its next main loop,
-      // K::stage_deferred, and releases every ring stage itself).
+      // K::stage_deferred, and releases every ring stage itself), the block's last unit through the ring.
       for (int v = 0; v <= last_v; ++v) {
         int m0, n0;
         if (!stores(v, m0, n0)) continue;
-        store_deferred_unit(sh, p.ep.d_row_major, map_d, c, m0, n0, v < last_v, leader);
+        if (v > buf_last_v) {
+          store_last_from_ring(sh, p.ep.d_row_major, map_d, c, m0, n0, leader);
+          break;
+        }
+        store_deferred_unit(sh, p.ep.d_row_major, map_d, c, m0, n0, v < buf_last_v, leader);
       }
       if (leader) arch::bulk_wait_read<0>();
       __syncwarp();
@@ -172,17 +189,18 @@ struct PersistentStoreWarps {
     if (leader) arch::bulk_wait_read<0>();
     __syncwarp();
   }
-  // store_tiles<true> (the bare cooperative kernel's deferred staging) with the residual through TMA (p.r_tma): every
-  // slot passes through consumer c's buffer 0 (Epi::defer_buffer), and buffer 1 holds the slot's residual box.  Per
-  // slot of each storing unit, in the consumer's order: the box is loaded into buffer 1 (rfull[c], one phase a slot)
-  // while the consumer has yet to stage the slot (the unit's first at the unit's turn, the others as soon as the slot
-  // before has been finished); once staged, the slot is finished with it (act(x) + R), stored, and buffer 0 freed when
-  // the store has read it (except after the block's last slot).  finish's proxy fence orders the warp's reads of
-  // buffer 1 before the next box's load into it.
-  template <class Stores>
-  __device__ __forceinline__ static void store_tiles_deferred_residual(SharedStorage& sh, const Params& p, int c,
-                                                                       const CUtensorMap* map_d, const CUtensorMap* map_r,
-                                                                       int last_v, int buf_last_v, Stores&& stores) {
+  // store_tiles<true> (the bare cooperative kernel's deferred staging) for the menus this warp finishes (Epi::finishes;
+  // kResidual: the residual through TMA, p.r_tma): every slot passes through consumer c's buffer 0 (Epi::defer_buffer),
+  // and with kResidual buffer 1 holds the slot's residual box.  Per slot of each storing unit, in the consumer's order:
+  // the box is loaded into buffer 1 (rfull[c], one phase a slot) while the consumer has yet to stage the slot (the
+  // unit's first at the unit's turn, the others as soon as the slot before has been finished); once staged, the slot
+  // is finished (act(x) [+ R]), stored, and buffer 0 freed when the store has read it (except after its last slot).
+  // finish's proxy fence orders the warp's reads of buffer 1 before the next box's load into it.  The block's last unit,
+  // when its last item stores (buf_last_v < last_v), comes through the ring (Epi::stage_last_in_ring).
+  template <bool kResidual, class Stores>
+  __device__ __forceinline__ static void store_tiles_finishing(SharedStorage& sh, const Params& p, int c, const CUtensorMap* map_d,
+                                                               const CUtensorMap* map_r, int last_v, int buf_last_v,
+                                                               Stores&& stores) {
     constexpr uint32_t kTileBytes = static_cast<uint32_t>(Epilogue::kStageTile.bytes());
     const bool leader = arch::lane_id_now() == 0;
     const bool row_major = p.ep.d_row_major;  // the residual has D's order (r_tma)
@@ -192,23 +210,23 @@ struct PersistentStoreWarps {
       if (!stores(v, m0, n0)) continue;
       const bool more = v < buf_last_v;  // a later unit's slots take buffer 0
       if (v > buf_last_v) {  // the block's last unit, through the ring (Epi::stage_last_in_ring)
-        unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[2 * c]);
-        unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[2 * c + 1]);
-        constexpr int kTile = Epilogue::kStageTile.bytes();
-        arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
-        if (leader) {
-          arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes * K::kSlots);
-          for (int j = 0; j < K::kSlots; ++j) {
-            if (row_major) arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], n0 + K::slot_col(j), m0);
-            else arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], m0, n0 + K::slot_col(j));
+        if constexpr (kResidual) {
+          unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[2 * c + 1]);
+          constexpr int kTile = Epilogue::kStageTile.bytes();
+          arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
+          if (leader) {
+            arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes * K::kSlots);
+            for (int j = 0; j < K::kSlots; ++j) {
+              if (row_major) arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], n0 + K::slot_col(j), m0);
+              else arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], m0, n0 + K::slot_col(j));
+            }
           }
         }
-        arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);  // the four slots finished
-        for (int j = 0; j < K::kSlots; ++j) store_now(row_major, map_d, slots + j * kTile, m0, n0 + K::slot_col(j), leader);
+        store_last_from_ring(sh, row_major, map_d, c, m0, n0, leader);  // the four slots staged (and finished)
         break;
       }
       auto load_box = [&](int n) {  // the residual's 64 x 64 box at (m0, n) into buffer 1
-        if (!leader) return;
+        if (!kResidual || !leader) return;
         arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes);
         if (row_major) arch::tma_load_2d(sh.d.tile[c][1], map_r, &sh.rfull[c], n, m0);
         else arch::tma_load_2d(sh.d.tile[c][1], map_r, &sh.rfull[c], m0, n);
@@ -218,8 +236,8 @@ struct PersistentStoreWarps {
       for (int j = 0; j < K::kSlots; ++j) {
         const int n = n0 + K::slot_col(j);
         arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
-        arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // (four phases a unit: slot j's is j % 2)
-        finish(p, sh, c);
+        if constexpr (kResidual) arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // (four phases a unit)
+        finish<kResidual>(p, sh, c);
         if (j + 1 < K::kSlots) load_box(n + K::slot_col(1));  // the next slot's box, once buffer 1 is read (finish fenced)
         store_now(row_major, map_d, sh.d.tile[c][0], m0, n, leader);
         if (leader) arch::bulk_wait_read<0>();
