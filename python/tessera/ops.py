@@ -465,9 +465,9 @@ def linear(x, weight, bias=None, *, activation="none", residual=None, alpha=1.0,
     (..., 1) = x.shape[:-1] + (1,), one per row; or a single value.  activation: one of ACTIVATIONS
     (leaky_relu takes negative_slope, clamp takes clamp_min/clamp_max).  residual and c (beta != 0):
     the output's shape and dtype.  All in fp32 registers, rounded once (with a 16-bit output, beta = 0 and a
-    residual, gelu_tanh or silu the Hopper cooperative kernel also rounds the pre-activation to f16: docs/GEMM.md).  Strided inputs are used in
-    place when each is a matrix with a unit stride (x's leading dims collapsing into one), otherwise
-    copied.  Runs on the current CUDA stream.
+    residual, gelu_tanh or silu the Hopper cooperative kernel also rounds the pre-activation to f16:
+    docs/GEMM.md).  Strided inputs are used in place when each is a matrix with a unit stride (x's leading
+    dims collapsing into one), otherwise copied.  Runs on the current CUDA stream.
     """
     lo = -_INF if clamp_min is None else float(clamp_min)
     hi = _INF if clamp_max is None else float(clamp_max)

@@ -48,10 +48,10 @@ struct PersistentEpilogue {
   //               residual or its loads.
   // The block's last unit has no main loop after it to hide the store warp's pass: without a residual its consumers
   // apply the activation in registers as for relu (pack_deferred, bit kLastBit of `phases`); with one they finish it
-  // themselves in the ring, which is free by then (stage_last_in_ring).  Without finishes(p), pk is D.  With it, x is parked as f16
-  // pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp where some |x|
-  // passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the warp's byte in
-  // sh.parked[c]).
+  // themselves in the ring, which is free by then (stage_last_in_ring).  Without finishes(p), pk is D.  With it, x is
+  // parked as f16 pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp
+  // where some |x| passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the
+  // warp's byte in sh.parked[c]).
   // (The host launches this kernel with a residual only through TMA, so the residual menus are exactly p.r_tma.)
   __device__ __forceinline__ static bool finishes(const Params& p) {
     return p.r_tma || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu;
