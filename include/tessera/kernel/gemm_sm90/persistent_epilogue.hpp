@@ -155,12 +155,15 @@ struct PersistentEpilogue {
   // menus), which loads the unit's four residual boxes into ring stage 2 c + 1 at once (rfull[c], one phase: an even
   // count of phases before it), and the consumer's warps finish their rows of x once the boxes are in; otherwise pk
   // is D (pack_deferred, kLastBit).
+  // The ring stages of the last unit: consumer c's slots, and its residual boxes (the store warp's loads).
+  __device__ __forceinline__ static constexpr int last_slots_stage(int c) { return 2 * c; }
+  __device__ __forceinline__ static constexpr int last_boxes_stage(int c) { return 2 * c + 1; }
   __device__ __forceinline__ static void stage_last_in_ring(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
                                                             int c, uint32_t phases) {
     static_assert(K::kStages >= 4 && sizeof(Stage) >= 4 * Epilogue::kStageTile.bytes(), "the last unit with a residual takes two ring stages a consumer");
     if (p.r_tma) arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
     const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
-    unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[2 * c]);
+    unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[last_slots_stage(c)]);
     auto one = [&](auto jc) {
       constexpr int kJ = decltype(jc)::value;
       unsigned char* tile = slots + kJ * Epilogue::kStageTile.bytes();
@@ -175,7 +178,7 @@ struct PersistentEpilogue {
       __syncwarp();
       arch::mbarrier_wait_parity(&sh.rfull[c], 0u);  // the four boxes
       const uint32_t bf = ((phases >> kParkedBit) & 1u) << (8 * warp);
-      const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[2 * c + 1]);
+      const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[last_boxes_stage(c)]);
 #pragma unroll 1
       for (int j = 0; j < kSlots; ++j) {
         const uint32_t off = static_cast<uint32_t>(j * Epilogue::kStageTile.bytes());

@@ -380,8 +380,8 @@ struct GemmSm90Persistent {
 
     // The bare cooperative kernel stages a unit's D during the next unit's main loop: after the drain the fragment is
     // packed into 16-bit pairs (pk: 64 registers beside the 128 accumulators), and slot j goes to the store warp at
-    // that loop's K tile 2 j (16 j where the store warp finishes a residual menu: Epi::defer_log2), in the shadow of the wgmma in
-    // flight, instead of with the tensor cores idle.
+    // that loop's K tile 2 j (16 j where the store warp finishes the menu: Epi::defer_log2), in the shadow of the wgmma
+    // in flight, instead of with the tensor cores idle.
     constexpr bool kDefer = kBareOnly;
     [[maybe_unused]] uint32_t pk[Atom::kValuesC / 2];
     [[maybe_unused]] bool pending = false;  // pk holds a unit's D whose slots are not all staged
@@ -546,7 +546,7 @@ struct GemmSm90Persistent {
     }
   }
 
-  static constexpr int kBiasBit = 1;  // consume's `phases` (Epi::kParkedBit is the other)
+  static constexpr int kBiasBit = 1;  // consume's `phases` (Epi::kParkedBit and Epi::kLastBit are the others)
   // The bare cooperative kernel stages a unit's bias (Epi::stage_bias) and waits for it (before the drain) under this
   // one condition, so that the copies and the waits stay in step (recomputed at both places rather than kept live
   // across the main loop).

@@ -80,11 +80,11 @@ struct PersistentStoreWarps {
     }
   }
 
-  // The block's last unit at (m0, n0), from ring stage 2 c once the consumer has staged all four slots there
-  // (Epi::stage_last_in_ring).
+  // The block's last unit at (m0, n0), from its ring stage (Epi::last_slots_stage) once the consumer has staged all four
+  // slots there (Epi::stage_last_in_ring).
   __device__ __forceinline__ static void store_last_from_ring(SharedStorage& sh, bool row_major, const CUtensorMap* map_d, int c,
                                                               int m0, int n0, bool leader) {
-    const unsigned char* slots = reinterpret_cast<const unsigned char*>(&sh.stage[2 * c]);
+    const unsigned char* slots = reinterpret_cast<const unsigned char*>(&sh.stage[K::Epi::last_slots_stage(c)]);
     arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
     for (int j = 0; j < K::kSlots; ++j)
       store_now(row_major, map_d, slots + j * Epilogue::kStageTile.bytes(), m0, n0 + K::slot_col(j), leader);
@@ -113,11 +113,6 @@ struct PersistentStoreWarps {
       return w.stores && m0 < p.m;
     };
     const int items = sched.items(K::worker());
-    int units = 0;
-    for (int v = 0; v < items; ++v) {
-      int m0, n0;
-      units += stores(v, m0, n0) ? 1 : 0;
-    }
     const int lane = static_cast<int>(arch::lane_id_now());
     const bool leader = lane == 0;
     if constexpr (kDeferred) {  // (the general kernel reads a residual from global memory: no loads here)
@@ -134,7 +129,7 @@ struct PersistentStoreWarps {
       // With the block's last item storing, that unit goes through the ring (Epi::stage_last_in_ring), and the buffers
       // are freed for the units up to the one before it (buf_last_v, the last unit through them).
       const int buf_last_v = last_v == items - 1 ? before_last_v : last_v;
-      if (units > 0 && K::Epi::finishes(p)) {
+      if (last_v >= 0 && K::Epi::finishes(p)) {
         if (p.r_tma) return store_tiles_finishing<true>(sh, p, c, map_d, map_r, last_v, buf_last_v, stores);
         return store_tiles_finishing<false>(sh, p, c, map_d, map_r, last_v, buf_last_v, stores);
       }
@@ -156,6 +151,11 @@ struct PersistentStoreWarps {
       if (leader) arch::bulk_wait_read<0>();
       __syncwarp();
       return;
+    }
+    int units = 0;
+    for (int v = 0; v < items; ++v) {
+      int m0, n0;
+      units += stores(v, m0, n0) ? 1 : 0;
     }
     if (units > 0) {
       arch::named_barrier_arrive(K::free_bar(c, 0), kHandoffThreads);
@@ -211,7 +211,7 @@ struct PersistentStoreWarps {
       const bool more = v < buf_last_v;  // a later unit's slots take buffer 0
       if (v > buf_last_v) {  // the block's last unit, through the ring (Epi::stage_last_in_ring)
         if constexpr (kResidual) {
-          unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[2 * c + 1]);
+          unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[K::Epi::last_boxes_stage(c)]);
           constexpr int kTile = Epilogue::kStageTile.bytes();
           arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
           if (leader) {
