@@ -62,9 +62,8 @@ static void flush_l2() {
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
   double dstage = 0; int nd = 0;                      // the deferred staging's cycles in a consumer's main loop
-  double sps[4] = {0, 0, 0, 0}; int nss = 0;         // its steps (events 11, 9, 10, 14, 12)
-  double split = 0; int nsp = 0;                      // a split start's cycles (events 11 to 12: experiments/split_start.patch)
-  double hs[6] = {0, 0, 0, 0, 0, 0}, hd = 0, hu = 0; int nh = 0;  // the specialised body's halves: bias, activation, staging
+  // the bare kernel's last unit (consumer events (7, 9..12), store warp events (0, 6, 8..13)), from its packing
+  double lu[8] = {0, 0, 0, 0, 0, 0, 0, 0}; int nlu = 0, nlr = 0;
   for (int b = 0; b < kTraceBlocks; ++b) {
     long long k0 = at(b, 0, 7, 7); if (!k0) continue;
     long long last = 0;
@@ -76,27 +75,23 @@ static void flush_l2() {
         if (at(b, wg, u, 6)) {  // the specialised epilogue's probe point
           e6 += at(b, wg, u, 6) - at(b, wg, u, 4); e5 += at(b, wg, u, 5) - at(b, wg, u, 6); ++ne;
         }
-        if (at(b, wg, u, 8) && at(b, wg, u, 13)) {  // the specialised body's steps (events 8-13)
-          long long prev = at(b, wg, u, 4);
-          for (int e = 0; e < 6; ++e) { hs[e] += at(b, wg, u, 8 + e) - prev; prev = at(b, wg, u, 8 + e); }
-          if (at(b, wg, u, 14)) hd += at(b, wg, u, 14) - at(b, wg, u, 4);
-          if (at(b, wg, u, 15)) hu += at(b, wg, u, 15) - at(b, wg, u, 4);
-          ++nh;
-        }
         if (at(b, wg, u, 7) && at(b, wg, u, 6)) {  // the bare kernel's epilogue start
           e7a += at(b, wg, u, 7) - at(b, wg, u, 4); e7b += at(b, wg, u, 6) - at(b, wg, u, 7); ++ne7;
         }
         if (at(b, wg, u, 8) && !at(b, wg, u, 13) && at(b, wg, u, 7)) { dstage += at(b, wg, u, 8) - 1; ++nd; }
-        if (at(b, wg, u, 11) && at(b, wg, u, 12) && !at(b, wg, u, 13)) {
-          split += at(b, wg, u, 12) - at(b, wg, u, 11); ++nsp;
-          if (at(b, wg, u, 9) && at(b, wg, u, 10) && at(b, wg, u, 14)) {
-            sps[0] += at(b, wg, u, 9) - at(b, wg, u, 11); sps[1] += at(b, wg, u, 10) - at(b, wg, u, 9);
-            sps[2] += at(b, wg, u, 14) - at(b, wg, u, 10); sps[3] += at(b, wg, u, 12) - at(b, wg, u, 14); ++nss;
-          }
-        }
         if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
         last = std::max(last, at(b, wg, u, 5));
       }
+    for (int c = 0; c < 2; ++c) {  // the last unit of consumer c and its store warp
+      long long packed = 0;
+      for (int u = 0; u < 7; ++u) if (at(b, 1 + c, u, 5)) packed = at(b, 1 + c, u, 5);
+      const long long d = at(b, 1 + c, 7, 9), st = at(b, 1 + c, 7, 10), handed = at(b, 0, 6, 9 + 3 * c), read = at(b, 0, 6, 10 + 3 * c);
+      if (!packed || !d || !st || !handed || !read || !at(b, 0, 7, 4)) continue;
+      lu[0] += d - packed; lu[1] += st - d; lu[4] += handed - st; lu[5] += read - handed; lu[6] += at(b, 0, 7, 4) - read; ++nlu;
+      if (at(b, 1 + c, 7, 11) && at(b, 1 + c, 7, 12) && at(b, 0, 6, 8 + 3 * c)) {
+        lu[2] += at(b, 1 + c, 7, 11) - st; lu[3] += at(b, 1 + c, 7, 12) - at(b, 1 + c, 7, 11); lu[7] += at(b, 0, 6, 8 + 3 * c) - d; ++nlr;
+      }
+    }
     for (int u = 0; u < 8; ++u) if (at(b, 0, u, 0)) { pwait += at(b, 0, u, 1); ++np; }
     // the load of a unit's first K tile: issued (producer event 3) how long before the consumer needs it (event 0),
     // and how long until the consumer found it (event 1)
@@ -132,12 +127,11 @@ static void flush_l2() {
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
-  if (nh) printf("  specialised body (%d units): the drain's end to the epilogue %.0f, to the body %.0f; per half: bias %.0f + activation %.0f + tiles staged %.0f; %.0f + %.0f + %.0f\n", nh,
-                 hu / nh, hd / nh, hs[0] / nh - hd / nh, hs[1] / nh, hs[2] / nh, hs[3] / nh, hs[4] / nh, hs[5] / nh);
   if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit\n", nd, dstage / nd);
-  if (nsp) printf("  split start (%d units): %.0f cycles from its first wait to its last wgmma complete, per unit\n", nsp, split / nsp);
-  if (nss) printf("  split start steps: first half's wgmma issued %.0f, second half's menu %.0f, its wgmma issued %.0f, complete %.0f\n",
-                  sps[0] / nss, sps[1] / nss, sps[2] / nss, sps[3] / nss);
+  if (nlu) printf("  last unit (%d consumers; cycles from its packing): both drained %.0f, slots staged in the ring %.0f%s, handed to the store warp %.0f, "
+                 "its stores read %.0f, block end %.0f\n", nlu, lu[0] / nlu, lu[1] / nlu, "", lu[4] / nlu, lu[5] / nlu, lu[6] / nlu);
+  if (nlr) printf("  last unit's residual (%d): boxes issued %.0f after both drained, in %.0f after the slots staged, rows finished in %.0f\n", nlr,
+                  lu[7] / nlr, lu[2] / nlr, lu[3] / nlr);
   if (ne7) printf("  bare kernel's epilogue (%d units): last wgmma complete to its start %.0f, slots 0-2 and the drained wait %.0f\n", ne7, e7a / ne7, e7b / ne7);
   // global timer (ns): the blocks' first start, last start, last end; the SM clock's rate from block 0
   long long g0 = 0, g1 = 0, g2 = 0;

@@ -174,9 +174,11 @@ struct PersistentEpilogue {
     one(std::integral_constant<int, 1>{});
     one(std::integral_constant<int, 2>{});
     one(std::integral_constant<int, 3>{});
+    if (thread == 0) TTRACE(1 + c, 7, 10, TCLK());
     if (p.r_tma) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)
       __syncwarp();
       arch::mbarrier_wait_parity(&sh.rfull[c], 0u);  // the four boxes
+      if (thread == 0) TTRACE(1 + c, 7, 11, TCLK());
       const uint32_t bf = ((phases >> kParkedBit) & 1u) << (8 * warp);
       const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[last_boxes_stage(c)]);
 #pragma unroll 1
@@ -184,6 +186,7 @@ struct PersistentEpilogue {
         const uint32_t off = static_cast<uint32_t>(j * Epilogue::kStageTile.bytes());
         finish_rows<true>(p, t0 + off, r0 + off, bf, lane, warp, warp + 1);
       }
+      if (thread == 0) TTRACE(1 + c, 7, 12, TCLK());
     }
     arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
     arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);

@@ -17,6 +17,7 @@
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue::finish_staged_sw128, ActEw
 #include "tessera/kernel/gemm/scheduler.hpp"    // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"  // Params
+#include "tessera/kernel/gemm_sm90/trace.hpp"   // TTRACE, TCLK (the timeline probe)
 
 namespace tessera::gemm_sm90 {
 
@@ -86,6 +87,7 @@ struct PersistentStoreWarps {
                                                               int m0, int n0, bool leader) {
     const unsigned char* slots = reinterpret_cast<const unsigned char*>(&sh.stage[K::Epi::last_slots_stage(c)]);
     arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
+    if (leader) TTRACE(0, 6, 9 + 3 * c, TCLK());
     for (int j = 0; j < K::kSlots; ++j)
       store_now(row_major, map_d, slots + j * Epilogue::kStageTile.bytes(), m0, n0 + K::slot_col(j), leader);
   }
@@ -149,6 +151,7 @@ struct PersistentStoreWarps {
         store_deferred_unit(sh, p.ep.d_row_major, map_d, c, m0, n0, v < buf_last_v, leader);
       }
       if (leader) arch::bulk_wait_read<0>();
+      if (leader) TTRACE(0, 6, 10 + 3 * c, TCLK());
       __syncwarp();
       return;
     }
@@ -214,6 +217,7 @@ struct PersistentStoreWarps {
           unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[K::Epi::last_boxes_stage(c)]);
           constexpr int kTile = Epilogue::kStageTile.bytes();
           arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
+          if (leader) TTRACE(0, 6, 8 + 3 * c, TCLK());
           if (leader) {
             arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes * K::kSlots);
             for (int j = 0; j < K::kSlots; ++j) {
@@ -245,6 +249,7 @@ struct PersistentStoreWarps {
       }
     }
     if (leader) arch::bulk_wait_read<0>();
+    if (leader) TTRACE(0, 6, 10 + 3 * c, TCLK());
     __syncwarp();
   }
 #endif  // __CUDACC__ && TESSERA_ARCH_SM90A

@@ -7,14 +7,16 @@
 // units).  Consumers: 0 unit start, 1 first stage full, 2 cycles waiting on later full stages, 3 last wgmma
 // issued, 4 last wgmma complete, 5 epilogue done, 7 the bare kernel's epilogue start (the packing of D, which 5
 // ends: that kernel stages D during the next main loop), 8 the bare kernel's deferred staging's cycles in the main
-// loop (+ 1), 15 the general kernel's epilogue_unit entered (the bookkeeping after the drain done).  (6 and 9-14
-// were the general kernel's specialised bodies' steps, removed; scripts/device/trace_gemm.cu still reads them from
-// older builds' traces.)  Producer (warpgroup 0):
+// loop (+ 1), 15 the general kernel's epilogue_unit entered (the bookkeeping after the drain done).  The bare
+// kernel's last unit (in unit slot 7, whatever its index): 9 both consumers drained (Barrier::drained_both), 10 its
+// four slots staged in the ring, 11 the residual boxes in (rfull), 12 the consumer's rows finished (a residual menu).  Producer
+// (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
 // at its end; the persistent kernel's start-up, (unit 7, 8) barriers initialised, 9 the cluster barrier passed, 10
 // the producer's registers released (setmaxnreg.dec), 11 its first unit's place worked out, 12 the consumers'
-// registers granted (setmaxnreg.inc, consumer 0's first thread).
+// registers granted (setmaxnreg.inc, consumer 0's first thread); (unit 6, 8 + 3 c) store warp c issued the last
+// unit's residual loads, (unit 6, 9 + 3 c) it found the last unit staged, (unit 6, 10 + 3 c) its last store read.
 // The non-persistent kernel (gemm_kernel.hpp) uses unit 0: consumers 0 start (after the barriers' set-up), 1 first
 // stage full, 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 6 staging tile
 // written, 5 epilogue done; the producer 0 start, 1 cycles waiting on empty stages, 2 last load issued, and (unit 7)
