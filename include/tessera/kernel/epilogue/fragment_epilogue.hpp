@@ -30,6 +30,7 @@
 #include <utility>      // std::integer_sequence
 
 #include "tessera/arch/ld_st.hpp"              // ld_shared_u16 / u32 / v4, st_shared_v4
+#include "tessera/arch/sm75_ldmatrix.hpp"      // ldmatrix_x4 (load_packed_sw128)
 #include "tessera/arch/sm90_stmatrix.hpp"      // stmatrix_x4
 #include "tessera/atom/smem_sm90.hpp"           // SmemTileSm90, sw128_tile
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
@@ -491,6 +492,30 @@ struct FragmentEpilogue {
       const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
       if constexpr (kTrans) arch::stmatrix_x4_trans(tile + off * 2, r);
       else arch::stmatrix_x4(tile + off * 2, r);
+    });
+  }
+
+  // The inverse of stage_packed_sw128: the 16 words a thread holds of a staged tile (the same layout and addresses, with
+  // ldmatrix [.trans] for stmatrix [.trans]) into pk[kFirstWord .. kFirstWord + 15]: a 16-bit matrix that TMA loaded
+  // into a tile of kStageTile's layout, read in the accumulator's (thread, value) order.
+  template <int kFirstWord, bool kTrans, int kWords>
+  __device__ __forceinline__ static void load_packed_sw128(uint32_t (&pk)[kWords], const unsigned char* tile, int thread) {
+    static_assert(kStmatrixRows && kFirstWord % kStageWords == 0 && kFirstWord + kStageWords <= kWords,
+                  "fragment epilogue: loading needs the stmatrix layout and 16 words from a multiple of 16");
+    const int lane = thread % 32;
+    const int q = lane / 8;
+    const int m = Atom::c_thread(thread & ~31).row + 8 * (q & 1);
+    constexpr Swizzle kSw = kStageTile.tile.swizzle;
+    constexpr Layout kLayout = kStageTile.tile.layout;
+    frag_detail::static_for<4>([&](auto jp) {
+      constexpr int j = 2 * decltype(jp)::value;
+      constexpr int i = kFirstWord + 2 * j;
+      uint32_t r[4];
+      const int n = 8 * (j + (q >> 1));
+      const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
+      if constexpr (kTrans) arch::ldmatrix_x4_trans(r, tile + off * 2);
+      else arch::ldmatrix_x4(r, tile + off * 2);
+      pk[i] = r[0]; pk[i + 1] = r[1]; pk[i + 2] = r[2]; pk[i + 3] = r[3];
     });
   }
 

@@ -46,9 +46,9 @@ struct PersistentEpilogue {
   //               memory, in D's type, then the TMA store (persistent_store_warps.hpp,
   //               FragmentEpilogue::finish_staged_sw128).  The tensor cores do not wait for that activation, the
   //               residual or its loads.
-  // The block's last unit has no main loop after it to hide the store warp's pass: without a residual its consumers
-  // apply the activation in registers as for relu (pack_deferred, bit kLastBit of `phases`); with one they finish it
-  // themselves in the ring, which is free by then (stage_last_in_ring).  Without finishes(p), pk is D.  With it, x is
+  // The block's last unit has no main loop after it to hide the store warp's pass: its consumers finish the whole unit
+  // in registers (the residual read from the ring, which is free by then), bit kLastBit of `phases`
+  // (stage_last_in_ring).  For the other units: without finishes(p), pk is D.  With it, x is
   // parked as f16 pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp
   // where some |x| passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the
   // warp's byte in sh.parked[c]).
@@ -86,18 +86,18 @@ struct PersistentEpilogue {
       half(std::integral_constant<int, 0>{});
       half(std::integral_constant<int, 1>{});
     }
-    if (!finishes(p) || (((phases >> kLastBit) & 1u) && !p.r_tma)) {  // the activation here, in fp32: D packed
-      auto half = [&](auto hc) {
-        constexpr int kF = decltype(hc)::value * kC;
-        switch (e.act) {
-          case Activation::relu: Epilogue::template activate<kF>(acc, ActEw<ew::op::Relu>{}); break;
-          case Activation::gelu_tanh: Epilogue::template activate<kF>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
-          case Activation::silu: Epilogue::template activate<kF>(acc, ActEw<ew::op::SiluHw>{}); break;
-          default: break;
-        }
-      };
-      half(std::integral_constant<int, 0>{});
-      half(std::integral_constant<int, 1>{});
+    if ((phases >> kLastBit) & 1u) {  // the block's last unit: x stays in acc, in fp32 (stage_last_in_ring)
+      // (pk written, though no one reads it: otherwise its old words stay live into the block's end, and ptxas spilled
+      // around the bias add.)
+#pragma unroll
+      for (int i = 0; i < Atom::kValuesC / 2; ++i) pk[i] = 0u;
+      return;
+    }
+    if (!finishes(p)) {  // D packed, the activation applied here: relu or none (gelu_tanh and silu finish on the store warps)
+      if (e.act == Activation::relu) {
+        Epilogue::template activate<0>(acc, ActEw<ew::op::Relu>{});
+        Epilogue::template activate<kC>(acc, ActEw<ew::op::Relu>{});
+      }
       Epilogue::template pack_pairs<ElemT>(acc, pk);
       return;
     }
@@ -116,6 +116,20 @@ struct PersistentEpilogue {
     } else {
       phases &= ~(1u << kParkedBit);
     }
+  }
+  // The menu's activation on the whole fragment, in fp32.
+  __device__ __forceinline__ static void activate(float (&acc)[Atom::kValuesC], const Params& p) {
+    auto half = [&](auto hc) {
+      constexpr int kF = decltype(hc)::value * Epilogue::kChunk;
+      switch (p.ep.act) {
+        case Activation::relu: Epilogue::template activate<kF>(acc, ActEw<ew::op::Relu>{}); break;
+        case Activation::gelu_tanh: Epilogue::template activate<kF>(acc, ActEw<ew::op::GeluTanhHw>{}); break;
+        case Activation::silu: Epilogue::template activate<kF>(acc, ActEw<ew::op::SiluHw>{}); break;
+        default: break;
+      }
+    };
+    half(std::integral_constant<int, 0>{});
+    half(std::integral_constant<int, 1>{});
   }
   // Slot j of the packed fragment pk (words 16 j .. 16 j + 15: columns 64 j .. 64 j + 63 of the consumer's 64 rows) into
   // its buffer (defer_buffer) once store warp c has freed it (its store of the slot that last used it has read it),
@@ -149,45 +163,56 @@ struct PersistentEpilogue {
     }
   }
   // The block's last unit, once no consumer reads the ring any more (the block's tail: no main loop follows, and
-  // through the two buffers each slot after the second would wait for the store of the slot before it): the consumer
-  // stages its four slots into ring stage 2 c and hands all four over on buffer 0's staged barrier.  With a residual
-  // the consumer first says that the ring is free to its store warp (staged barrier of buffer 1, unused by those
-  // menus), which loads the unit's four residual boxes into ring stage 2 c + 1 at once (rfull[c], one phase: an even
-  // count of phases before it), and the consumer's warps finish their rows of x once the boxes are in; otherwise pk
-  // is D (pack_deferred, kLastBit).
+  // through the two buffers each slot after the second would wait for the store of the slot before it), from x = alpha
+  // acc + bias in fp32, which pack_deferred left in acc (bit kLastBit): the whole unit in registers, every value
+  // independent of the others.  With a residual (p.r_tma) the consumer first says that the ring is free to its store
+  // warp (staged barrier of buffer 1, unused by those menus), which loads the unit's four residual boxes into ring
+  // stage 2 c + 1 at once (rfull[c], one phase: an even count of phases before it) while the activation runs here; each
+  // slot's box is then read in the accumulator's order (ldmatrix, the inverse of the staging's stmatrix) and added.  D
+  // is staged into ring stage 2 c (four slots) and handed over on buffer 0's staged barrier.
   // The ring stages of the last unit: consumer c's slots, and its residual boxes (the store warp's loads).
   __device__ __forceinline__ static constexpr int last_slots_stage(int c) { return 2 * c; }
   __device__ __forceinline__ static constexpr int last_boxes_stage(int c) { return 2 * c + 1; }
-  __device__ __forceinline__ static void stage_last_in_ring(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
-                                                            int c, uint32_t phases) {
-    static_assert(K::kStages >= 4 && sizeof(Stage) >= 4 * Epilogue::kStageTile.bytes(), "the last unit with a residual takes two ring stages a consumer");
+  __device__ __forceinline__ static void stage_last_in_ring(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c) {
+    static_assert(K::kStages >= 4 && sizeof(Stage) >= 4 * Epilogue::kStageTile.bytes(), "the last unit takes two ring stages a consumer");
     if (p.r_tma) arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
-    const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
-    unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[last_slots_stage(c)]);
-    auto one = [&](auto jc) {
-      constexpr int kJ = decltype(jc)::value;
-      unsigned char* tile = slots + kJ * Epilogue::kStageTile.bytes();
-      if (p.ep.d_row_major) Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, false>(pk, tile, thread);
-      else Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, true>(pk, tile, thread);
-    };
-    one(std::integral_constant<int, 0>{});
-    one(std::integral_constant<int, 1>{});
-    one(std::integral_constant<int, 2>{});
-    one(std::integral_constant<int, 3>{});
+    activate(acc, p);
+    const int thread = K::thread_now();
     if (thread == 0) TTRACE(1 + c, 7, 10, TCLK());
-    if (p.r_tma) {  // this warp's rows, in place (its own stmatrix writes: visible to the warp after __syncwarp)
-      __syncwarp();
+    unsigned char* slots = reinterpret_cast<unsigned char*>(&sh.stage[last_slots_stage(c)]);
+    const unsigned char* boxes = reinterpret_cast<const unsigned char*>(&sh.stage[last_boxes_stage(c)]);
+    if (p.r_tma) {
       arch::mbarrier_wait_parity(&sh.rfull[c], 0u);  // the four boxes
       if (thread == 0) TTRACE(1 + c, 7, 11, TCLK());
-      const uint32_t bf = ((phases >> kParkedBit) & 1u) << (8 * warp);
-      const uint32_t t0 = K::shared_u32(slots), r0 = K::shared_u32(&sh.stage[last_boxes_stage(c)]);
-#pragma unroll 1
-      for (int j = 0; j < kSlots; ++j) {
-        const uint32_t off = static_cast<uint32_t>(j * Epilogue::kStageTile.bytes());
-        finish_rows<true>(p, t0 + off, r0 + off, bf, lane, warp, warp + 1);
-      }
-      if (thread == 0) TTRACE(1 + c, 7, 12, TCLK());
     }
+    auto one = [&](auto jc, auto trans, auto res) {
+      constexpr int kJ = decltype(jc)::value;
+      constexpr bool kT = decltype(trans)::value;
+      constexpr int kW = Epilogue::kStageWords;
+      const int off = kJ * Epilogue::kStageTile.bytes();
+      uint32_t w[kW];
+      if constexpr (decltype(res)::value) Epilogue::template load_packed_sw128<0, kT>(w, boxes + off, thread);
+#pragma unroll
+      for (int k = 0; k < kW; ++k) {  // registers 2 (kJ kW + k), + 1: the pair the word holds
+        float r0 = 0.f, r1 = 0.f;
+        if constexpr (decltype(res)::value) epilogue::frag_detail::Pair<ElemT>::unpack(w[k], r0, r1);
+        w[k] = epilogue::frag_detail::Pair<ElemT>::pack(acc[2 * (kJ * kW + k)] + r0, acc[2 * (kJ * kW + k) + 1] + r1);
+      }
+      Epilogue::template stage_packed_sw128<0, kT>(w, slots + off, thread);
+    };
+    auto all = [&](auto trans, auto res) {
+      one(std::integral_constant<int, 0>{}, trans, res);
+      one(std::integral_constant<int, 1>{}, trans, res);
+      one(std::integral_constant<int, 2>{}, trans, res);
+      one(std::integral_constant<int, 3>{}, trans, res);
+    };
+    auto order = [&](auto res) {
+      if (p.ep.d_row_major) all(std::false_type{}, res);
+      else all(std::true_type{}, res);
+    };
+    if (p.r_tma) order(std::true_type{});
+    else order(std::false_type{});
+    if (thread == 0) TTRACE(1 + c, 7, 12, TCLK());
     arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
     arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
   }

@@ -543,7 +543,7 @@ struct GemmSm90Persistent {
     if constexpr (kDefer) {  // the last unit's D, through the ring, free once both consumers have drained
       arch::named_barrier_sync(static_cast<uint32_t>(Barrier::drained_both), 256);
       if (thread_now() == 0) TTRACE(1 + c, 7, 9, TCLK());
-      if (pending) Epi::stage_last_in_ring(pk, p, sh, c, phases);
+      if (pending) Epi::stage_last_in_ring(acc[0], p, sh, c);
     }
   }
 
