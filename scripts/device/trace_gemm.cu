@@ -128,7 +128,7 @@ static void flush_l2() {
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
   if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit\n", nd, dstage / nd);
-  if (nlu) printf("  last unit (%d consumers; cycles from its packing): both drained %.0f, slots staged in the ring (residual menus: activated) %.0f%s, handed to the store warp %.0f, "
+  if (nlu) printf("  last unit (%d consumers; cycles from its pack_deferred): both drained %.0f, activated %.0f%s, handed to the store warp %.0f, "
                  "its stores read %.0f, block end %.0f\n", nlu, lu[0] / nlu, lu[1] / nlu, "", lu[4] / nlu, lu[5] / nlu, lu[6] / nlu);
   if (nlr) printf("  last unit's residual (%d): boxes issued %.0f after both drained, in %.0f after the activation, D finished and staged in %.0f\n", nlr,
                   lu[7] / nlr, lu[2] / nlr, lu[3] / nlr);

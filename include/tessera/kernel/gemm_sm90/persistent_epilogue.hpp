@@ -66,7 +66,7 @@ struct PersistentEpilogue {
   // In consume's `phases` (beside K::kBiasBit): kParkedBit, this warp parked pk as bf16; kLastBit, the unit is the
   // block's last (set at the unit's start: one word across the main loop, not another register).
   static constexpr int kParkedBit = 2, kLastBit = 3;
-  // After the drain: the fragment of a unit, alpha and the bias applied, into pk.
+  // After the drain: the fragment of a unit, alpha and the bias applied, into pk (the block's last unit: left in acc).
   __device__ __forceinline__ static void pack_deferred(float (&acc)[Atom::kValuesC], const Params& p, SharedStorage& sh, int c,
                                                        uint32_t (&pk)[Atom::kValuesC / 2], uint32_t& phases) {
     static_assert(Atom::kValuesC == 2 * Epilogue::kChunk, "gemm_sm90 persistent: the fragment is two chunks");

@@ -29,8 +29,9 @@
 //                (cp.async.bulk.wait_group.read) and frees it or releases the ring stage; the consumer goes
 //                on to the next chunk and then to the next unit's main loop meanwhile.  (The cooperative kernel
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
-//                loop instead: stage_deferred, through the two buffers, the block's last unit through the free
-//                ring, stage_last_in_ring.  It also runs alpha, a bias of D's type and relu, applied after the
+//                loop instead: stage_deferred, through the two buffers, the block's last unit finished in registers
+//                and staged through the free ring, stage_last_in_ring.  It also runs alpha, a bias of D's type and
+//                relu, applied after the
 //                drain before the pack, and gelu_tanh / silu and a residual through TMA: then the consumer packs
 //                x = alpha acc + bias as f16 and the store warp applies the activation and the residual box it
 //                loads into buffer 1 on each staged slot before storing it (Epi::finishes,

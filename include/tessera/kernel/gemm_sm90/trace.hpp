@@ -9,9 +9,8 @@
 // ends: that kernel stages D during the next main loop), 8 the bare kernel's deferred staging's cycles in the main
 // loop (+ 1), 15 the general kernel's epilogue_unit entered (the bookkeeping after the drain done).  The bare
 // kernel's last unit (in unit slot 7, whatever its index): 9 both consumers drained (Barrier::drained_both), 10 its
-// four slots staged in the ring (a residual menu: its activation done), 11 the residual boxes in (rfull), 12 the
-// residual menu's D finished and staged.  Producer
-// (warpgroup 0):
+// activation applied in registers, 11 the residual boxes in (rfull; the residual menus), 12 D finished and staged in
+// the ring.  Producer (warpgroup 0):
 // 0 unit start, 1 cycles waiting on empty stages, 2 last load issued, 3 first load issued; (unit 7, 7) the block's
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
 // at its end; the persistent kernel's start-up, (unit 7, 8) barriers initialised, 9 the cluster barrier passed, 10
