@@ -27,6 +27,7 @@
 #include <cuda_fp16.h>  // __half, __half2
 
 #include <cstdint>      // int64_t, uintptr_t
+#include <type_traits>  // std::integral_constant
 #include <utility>      // std::integer_sequence
 
 #include "tessera/arch/ld_st.hpp"              // ld_shared_u16 / u32 / v4, st_shared_v4
@@ -472,11 +473,13 @@ struct FragmentEpilogue {
       pk[k] = frag_detail::Pair<T>::pack(acc[kFirst + 2 * k], acc[kFirst + 2 * k + 1]);
     });
   }
-  // stage_sw128 of packed words: pk[kFirstWord .. kFirstWord + 15] (registers 2 kFirstWord .. + 31) into `tile`.
-  // Four stmatrix.x4 per warp, each two column blocks x two row halves; lane l gives the address of row l % 8 of
-  // matrix l / 8.  The swizzle spreads a matrix's 8 rows of 16 bytes over all 32 banks: no bank conflicts.
-  template <int kFirstWord, bool kTrans, int kWords>
-  __device__ __forceinline__ static void stage_packed_sw128(const uint32_t (&pk)[kWords], unsigned char* tile, int thread) {
+  // The four x4 matrix accesses of a thread's 16 staged words, in order: f(i, addr) for words pk[i .. i + 3] (column
+  // blocks j, j + 1 of the chunk at word kFirstWord, i = kFirstWord + 2 j), addr the row this lane gives (lane l: row
+  // l % 8 of matrix l / 8; with kTrans tile(n, m)).  The swizzle spreads a matrix's 8 rows of 16 bytes over all 32
+  // banks: no bank conflicts.  stage_packed_sw128 and load_packed_sw128 share it, so a staged tile reads back into the
+  // words that staged it.
+  template <int kFirstWord, bool kTrans, int kWords, class Byte, class F>
+  __device__ __forceinline__ static void for_each_packed_x4(Byte* tile, int thread, F&& f) {
     static_assert(kStmatrixRows && kFirstWord % kStageWords == 0 && kFirstWord + kStageWords <= kWords,
                   "fragment epilogue: staging needs the stmatrix layout and 16 words from a multiple of 16");
     const int lane = thread % 32;
@@ -486,35 +489,31 @@ struct FragmentEpilogue {
     constexpr Layout kLayout = kStageTile.tile.layout;
     frag_detail::static_for<4>([&](auto jp) {
       constexpr int j = 2 * decltype(jp)::value;                          // column blocks j, j + 1 of this chunk
-      constexpr int i = kFirstWord + 2 * j;
-      const uint32_t r[4] = {pk[i], pk[i + 1], pk[i + 2], pk[i + 3]};
       const int n = 8 * (j + (q >> 1));                                    // its first column
       const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
-      if constexpr (kTrans) arch::stmatrix_x4_trans(tile + off * 2, r);
-      else arch::stmatrix_x4(tile + off * 2, r);
+      f(std::integral_constant<int, kFirstWord + 2 * j>{}, tile + off * 2);
     });
   }
-
-  // The inverse of stage_packed_sw128: the 16 words a thread holds of a staged tile (the same layout and addresses, with
-  // ldmatrix [.trans] for stmatrix [.trans]) into pk[kFirstWord .. kFirstWord + 15]: a 16-bit matrix that TMA loaded
-  // into a tile of kStageTile's layout, read in the accumulator's (thread, value) order.
+  // stage_sw128 of packed words: pk[kFirstWord .. kFirstWord + 15] (registers 2 kFirstWord .. + 31) into `tile`: four
+  // stmatrix.x4 per warp, each two column blocks x two row halves.
+  template <int kFirstWord, bool kTrans, int kWords>
+  __device__ __forceinline__ static void stage_packed_sw128(const uint32_t (&pk)[kWords], unsigned char* tile, int thread) {
+    for_each_packed_x4<kFirstWord, kTrans, kWords>(tile, thread, [&](auto ic, unsigned char* addr) {
+      constexpr int i = decltype(ic)::value;
+      const uint32_t r[4] = {pk[i], pk[i + 1], pk[i + 2], pk[i + 3]};
+      if constexpr (kTrans) arch::stmatrix_x4_trans(addr, r);
+      else arch::stmatrix_x4(addr, r);
+    });
+  }
+  // The inverse of stage_packed_sw128 (ldmatrix [.trans] at the same addresses): a 16-bit matrix that TMA loaded into a
+  // tile of kStageTile's layout, read into pk[kFirstWord .. kFirstWord + 15] in the accumulator's (thread, value) order.
   template <int kFirstWord, bool kTrans, int kWords>
   __device__ __forceinline__ static void load_packed_sw128(uint32_t (&pk)[kWords], const unsigned char* tile, int thread) {
-    static_assert(kStmatrixRows && kFirstWord % kStageWords == 0 && kFirstWord + kStageWords <= kWords,
-                  "fragment epilogue: loading needs the stmatrix layout and 16 words from a multiple of 16");
-    const int lane = thread % 32;
-    const int q = lane / 8;
-    const int m = Atom::c_thread(thread & ~31).row + 8 * (q & 1);
-    constexpr Swizzle kSw = kStageTile.tile.swizzle;
-    constexpr Layout kLayout = kStageTile.tile.layout;
-    frag_detail::static_for<4>([&](auto jp) {
-      constexpr int j = 2 * decltype(jp)::value;
-      constexpr int i = kFirstWord + 2 * j;
+    for_each_packed_x4<kFirstWord, kTrans, kWords>(tile, thread, [&](auto ic, const unsigned char* addr) {
+      constexpr int i = decltype(ic)::value;
       uint32_t r[4];
-      const int n = 8 * (j + (q >> 1));
-      const Int off = kTrans ? kSw(static_layout<kLayout>(n + lane % 8, m)) : kSw(static_layout<kLayout>(m + lane % 8, n));
-      if constexpr (kTrans) arch::ldmatrix_x4_trans(r, tile + off * 2);
-      else arch::ldmatrix_x4(r, tile + off * 2);
+      if constexpr (kTrans) arch::ldmatrix_x4_trans(r, addr);
+      else arch::ldmatrix_x4(r, addr);
       pk[i] = r[0]; pk[i + 1] = r[1]; pk[i + 2] = r[2]; pk[i + 3] = r[3];
     });
   }

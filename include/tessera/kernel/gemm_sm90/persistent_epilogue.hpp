@@ -217,14 +217,14 @@ struct PersistentEpilogue {
     arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
   }
   // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; with kResidual
-  // the residual's box at rtile) on the rows of staging warps w0 .. w1 - 1.  (Without a residual the store warps
-  // finish gelu_tanh and silu alone: finishes.)
+  // the residual's box at rtile) on a whole staged slot, by the calling store warp.  (Without a residual the store
+  // warps finish gelu_tanh and silu alone: finishes.)
   template <bool kResidual>
-  __device__ __forceinline__ static void finish_rows(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int lane, int w0,
-                                                     int w1) {
+  __device__ __forceinline__ static void finish_slot(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked) {
+    const int lane = static_cast<int>(arch::lane_id_now());
     auto run = [&](auto act) {
       auto go = [&](auto trans) {
-        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, w0, w1);
+        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, 0, 4);
       };
       if (p.ep.d_row_major) go(std::false_type{});
       else go(std::true_type{});

@@ -31,8 +31,8 @@
 //                compiled for the bare GEMM packs D after the drain and stages it during the next unit's main
 //                loop instead: stage_deferred, through the two buffers, the block's last unit finished in registers
 //                and staged through the free ring, stage_last_in_ring.  It also runs alpha, a bias of D's type and
-//                relu, applied after the
-//                drain before the pack, and gelu_tanh / silu and a residual through TMA: then the consumer packs
+//                relu, applied after the drain before the pack, and gelu_tanh / silu and a residual through TMA: then
+//                the consumer packs
 //                x = alpha acc + bias as f16 and the store warp applies the activation and the residual box it
 //                loads into buffer 1 on each staged slot before storing it (Epi::finishes,
 //                PersistentStoreWarps::store_tiles_finishing); its bias is

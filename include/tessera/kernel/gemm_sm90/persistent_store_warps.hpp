@@ -53,13 +53,12 @@ struct PersistentStoreWarps {
     arch::named_barrier_arrive(bar, kHandoffThreads);
   }
   // The bare kernel's menus that the store warps finish (Epi::finishes): the staged x of consumer c's buffer 0 through
-  // the activation [and, with kResidual, the residual box in buffer 1], in place (Epi::finish_rows); then fenced for
+  // the activation [and, with kResidual, the residual box in buffer 1], in place (Epi::finish_slot); then fenced for
   // the TMA unit.
   template <bool kResidual>
   __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c) {
     const uint32_t parked = atomicOr(&sh.parked[c], 0u);  // (an atomic read: K::SharedStorage)
-    K::Epi::template finish_rows<kResidual>(p, K::shared_u32(sh.d.tile[c][0]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u, parked,
-                                            static_cast<int>(arch::lane_id_now()), 0, 4);
+    K::Epi::template finish_slot<kResidual>(p, K::shared_u32(sh.d.tile[c][0]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u, parked);
     arch::fence_proxy_async_shared_cta();  // the writes (and the reads of buffer 1) before the TMA unit's next access
     __syncwarp();
   }
@@ -212,37 +211,34 @@ struct PersistentStoreWarps {
       int m0, n0;
       if (!stores(v, m0, n0)) continue;
       const bool more = v < buf_last_v;  // a later unit's slots take buffer 0
+      // The residual's 64 x 64 boxes at (m0, n0 + slot_col(j)), j < boxes, into dst (consecutive tiles), on rfull[c]
+      // (one phase for all of them).
+      auto load_boxes = [&](unsigned char* dst, int j0, int boxes) {
+        if (!kResidual || !leader) return;
+        arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes * static_cast<uint32_t>(boxes));
+        for (int j = j0; j < j0 + boxes; ++j) {
+          unsigned char* tile = dst + (j - j0) * kTileBytes;
+          if (row_major) arch::tma_load_2d(tile, map_r, &sh.rfull[c], n0 + K::slot_col(j), m0);
+          else arch::tma_load_2d(tile, map_r, &sh.rfull[c], m0, n0 + K::slot_col(j));
+        }
+      };
       if (v > buf_last_v) {  // the block's last unit, through the ring (Epi::stage_last_in_ring)
         if constexpr (kResidual) {
-          unsigned char* boxes = reinterpret_cast<unsigned char*>(&sh.stage[K::Epi::last_boxes_stage(c)]);
-          constexpr int kTile = Epilogue::kStageTile.bytes();
           arch::named_barrier_sync(K::staged_bar(c, 1), kHandoffThreads);  // the ring is free
           if (leader) TTRACE(0, 6, 8 + 3 * c, TCLK());
-          if (leader) {
-            arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes * K::kSlots);
-            for (int j = 0; j < K::kSlots; ++j) {
-              if (row_major) arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], n0 + K::slot_col(j), m0);
-              else arch::tma_load_2d(boxes + j * kTile, map_r, &sh.rfull[c], m0, n0 + K::slot_col(j));
-            }
-          }
+          load_boxes(reinterpret_cast<unsigned char*>(&sh.stage[K::Epi::last_boxes_stage(c)]), 0, K::kSlots);
         }
         store_last_from_ring(sh, row_major, map_d, c, m0, n0, leader);  // the four slots staged (and finished)
         break;
       }
-      auto load_box = [&](int n) {  // the residual's 64 x 64 box at (m0, n) into buffer 1
-        if (!kResidual || !leader) return;
-        arch::mbarrier_arrive_expect_tx(&sh.rfull[c], kTileBytes);
-        if (row_major) arch::tma_load_2d(sh.d.tile[c][1], map_r, &sh.rfull[c], n, m0);
-        else arch::tma_load_2d(sh.d.tile[c][1], map_r, &sh.rfull[c], m0, n);
-      };
-      load_box(n0);
+      load_boxes(sh.d.tile[c][1], 0, 1);  // slot 0's box into buffer 1
 #pragma unroll 1
       for (int j = 0; j < K::kSlots; ++j) {
         const int n = n0 + K::slot_col(j);
         arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
         if constexpr (kResidual) arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // (four phases a unit)
         finish<kResidual>(p, sh, c);
-        if (j + 1 < K::kSlots) load_box(n + K::slot_col(1));  // the next slot's box, once buffer 1 is read (finish fenced)
+        if (j + 1 < K::kSlots) load_boxes(sh.d.tile[c][1], j + 1, 1);  // the next slot's box, once buffer 1 is read (finish fenced)
         store_now(row_major, map_d, sh.d.tile[c][0], m0, n, leader);
         if (leader) arch::bulk_wait_read<0>();
         if (more || j + 1 < K::kSlots) then_free(K::free_bar(c, 0));
