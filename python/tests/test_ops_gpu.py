@@ -9,9 +9,9 @@ Tolerance per element, as in tests/kernel_gemm/gemm_check.hpp:
             of the activations)
     r_out = 2^-7 (bf16 output), 2^-10 (f16), 1e-6 (f32): twice the unit roundoff of the rounding
     c_acc = 2e-5: fp32 sums of exact products in any order
-    + 2^-11 * 1.2 * |z| (z: the pre-activation) for 16-bit results with beta = 0 and a residual, gelu_tanh or silu:
-      the cooperative Hopper kernel carries z as f16 to the pass that applies the activation and adds the residual,
-      if any (docs/GEMM.md); folded into mag.
+    + 2^-11 * 1.2 * (|alpha x W^T| + |bias|) for 16-bit results with beta = 0 and a residual, gelu_tanh or silu:
+      the cooperative Hopper kernel carries alpha x W^T as f16 to the pass that adds the bias, applies the activation
+      and adds the residual, if any (docs/GEMM.md); folded into mag.
 """
 import math
 import zlib
@@ -48,19 +48,21 @@ def reference(x, w, bias=None, activation="none", residual=None, alpha=1.0, beta
     x64, w64 = x.double(), w.double()
     z = alpha * (x64 @ w64.t())
     mag = abs(alpha) * (x64.abs() @ w64.abs().t())
+    zp = z.abs()  # |alpha x W^T| + |bias|: the parked value's bound
     if c is not None and beta != 0:
         z = z + beta * c.double()
         mag = mag + abs(beta) * c.double().abs()
     if bias is not None:
         z = z + bias.double()
         mag = mag + bias.double().abs()
+        zp = zp + bias.double().abs()
     y = ref_act(activation, z, slope, lo, hi)
     mag = 1.2 * mag
-    # z parked as f16 (the header): the result's type is x's (and a residual's)
+    # alpha x W^T parked as f16 (the header): the result's type is x's (and a residual's)
     parked = beta == 0 and x.dtype in (torch.bfloat16, torch.float16) and (
         residual is not None or activation in ("gelu_tanh", "silu"))
     if parked:
-        mag = mag + (2.0 ** -11 * 1.2 / C_ACC) * z.abs()
+        mag = mag + (2.0 ** -11 * 1.2 / C_ACC) * zp
     if residual is not None:
         y = y + residual.double()
         mag = mag + residual.double().abs()

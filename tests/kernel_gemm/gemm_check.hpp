@@ -10,9 +10,9 @@
 //   c_acc = error of the product sum in fp32 relative to mag: 2e-5 for bf16/f16 operands (exact fp32
 //           products, fp32 sums in any order) and for the fp32 FFMA path; 1.5e-3 for tf32, whose operands are
 //           rounded to 11 significant bits (each product within 2^-10 of exact).
-//   + 2^-11 * 1.2 * |x| (x = alpha sum + beta c + bias, before the activation) for 16-bit D with beta = 0 and a
-//           residual, gelu_tanh or silu: the menus the cooperative Hopper kernel finishes after carrying x as f16
-//           (2^-9 for the value sets that pass f16's range, whose warps carry x as bf16).
+//   + 2^-11 * 1.2 * (|alpha sum| + |bias|) for 16-bit D with beta = 0 and a residual, gelu_tanh or silu: the menus
+//           the cooperative Hopper kernel finishes after carrying alpha sum as f16, the bias added after (2^-9 for the
+//           value sets that pass f16's range, whose warps carry it as bf16).
 // A NaN (the poison) never passes.
 #pragma once
 
@@ -241,11 +241,11 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
   const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
   // The cooperative Hopper kernel's deferred menus with a residual, gelu_tanh or silu (16-bit D, beta = 0) carry
-  // x = alpha A B + bias as f16 from the drain to the pass that applies the activation and the residual, if any (bf16
-  // where an |x| of the warp passes f16's range): one more rounding, of x, at most 2^-11 |x| (2^-9 as bf16) -- times
-  // the activation's slope (at most 1.13).  Without cancellation (against the residual, or GELU's and SiLU's tails
-  // towards 0 for x < 0) this is within r_out.  The value sets with infinities or 2^40-wide columns reach past f16's
-  // range: their warps park as bf16.
+  // alpha A B as f16 from the drain to the pass that adds the bias and applies the activation and the residual, if any
+  // (bf16 where a value of the warp passes f16's range): one more rounding, at most 2^-11 |alpha A B| (2^-9 as bf16),
+  // bounded here by 2^-11 (|alpha A B| + |bias|) -- times the activation's slope (at most 1.13).  Without cancellation
+  // (against the bias or the residual, or GELU's and SiLU's tails towards 0 for x < 0) this is within r_out.  The
+  // value sets with infinities or 2^40-wide columns reach past f16's range: their warps park as bf16.
   const bool parked = (cs.out == Dtype::bf16 || cs.out == Dtype::f16) && cs.beta == 0.f &&
                       (cs.residual || cs.act == Activation::gelu_tanh || cs.act == Activation::silu);
   const bool past_f16 = cs.values == GemmValues::wide_columns || cs.values == GemmValues::inf_rows || cs.values == GemmValues::inf_bias;
@@ -278,6 +278,7 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
         double acc = (sa[0] + sa[1]) + (sa[2] + sa[3]), mag = (sm[0] + sm[1]) + (sm[2] + sm[3]);
         double v = cs.alpha * acc;
         mag *= std::fabs(cs.alpha);
+        double x_abs = std::fabs(v);  // |alpha sum| + |bias|: the parked value's bound (r_park)
         if (use_c) {
           v += cs.beta * C.at(i, j);
           mag += std::fabs(cs.beta * C.at(i, j));
@@ -286,8 +287,9 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
           const double bv = bias[static_cast<size_t>(cs.bias == BiasMode::per_column ? j : cs.bias == BiasMode::per_row ? i : 0)];
           v += bv;
           mag += std::fabs(bv);
+          x_abs += std::fabs(bv);
         }
-        const double x_park = r_park * std::fabs(v);
+        const double x_park = r_park * x_abs;
         v = ref_act(cs.act, v, cs.p0, cs.p1);
         mag *= 1.2;
         if (cs.residual) {

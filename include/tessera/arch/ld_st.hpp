@@ -9,6 +9,8 @@
 //                                      written by any thread while the kernel runs
 //   st_global_*       st.global        default (.wb)
 //   st_global_cs_*    st.global.cs     streaming store ("evict first"), for data not read again soon
+//   prefetch_global_l1  prefetch.global.L1 (PTX ISA 9.7.9.15): the line holding an address into L1, a hint (no fault,
+//                     no result), so that later loads of it hit L1
 // Shared-memory forms take generic pointers into shared memory and convert them (cvta) to the 32-bit
 // shared window.  Loads return through an array reference (output first, like ldmatrix); stores take the
 // address first and the values last.
@@ -29,6 +31,15 @@ TESSERA_DEVICE_INLINE uint32_t ld_st_smem_u32(const void* p) {
 }  // namespace detail
 
 // ---- global memory ----
+
+TESSERA_DEVICE_INLINE void prefetch_global_l1(const void* gmem_ptr) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("prefetch.global.L1 [%0];\n" ::"l"(gmem_ptr));
+#else
+  (void)gmem_ptr;
+  tessera_error_ld_st_requires_sm_80();
+#endif
+}
 
 TESSERA_DEVICE_INLINE void ld_global_u32(uint32_t& r, const void* gmem_ptr) {
 #if defined(TESSERA_ARCH_SM80)

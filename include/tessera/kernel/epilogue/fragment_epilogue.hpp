@@ -527,19 +527,22 @@ struct FragmentEpilogue {
   // before any is used (beside wgmma a shared load waits hundreds of cycles: docs/PERF.md): two without a residual,
   // one with it (the store warps have 40 registers).  Generic loads and stores: the caller fences them against the
   // TMA unit.
-  template <class TD, bool kTrans, bool kResidual, class Act>
+  // With kBias, x + B before the activation, B a vector of TD in global memory along the tile's columns (`cols`) or rows:
+  // the tile's first one is bias[e_base] (4-byte aligned pairs from there), and `lim` of them lie inside D.
+  template <class TD, bool kTrans, bool kResidual, bool kBias = false, class Act>
   __device__ __forceinline__ static void finish_staged_sw128(uint32_t tile, uint32_t rtile, uint32_t parked, Act act, int lane,
-                                                             int w0, int w1) {
+                                                             int w0, int w1, const void* bias = nullptr, int e_base = 0, int lim = 0,
+                                                             bool cols = true) {
     static_assert(sizeof(TD) == 2 && kStageTile.row_elems() == 64 && kStmatrixRows,
                   "fragment epilogue: 64 x 64 16-bit staged tiles, 16 rows a staging warp");
     constexpr Swizzle kSw = kStageTile.tile.swizzle;
     constexpr Layout kLayout = kStageTile.tile.layout;
-    constexpr int kBatch = kResidual ? 1 : 2;
+    constexpr int kBatch = kResidual || kBias ? 1 : 2;
 #pragma unroll 1
     for (int it = 4 * w0; it < 4 * w1; it += kBatch) {  // steps it .. it + kBatch - 1: warp it / 4's rows
       const int w = it / 4;
       const bool bf = (parked >> (8 * w)) & 0xffu;
-      uint32_t off[kBatch], x[kBatch][4], r[kResidual ? 4 : 1];
+      uint32_t off[kBatch], x[kBatch][4], r[kResidual ? 4 : 1], b[kBias ? kBatch : 1][4];
 #pragma unroll
       for (int q = 0; q < kBatch; ++q) {
         const int t = (it % 4 + q) * 32 + lane;  // 16 bytes of warp w's rows
@@ -547,6 +550,9 @@ struct FragmentEpilogue {
         const int n = kTrans ? t / 2 : 8 * (t % 8);
         off[q] = 2u * static_cast<uint32_t>(kTrans ? kSw(static_layout<kLayout>(n, m)) : kSw(static_layout<kLayout>(m, n)));
         arch::ld_shared_v4_u32(x[q], tile + off[q]);
+        // The chunk's 8 values lie along one column (kTrans) or one row: a bias along that direction gives 8 values
+        // (pairs from `cols ? n : m`), the other one value for all 8.
+        if constexpr (kBias) chunk_bias(b[q], bias, e_base, lim, cols != kTrans, cols ? n : m);
       }
       if constexpr (kResidual) arch::ld_shared_v4_u32(r, rtile + off[0]);
 #pragma unroll
@@ -556,6 +562,12 @@ struct FragmentEpilogue {
           float x0, x1;
           if (bf) frag_detail::Pair<__nv_bfloat16>::unpack(x[q][i], x0, x1);
           else frag_detail::Pair<__half>::unpack(x[q][i], x0, x1);
+          if constexpr (kBias) {
+            float b0, b1;
+            frag_detail::Pair<TD>::unpack(b[q][i], b0, b1);
+            x0 += b0;
+            x1 += b1;
+          }
           x0 = act(x0);
           x1 = act(x1);
           if constexpr (kResidual) {
@@ -568,6 +580,23 @@ struct FragmentEpilogue {
         }
         arch::st_shared_v4_u32(tile + off[q], x[q]);
       }
+    }
+  }
+
+  // finish_staged_sw128's bias words of one chunk (16-bit values bias[e_base + e]): with `vec` the pairs at e0, e0 + 2,
+  // e0 + 4, e0 + 6 (a value at or past `lim` reads as 0: D's edge), otherwise the value at e0 in both halves of every word.
+  __device__ __forceinline__ static void chunk_bias(uint32_t (&b)[4], const void* bias, int e_base, int lim, bool vec, int e0) {
+    const uint16_t* v16 = static_cast<const uint16_t*>(bias) + e_base;
+    if (vec) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int e = e0 + 2 * k;
+        b[k] = e + 2 <= lim ? *reinterpret_cast<const uint32_t*>(v16 + e) : e < lim ? static_cast<uint32_t>(v16[e]) : 0u;
+      }
+    } else {
+      const uint32_t v = e0 < lim ? static_cast<uint32_t>(v16[e0]) : 0u;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) b[k] = v | (v << 16);
     }
   }
 

@@ -40,22 +40,27 @@ struct PersistentEpilogue {
   // operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row (4-byte aligned) or none,
   // no activation, relu, gelu_tanh or silu, and a residual through TMA (p.r_tma) or none.  The work splits in two:
   //   consumer    after the drain, x = alpha acc + bias in fp32 (the bias from sh.bias[c], which stage_bias copied
-  //               during the main loop) -- and, unless the store warp finishes the menu, the activation -- packed
-  //               into pk as 16-bit pairs; staged during the next unit's main loop;
-  //   store warp  (finishes(p): a residual, or gelu_tanh / silu) act(x) [+ residual] on the staged tile in shared
-  //               memory, in D's type, then the TMA store (persistent_store_warps.hpp,
-  //               FragmentEpilogue::finish_staged_sw128).  The tensor cores do not wait for that activation, the
-  //               residual or its loads.
+  //               during the main loop; where the store warp finishes the menu, alpha acc alone: store_bias) -- and,
+  //               unless the store warp finishes the menu, the activation -- packed into pk as 16-bit pairs; staged
+  //               during the next unit's main loop;
+  //   store warp  (finishes(p): a residual, or gelu_tanh / silu) act(x [+ bias]) [+ residual] on the staged tile in
+  //               shared memory, in D's type, the bias read from global memory (its line prefetched into L1 before
+  //               the slot is staged), then the TMA store (persistent_store_warps.hpp,
+  //               FragmentEpilogue::finish_staged_sw128).  The tensor cores do not wait for that activation, the bias,
+  //               the residual or its loads.
   // The block's last unit has no main loop after it to hide the store warp's pass: its consumers finish the whole unit
   // in registers (the residual read from the ring, which is free by then), bit kLastBit of `phases`
-  // (stage_last_in_ring).  For the other units: without finishes(p), pk is D.  With it, x is
-  // parked as f16 pairs -- 2^-11 of |x| from the fp32 value, an eighth of a bf16 D's own rounding -- except in a warp
-  // where some |x| passes f16's range, whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the
-  // warp's byte in sh.parked[c]).
+  // (stage_last_in_ring).  For the other units: without finishes(p), pk is D.  With it, alpha acc is
+  // parked as f16 pairs -- 2^-11 of its magnitude from the fp32 value, an eighth of a bf16 D's own rounding of
+  // alpha acc + bias where bias and product do not cancel -- except in a warp where some value passes f16's range,
+  // whose values are parked as bf16 (bit kParkedBit of consume's `phases`, and the warp's byte in sh.parked[c]).
   // (The host launches this kernel with a residual only through TMA, so the residual menus are exactly p.r_tma.)
   __device__ __forceinline__ static bool finishes(const Params& p) {
     return p.r_tma || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu;
   }
+  // The menus whose bias the store warps add (finishes(p)): the consumers add it only to the block's last unit
+  // (pack_deferred, K::defer_bias), so the drain -- the tensor cores idle -- does not carry it.
+  __device__ __forceinline__ static bool store_bias(const Params& p) { return finishes(p) && p.ep.bias_along != epilogue::kBiasNone; }
   // Where slot j is staged in the next main loop: at K tile j << defer_log2 (2 j, or 16 j where the store warp has a
   // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
   // behind wgmma's operand reads; docs/PERF.md).
@@ -76,7 +81,8 @@ struct PersistentEpilogue {
 #pragma unroll
       for (int i = 0; i < Atom::kValuesC; ++i) acc[i] *= e.alpha;
     }
-    if (e.bias_along != epilogue::kBiasNone) {
+    const bool last = (phases >> kLastBit) & 1u;
+    if (e.bias_along != epilogue::kBiasNone && (last || !finishes(p))) {  // (otherwise the store warp adds it: store_bias)
       const int thread = K::thread_now();
       auto half = [&](auto hc) {
         constexpr int kF = decltype(hc)::value * kC;
@@ -86,7 +92,7 @@ struct PersistentEpilogue {
       half(std::integral_constant<int, 0>{});
       half(std::integral_constant<int, 1>{});
     }
-    if ((phases >> kLastBit) & 1u) {  // the block's last unit: x stays in acc, in fp32 (stage_last_in_ring)
+    if (last) {  // the block's last unit: x stays in acc, in fp32 (stage_last_in_ring)
       // (pk written, though no one reads it: otherwise its old words stay live into the block's end, and ptxas spilled
       // around the bias add.)
 #pragma unroll
@@ -219,12 +225,18 @@ struct PersistentEpilogue {
   // FragmentEpilogue::finish_staged_sw128 for the menu of p (the activation and D's order picked here; with kResidual
   // the residual's box at rtile) on a whole staged slot, by the calling store warp.  (Without a residual the store
   // warps finish gelu_tanh and silu alone: finishes.)
+  // The bias (store_bias(p)) is added here, from global memory: the staging tile's at (m0, n).
   template <bool kResidual>
-  __device__ __forceinline__ static void finish_slot(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked) {
+  __device__ __forceinline__ static void finish_slot(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int m0, int n) {
     const int lane = static_cast<int>(arch::lane_id_now());
+    const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
+    const int e_base = cols ? n : m0, lim = (cols ? p.n : p.m) - e_base;
     auto run = [&](auto act) {
       auto go = [&](auto trans) {
-        Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, 0, 4);
+        if (store_bias(p))
+          Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual, true>(tile, rtile, parked, act, lane, 0, 4,
+                                                                                                  p.ep.bias, e_base, lim, cols);
+        else Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, 0, 4);
       };
       if (p.ep.d_row_major) go(std::false_type{});
       else go(std::true_type{});

@@ -429,8 +429,8 @@ struct GemmSm90Persistent {
       // The bare kernel's menus (Epi::pack_deferred) with a bias: the unit's bias words into sh.bias[c] now, a main loop
       // before the epilogue reads them (no global load in the epilogue; every unit, edges clipped).
       if constexpr (kDefer) {
-        if (defer_bias(p, w)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
         phases = (phases & ~(1u << Epi::kLastBit)) | (v + 1 == items ? 1u << Epi::kLastBit : 0u);
+        if (defer_bias(p, w, phases)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
       }
 
       // ---- main loop: one K tile per stage; one group of wgmma stays in flight ----
@@ -488,7 +488,7 @@ struct GemmSm90Persistent {
       if (kDefer && tr) TTRACE(1 + c, v, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
       if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
       if constexpr (kDefer) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
-        if (defer_bias(p, w)) {
+        if (defer_bias(p, w, phases)) {
           arch::mbarrier_wait_parity(&sh.bias_full[c], (phases >> kBiasBit) & 1u);
           phases ^= 1u << kBiasBit;
         }
@@ -551,9 +551,10 @@ struct GemmSm90Persistent {
   static constexpr int kBiasBit = 1;  // consume's `phases` (Epi::kParkedBit and Epi::kLastBit are the others)
   // The bare cooperative kernel stages a unit's bias (Epi::stage_bias) and waits for it (before the drain) under this
   // one condition, so that the copies and the waits stay in step (recomputed at both places rather than kept live
-  // across the main loop).
-  __device__ __forceinline__ static bool defer_bias(const Params& p, const gemm_core::TileWork& w) {
-    return w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone;
+  // across the main loop): every unit with a bias that pack_deferred adds, which for the menus whose store warps add it
+  // (Epi::store_bias) is the block's last unit alone (bit Epi::kLastBit of `phases`, set before both places).
+  __device__ __forceinline__ static bool defer_bias(const Params& p, const gemm_core::TileWork& w, uint32_t phases) {
+    return w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone && (!Epi::store_bias(p) || ((phases >> Epi::kLastBit) & 1u));
   }
 
   // The thread's index in its warpgroup, read again from %tid.x: the epilogue's addresses are then computed

@@ -10,6 +10,7 @@
 #include <cstdint>  // uint32_t, uint64_t
 
 #include "tessera/arch/config.hpp"              // TESSERA_ARCH_SM90A
+#include "tessera/arch/ld_st.hpp"               // prefetch_global_l1
 #include "tessera/arch/sm90_cluster.hpp"        // cluster_ctarank
 #include "tessera/arch/sm90_mbarrier.hpp"       // mbarrier_arrive_expect_tx, mbarrier_wait_parity
 #include "tessera/arch/sm90_tma.hpp"            // tma_load_2d, tma_store_2d, bulk groups
@@ -56,11 +57,22 @@ struct PersistentStoreWarps {
   // the activation [and, with kResidual, the residual box in buffer 1], in place (Epi::finish_slot); then fenced for
   // the TMA unit.
   template <bool kResidual>
-  __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c) {
+  __device__ __forceinline__ static void finish(const Params& p, SharedStorage& sh, int c, int m0, int n) {
     const uint32_t parked = atomicOr(&sh.parked[c], 0u);  // (an atomic read: K::SharedStorage)
-    K::Epi::template finish_slot<kResidual>(p, K::shared_u32(sh.d.tile[c][0]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u, parked);
+    K::Epi::template finish_slot<kResidual>(p, K::shared_u32(sh.d.tile[c][0]), kResidual ? K::shared_u32(sh.d.tile[c][1]) : 0u, parked,
+                                            m0, n);
     arch::fence_proxy_async_shared_cta();  // the writes (and the reads of buffer 1) before the TMA unit's next access
     __syncwarp();
+  }
+  // The 64 bias values of the staging tile at (m0, n) (Epi::store_bias: 128 bytes along the columns or the rows, one or
+  // two L1 lines) prefetched into L1 by lanes 0 and 1 (its first and last value inside D), so that finish's loads of
+  // them hit L1 rather than wait on L2 at every step.
+  __device__ __forceinline__ static void prefetch_bias(const Params& p, int m0, int n) {
+    const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
+    const int e_base = cols ? n : m0, lim = (cols ? p.n : p.m) - e_base;
+    const int lane = static_cast<int>(arch::lane_id_now());
+    const int e = lane == 0 ? 0 : (lim < Epilogue::kStageCols ? lim : Epilogue::kStageCols) - 1;
+    if (lane < 2 && lim > 0) arch::prefetch_global_l1(static_cast<const uint16_t*>(p.ep.bias) + e_base + e);
   }
   // The bare cooperative kernel's deferred staging: the four slots of a unit at (m0, n0) from consumer c's two
   // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred).  Each buffer goes back
@@ -107,8 +119,10 @@ struct PersistentStoreWarps {
                   "gemm_sm90 persistent: four staging tiles per unit and consumer");
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Item v of this block's worker (its whole units, then its stream-K pieces; local index v).
+    // (The worker through arch::fresh: recomputed at each call rather than kept across the finishing loops, where the
+    // store warps' 40 registers are short.)
     auto stores = [&](int v, int& m0, int& n0) {  // the consumer's tests (consume, epilogue_unit)
-      const gemm_core::TileWork w = sched.item(K::worker(), v);
+      const gemm_core::TileWork w = sched.item(arch::fresh(K::worker()), v);
       m0 = K::consumer_m0(w.tm * kClusterM + rank, c);
       n0 = w.tn * kBN;
       return w.stores && m0 < p.m;
@@ -235,9 +249,10 @@ struct PersistentStoreWarps {
 #pragma unroll 1
       for (int j = 0; j < K::kSlots; ++j) {
         const int n = n0 + K::slot_col(j);
+        if (K::Epi::store_bias(p)) prefetch_bias(p, m0, n);  // its line(s) in L1 while the slot is staged
         arch::named_barrier_sync(K::staged_bar(c, 0), kHandoffThreads);
         if constexpr (kResidual) arch::mbarrier_wait_parity(&sh.rfull[c], static_cast<uint32_t>(j & 1));  // (four phases a unit)
-        finish<kResidual>(p, sh, c);
+        finish<kResidual>(p, sh, c, m0, n);
         if (j + 1 < K::kSlots) load_boxes(sh.d.tile[c][1], j + 1, 1);  // the next slot's box, once buffer 1 is read (finish fenced)
         store_now(row_major, map_d, sh.d.tile[c][0], m0, n, leader);
         if (leader) arch::bulk_wait_read<0>();
