@@ -65,6 +65,9 @@ struct PersistentEpilogue {
   // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
   // behind wgmma's operand reads; docs/PERF.md).
   __device__ __forceinline__ static int defer_log2(const Params& p) { return finishes(p) ? 4 : 1; }
+  // Consumer c stages its slots defer_offset K tiles later than that (half the spacing for consumer 1), so that the two
+  // warpgroups do not stage at the same K tile: at each staging K tile the other one's wgmma keep the tensor cores fed.
+  __device__ __forceinline__ static int defer_offset(const Params& p, int c) { return c << (defer_log2(p) - 1); }
   // The buffer slot j is staged in: j % 2, or 0 where the store warp finishes the menu (buffer 1 then holds the slot's
   // residual box, if any).
   __device__ __forceinline__ static int defer_buffer(const Params& p, int j) { return finishes(p) ? 0 : j % 2; }

@@ -460,10 +460,10 @@ struct GemmSm90Persistent {
         }
         arch::wgmma_commit();
         if constexpr (kDefer) {
-          const int dl = Epi::defer_log2(p);
-          if (pending && kt < (kSlots << dl) && (kt & ((1 << dl) - 1)) == 0) {
+          const int dl = Epi::defer_log2(p), kd = kt - Epi::defer_offset(p, c);
+          if (pending && kd >= 0 && kd < (kSlots << dl) && (kd & ((1 << dl) - 1)) == 0) {
             const unsigned long long ts0 = TCLK();
-            Epi::stage_deferred(pk, p, sh, c, kt >> dl, phases);
+            Epi::stage_deferred(pk, p, sh, c, kd >> dl, phases);
             ssum += TCLK() - ts0;
           }
         }
@@ -479,9 +479,9 @@ struct GemmSm90Persistent {
       s = ls;
       phase = lphase;
       if constexpr (kDefer) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside the drain
-        const int dl = Epi::defer_log2(p);
+        const int dl = Epi::defer_log2(p), kd = w.k_tiles - Epi::defer_offset(p, c);
         if (pending)
-          for (int j = (w.k_tiles + (1 << dl) - 1) >> dl; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases);
+          for (int j = kd > 0 ? (kd + (1 << dl) - 1) >> dl : 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases);
         pending = false;
       }
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
