@@ -524,8 +524,8 @@ struct FragmentEpilogue {
   // is 1: bf16 pairs.  With kResidual, R is a 16-bit matrix of type TD that TMA loaded into a tile of the same layout
   // at `rtile`, so one offset addresses both.  A warp's part is 4 steps of 16 bytes a lane (4 rows, or with kTrans 2
   // columns of 16 rows: 512 contiguous bytes once swizzled, 4 wavefronts, no bank conflicts), kBatch steps loaded
-  // before any is used (beside wgmma a shared load waits hundreds of cycles: docs/PERF.md): two without a residual,
-  // one with it (the store warps have 40 registers).  Generic loads and stores: the caller fences them against the
+  // before any is used (beside wgmma a shared load waits hundreds of cycles: docs/PERF.md): two without a residual or
+  // a bias, one with either (the store warps have 40 registers).  Generic loads and stores: the caller fences them against the
   // TMA unit.
   // With kBias, x + B before the activation, B a vector of TD in global memory along the tile's columns (`cols`) or rows:
   // the tile's first one is bias[e_base] (4-byte aligned pairs from there), and `lim` of them lie inside D.

@@ -426,8 +426,9 @@ struct GemmSm90Persistent {
       if (tr) TTRACE(1 + c, v, 0, TCLK());
       unsigned long long fsum = 0;
       [[maybe_unused]] unsigned long long ssum = 0;  // (probe) the deferred staging's cycles in this main loop
-      // The bare kernel's menus (Epi::pack_deferred) with a bias: the unit's bias words into sh.bias[c] now, a main loop
-      // before the epilogue reads them (no global load in the epilogue; every unit, edges clipped).
+      // The bare kernel's menus (Epi::pack_deferred) with a bias the consumers add (defer_bias: every unit, or the
+      // block's last alone where the store warps add it): the unit's bias words into sh.bias[c] now, a main loop before
+      // the drain reads them (no global load in the consumers' epilogue; edges clipped).
       if constexpr (kDefer) {
         phases = (phases & ~(1u << Epi::kLastBit)) | (v + 1 == items ? 1u << Epi::kLastBit : 0u);
         if (defer_bias(p, w, phases)) Epi::stage_bias(p, sh, c, consumer_m0(w.tm, c), w.tn * kBN);
