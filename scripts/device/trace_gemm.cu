@@ -61,7 +61,8 @@ static void flush_l2() {
   long long tot_max = 0; double tot = 0; int nb = 0;
   double lead = 0, lat = 0, setup = 0; int nl = 0, ns = 0;
   double e7a = 0, e7b = 0; int ne7 = 0;
-  double dstage = 0; int nd = 0;                      // the deferred staging's cycles in a consumer's main loop
+  double dstage = 0, dfree = 0; int nd = 0;          // the deferred staging's cycles in a consumer's main loop, and
+                                                      // of those the waits for a free buffer
   // the bare kernel's last unit (consumer events (7, 9..12), store warp events (0, 6, 8..13)), from its packing
   double lu[8] = {0, 0, 0, 0, 0, 0, 0, 0}; int nlu = 0, nlr = 0;
   for (int b = 0; b < kTraceBlocks; ++b) {
@@ -78,7 +79,11 @@ static void flush_l2() {
         if (at(b, wg, u, 7) && at(b, wg, u, 6)) {  // the bare kernel's epilogue start
           e7a += at(b, wg, u, 7) - at(b, wg, u, 4); e7b += at(b, wg, u, 6) - at(b, wg, u, 7); ++ne7;
         }
-        if (at(b, wg, u, 8) && !at(b, wg, u, 13) && at(b, wg, u, 7)) { dstage += at(b, wg, u, 8) - 1; ++nd; }
+        if (at(b, wg, u, 8) && !at(b, wg, u, 13) && at(b, wg, u, 7)) {
+          dstage += at(b, wg, u, 8) - 1;
+          dfree += at(b, wg, u, 14) ? at(b, wg, u, 14) - 1 : 0;
+          ++nd;
+        }
         if (u + 1 < 8 && at(b, wg, u + 1, 0)) { gap += at(b, wg, u + 1, 0) - at(b, wg, u, 5); ++ng; }
         last = std::max(last, at(b, wg, u, 5));
       }
@@ -127,7 +132,8 @@ static void flush_l2() {
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
-  if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit\n", nd, dstage / nd);
+  if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit, of which waiting for a free buffer %.0f\n",
+                nd, dstage / nd, dfree / nd);
   if (nlu) printf("  last unit (%d consumers; cycles from its pack_deferred): both drained %.0f, activated %.0f%s, handed to the store warp %.0f, "
                  "its stores read %.0f, block end %.0f\n", nlu, lu[0] / nlu, lu[1] / nlu, "", lu[4] / nlu, lu[5] / nlu, lu[6] / nlu);
   if (nlr) printf("  last unit's residual (%d): boxes issued %.0f after both drained, in %.0f after the activation, D finished and staged in %.0f\n", nlr,

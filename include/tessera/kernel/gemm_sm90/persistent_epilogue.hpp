@@ -145,14 +145,17 @@ struct PersistentEpilogue {
   // then handed to that warp (persistent_store_warps.hpp, store_tiles<true>).  With finishes(p) each warp first says
   // how its rows come (byte `warp` of sh.parked[c]: the store warp reads it after the staged barrier, and the
   // buffer's next write waits for the free one): parked as f16 (0) or bf16 (1).  (The block's last unit goes through
-  // stage_last_in_ring.)
+  // stage_last_in_ring.)  free_wait: the timeline probe's count of the cycles spent waiting for the free barrier.
   __device__ __forceinline__ static void stage_deferred(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p, SharedStorage& sh,
-                                                        int c, int j, uint32_t phases) {
+                                                        int c, int j, uint32_t phases,
+                                                        [[maybe_unused]] unsigned long long& free_wait) {
     const int b = defer_buffer(p, j);
     auto one = [&](auto jc) {
       constexpr int kJ = decltype(jc)::value;
       unsigned char* tile = sh.d.tile[c][b];
+      [[maybe_unused]] const unsigned long long t0 = TCLK();
       arch::named_barrier_sync(K::free_bar(c, b), kHandoffThreads);
+      free_wait += TCLK() - t0;  // (the timeline probe; 0 otherwise)
       const int thread = K::thread_now(), warp = thread / 32, lane = thread % 32;
       if (finishes(p) && lane == 0) {  // this warp's byte (the others' are theirs)
         atomicAnd(&sh.parked[c], ~(0xffu << (8 * warp)));

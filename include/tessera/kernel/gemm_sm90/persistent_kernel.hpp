@@ -426,6 +426,7 @@ struct GemmSm90Persistent {
       if (tr) TTRACE(1 + c, v, 0, TCLK());
       unsigned long long fsum = 0;
       [[maybe_unused]] unsigned long long ssum = 0;  // (probe) the deferred staging's cycles in this main loop
+      [[maybe_unused]] unsigned long long fwsum = 0;  // (probe) of which waiting for the store warp to free a buffer
       // The bare kernel's menus (Epi::pack_deferred) with a bias the consumers add (defer_bias: every unit, or the
       // block's last alone where the store warps add it): the unit's bias words into sh.bias[c] now, a main loop before
       // the drain reads them (no global load in the consumers' epilogue; edges clipped).
@@ -464,7 +465,7 @@ struct GemmSm90Persistent {
           const int dl = Epi::defer_log2(p), kd = kt - Epi::defer_offset(p, c);
           if (pending && kd >= 0 && kd < (kSlots << dl) && (kd & ((1 << dl) - 1)) == 0) {
             const unsigned long long ts0 = TCLK();
-            Epi::stage_deferred(pk, p, sh, c, kd >> dl, phases);
+            Epi::stage_deferred(pk, p, sh, c, kd >> dl, phases, fwsum);
             ssum += TCLK() - ts0;
           }
         }
@@ -482,11 +483,14 @@ struct GemmSm90Persistent {
       if constexpr (kDefer) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside the drain
         const int dl = Epi::defer_log2(p), kd = w.k_tiles - Epi::defer_offset(p, c);
         if (pending)
-          for (int j = kd > 0 ? (kd + (1 << dl) - 1) >> dl : 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases);
+          for (int j = kd > 0 ? (kd + (1 << dl) - 1) >> dl : 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, fwsum);
         pending = false;
       }
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
-      if (kDefer && tr) TTRACE(1 + c, v, 8, ssum + 1);  // (+ 1: a stamp of 0 reads as absent)
+      if (kDefer && tr) {  // (+ 1: a stamp of 0 reads as absent)
+        TTRACE(1 + c, v, 8, ssum + 1);
+        TTRACE(1 + c, v, 14, fwsum + 1);
+      }
       if (kAhead && v + 1 < items) w_next = sched.item(worker(), v + 1);
       if constexpr (kDefer) {  // every copy of stage_bias is waited for in its unit (so the phases stay in step)
         if (defer_bias(p, w, phases)) {

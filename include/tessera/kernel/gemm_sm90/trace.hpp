@@ -7,7 +7,8 @@
 // units).  Consumers: 0 unit start, 1 first stage full, 2 cycles waiting on later full stages, 3 last wgmma
 // issued, 4 last wgmma complete, 5 epilogue done, 7 the bare kernel's epilogue start (the packing of D, which 5
 // ends: that kernel stages D during the next main loop), 8 the bare kernel's deferred staging's cycles in the main
-// loop (+ 1), 15 the general kernel's epilogue_unit entered (the bookkeeping after the drain done).  The bare
+// loop (+ 1), 14 of those, the cycles waiting for the store warp to free a buffer (+ 1), 15 the general kernel's
+// epilogue_unit entered (the bookkeeping after the drain done).  The bare
 // kernel's last unit (in unit slot 7, whatever its index): 9 both consumers drained (Barrier::drained_both), 10 its
 // activation applied in registers, 11 the residual boxes in (rfull; the residual menus), 12 D finished and staged in
 // the ring.  Producer (warpgroup 0):
