@@ -3,6 +3,10 @@
 # (TESTS=1, ROUNDS rounds, default 3, REPEATS=10), then on that build compute-sanitizer memcheck, racecheck and
 # synccheck over GemmSanitize.* and the LDL / STL count of every Hopper object: one device call for an A / B whose new
 # side could land.  Logs to $OUT (ab.log, san_*.log); prints the ratios of each round (gemm_ratios.py).
+# Time on the H200 (device tool, a fresh machine): 210-260 s for 3 rounds, the builds about 125 s of it.  Leave $OUT
+# the tool's own folder when the device time left is near that: a call cut short then still returns ab.log, whose
+# rounds gemm_ratios.py can read from the gemm_*.json beside it (a command that prints only at its end returns
+# nothing).
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ab-out}
 mkdir -p "$OUT"
