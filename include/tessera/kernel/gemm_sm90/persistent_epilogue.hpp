@@ -58,9 +58,25 @@ struct PersistentEpilogue {
   __device__ __forceinline__ static bool finishes(const Params& p) {
     return p.r_tma || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu;
   }
-  // The menus whose bias the store warps add (finishes(p)): the consumers add it only to the block's last unit
-  // (pack_deferred, K::defer_bias), so the drain -- the tensor cores idle -- does not carry it.
+  // The menus whose bias the store warps add (finishes(p)): the consumers add it only to the block's last unit, so the
+  // drain -- the tensor cores idle -- does not carry it.
   __device__ __forceinline__ static bool store_bias(const Params& p) { return finishes(p) && p.ep.bias_along != epilogue::kBiasNone; }
+  // Whether the consumers add a bias to the unit whose `phases` (consume's word, bit kLastBit set) these are: the one
+  // condition under which K::consume stages it in shared memory (K::defer_bias) and pack_deferred reads it there.
+  __device__ __forceinline__ static bool consumer_bias(const Params& p, uint32_t phases) {
+    return p.ep.bias_along != epilogue::kBiasNone && (!store_bias(p) || ((phases >> kLastBit) & 1u));
+  }
+  // A unit's bias as the store warps read it for the staging tile at (m0, n): its first value bias[e_base], `lim` of
+  // them from there inside D, along the columns (`cols`) or the rows (PersistentStoreWarps::prefetch_bias, finish_slot).
+  struct BiasSpan {
+    int e_base, lim;
+    bool cols;
+  };
+  __device__ __forceinline__ static BiasSpan bias_span(const Params& p, int m0, int n) {
+    const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
+    const int e_base = cols ? n : m0;
+    return {e_base, (cols ? p.n : p.m) - e_base, cols};
+  }
   // Where slot j is staged in the next main loop: at K tile j << defer_log2 (2 j, or 16 j where the store warp has a
   // slot to finish before its store can free the buffer: several thousand cycles, as its shared-memory accesses wait
   // behind wgmma's operand reads; docs/PERF.md).
@@ -85,7 +101,7 @@ struct PersistentEpilogue {
       for (int i = 0; i < Atom::kValuesC; ++i) acc[i] *= e.alpha;
     }
     const bool last = (phases >> kLastBit) & 1u;
-    if (e.bias_along != epilogue::kBiasNone && (last || !finishes(p))) {  // (otherwise the store warp adds it: store_bias)
+    if (consumer_bias(p, phases)) {  // (otherwise the store warp adds it: store_bias)
       const int thread = K::thread_now();
       auto half = [&](auto hc) {
         constexpr int kF = decltype(hc)::value * kC;
@@ -235,13 +251,12 @@ struct PersistentEpilogue {
   template <bool kResidual>
   __device__ __forceinline__ static void finish_slot(const Params& p, uint32_t tile, uint32_t rtile, uint32_t parked, int m0, int n) {
     const int lane = static_cast<int>(arch::lane_id_now());
-    const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
-    const int e_base = cols ? n : m0, lim = (cols ? p.n : p.m) - e_base;
+    const BiasSpan bs = bias_span(p, m0, n);
     auto run = [&](auto act) {
       auto go = [&](auto trans) {
         if (store_bias(p))
           Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual, true>(tile, rtile, parked, act, lane, 0, 4,
-                                                                                                  p.ep.bias, e_base, lim, cols);
+                                                                                                  p.ep.bias, bs.e_base, bs.lim, bs.cols);
         else Epilogue::template finish_staged_sw128<ElemT, decltype(trans)::value, kResidual>(tile, rtile, parked, act, lane, 0, 4);
       };
       if (p.ep.d_row_major) go(std::false_type{});

@@ -556,10 +556,10 @@ struct GemmSm90Persistent {
   static constexpr int kBiasBit = 1;  // consume's `phases` (Epi::kParkedBit and Epi::kLastBit are the others)
   // The bare cooperative kernel stages a unit's bias (Epi::stage_bias) and waits for it (before the drain) under this
   // one condition, so that the copies and the waits stay in step (recomputed at both places rather than kept live
-  // across the main loop): every unit with a bias that pack_deferred adds, which for the menus whose store warps add it
-  // (Epi::store_bias) is the block's last unit alone (bit Epi::kLastBit of `phases`, set before both places).
+  // across the main loop): every unit whose bias pack_deferred adds (Epi::consumer_bias: where the store warps add it,
+  // the block's last unit alone; bit Epi::kLastBit of `phases` is set before both places).
   __device__ __forceinline__ static bool defer_bias(const Params& p, const gemm_core::TileWork& w, uint32_t phases) {
-    return w.partial < 0 && p.ep.bias_along != epilogue::kBiasNone && (!Epi::store_bias(p) || ((phases >> Epi::kLastBit) & 1u));
+    return w.partial < 0 && Epi::consumer_bias(p, phases);
   }
 
   // The thread's index in its warpgroup, read again from %tid.x: the epilogue's addresses are then computed

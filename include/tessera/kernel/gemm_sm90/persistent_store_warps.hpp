@@ -68,11 +68,10 @@ struct PersistentStoreWarps {
   // two L1 lines) prefetched into L1 by lanes 0 and 1 (its first and last value inside D), so that finish's loads of
   // them hit L1 rather than wait on L2 at every step.
   __device__ __forceinline__ static void prefetch_bias(const Params& p, int m0, int n) {
-    const bool cols = p.ep.bias_along == epilogue::kBiasAlongN;
-    const int e_base = cols ? n : m0, lim = (cols ? p.n : p.m) - e_base;
+    const auto bs = K::Epi::bias_span(p, m0, n);
     const int lane = static_cast<int>(arch::lane_id_now());
-    const int e = lane == 0 ? 0 : (lim < Epilogue::kStageCols ? lim : Epilogue::kStageCols) - 1;
-    if (lane < 2 && lim > 0) arch::prefetch_global_l1(static_cast<const uint16_t*>(p.ep.bias) + e_base + e);
+    const int e = lane == 0 ? 0 : (bs.lim < Epilogue::kStageCols ? bs.lim : Epilogue::kStageCols) - 1;
+    if (lane < 2 && bs.lim > 0) arch::prefetch_global_l1(static_cast<const uint16_t*>(p.ep.bias) + bs.e_base + e);
   }
   // The bare cooperative kernel's deferred staging: the four slots of a unit at (m0, n0) from consumer c's two
   // buffers, slot j in buffer j % 2, in the order the consumer stages them (K::stage_deferred).  Each buffer goes back
