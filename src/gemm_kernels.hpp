@@ -23,6 +23,8 @@ KernelInfo sm80_f32_simt128x128(Combo c);  // src/gemm_simt_f32.cu
 
 // Hopper (sm_90a: TMA, mbarriers, wgmma).  fn is set whenever the unit is compiled; the code exists only for
 // sm_90a (the planner checks the device and cudaFuncGetAttributes).
+KernelInfo sm90_bf16_wgmma128x16(Combo c);  // src/gemm_sm90.cu (K-major A and B only)
+KernelInfo sm90_f16_wgmma128x16(Combo c);   // src/gemm_sm90.cu
 KernelInfo sm90_bf16_wgmma128x64(Combo c);   // src/gemm_sm90.cu
 KernelInfo sm90_f16_wgmma128x64(Combo c);    // src/gemm_sm90.cu
 KernelInfo sm90_bf16_wgmma128x128(Combo c);  // src/gemm_sm90.cu

@@ -1,8 +1,9 @@
 // src/gemm_plan.cu -- tessera::gemm planning: the problem the kernels compute (normalise) and the
 // tile + split-K choice from a cost model over the kernels built for it:
 //   normalise  operand majorness (A: K- or M-major, B: K- or N-major); the (M-major A, K-major B) case
-//              and decode-shaped problems with n <= 16 are computed transposed, D^T = B^T A^T (rows <->
-//              columns of C, D, residual and bias)
+//              and decode-shaped problems are computed transposed, D^T = B^T A^T (rows <-> columns of C,
+//              D, residual and bias): on Hopper so that the weights are A (the large extent in m), elsewhere
+//              so that the batch is (the 16 x 128 tile's small m)
 //   choose     waves of blocks at the kernel's occupancy vs. bytes over memory bandwidth, with the ratio
 //              of tensor-core rate to bandwidth derived from the device's clocks, SM count and bus
 #include <cuda_runtime.h>  // device queries, occupancy
@@ -156,8 +157,9 @@ GemmStatus resident_blocks(int dev, const DeviceFacts& f, const KernelInfo& k, i
   return {};
 }
 
-// Steps 2: the problem the kernels compute.
-Problem normalise(const GemmArgs& g) {
+// Steps 2: the problem the kernels compute.  `weights_as_a`: decode-shaped problems are oriented for the Hopper
+// kernels, the large extent (the weights' rows) in m and the batch in n (hopper_decode below).
+Problem normalise(const GemmArgs& g, bool weights_as_a) {
   Problem p;
   p.math = resolve_math(g);
   p.in = g.a.type;
@@ -196,10 +198,17 @@ Problem normalise(const GemmArgs& g) {
   e.act_p1 = g.clamp_hi;
 
   if (p.math != GemmMath::fp32_exact) {
-    // (M-major A, K-major B) has no kernel of its own: transpose.  Decode-shaped problems with the small
-    // extent in n and a K-major B become decode-shaped in m (the 16 x 128 tile wants a K-major A).
+    // (M-major A, K-major B) has no kernel of its own: transpose.  Decode-shaped problems: on Hopper the weights
+    // become A, the batch B -- m <= 64 below n, both operands K-major, is transposed (the 128-row side of the wgmma
+    // tiles then streams the weights: at 64 x 8192^2 0.57 -> 0.88x cuBLAS with the 128 x 64 tile; the batch as the
+    // 128-row side leaves half of each A box empty and a third of each stage for the weights; docs/PERF.md,
+    // thirty-eighth session); elsewhere the small extent becomes m (the 16 x 128 tile wants a K-major A).
+    // (Only where the Hopper tiles can take the operands: TMA's 16-byte bases and rows.)
     const bool mk = !p.a.k_major && p.b.k_major;
-    const bool decode_t = p.math == GemmMath::tensor_core && g.n <= 16 && g.m > 16 && p.b.k_major;
+    const int eb = dtype_bytes(p.in);
+    const bool hopper = weights_as_a && vec16(p.a.data, p.a.ld, eb) && vec16(p.b.data, p.b.ld, eb);
+    const bool decode_t = p.math == GemmMath::tensor_core && p.b.k_major &&
+                          (hopper ? g.m <= 64 && g.n > g.m && p.a.k_major : g.n <= 16 && g.m > 16);
     if (mk || decode_t) {
       p.transposed = true;
       std::swap(p.m, p.n);
@@ -258,14 +267,18 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
-  // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
+  // Bandwidth is only saturated while enough slots hold a block: `busy` is the used share of slot-time, and the
+  // family's dram_share of it saturates DRAM (1: every slot).
   const double busy = blocks / (waves * slots);
-  const double t_mem = bytes * f.mac_per_byte / f.sms / busy;
+  const double t_mem = bytes * f.mac_per_byte / f.sms / std::min(1.0, busy / e.dram_share);
   // Split-K: the partial tiles are written and read after the main loop (not overlapped with it), and
   // the counter reset plus the fix-up's serial tail cost about 2 us.
   const double partial_bytes = splits > 1 ? blocks * k.block_m * k.block_n * 4.0 * 2.0 : 0.0;
   const double t_fix = partial_bytes * f.mac_per_byte / f.sms / busy + (splits > 1 ? 2.0 * f.sm_macs_per_us : 0.0);
-  return std::max(t_compute, t_mem) + t_fix;
+  // (+ 1% of the compute time: where the bytes bound every candidate alike, the tile that computes least of what
+  // it throws away wins -- 64 x 14336 x 4096 on Hopper, the batch as a 64-wide B: the 128 x 64 tile 0.96x cuBLAS,
+  // the 128 x 128 tile, which costs the same bytes, 0.74; docs/PERF.md, thirty-eighth session.)
+  return std::max(t_compute, t_mem) + t_fix + 0.01 * t_compute;
 }
 
 // Step 3.  `workspace_limit`: bytes available for split-K (SIZE_MAX: unlimited, for the size query).
@@ -277,12 +290,19 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   if (f.cc < 80)
     return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
                                             dev, f.cc / 10, f.cc % 10));
-  // Families bounded in m (the decode tile: max_m 16) are planned automatically only within their bound, and
-  // then exclusively when one of them has a kernel for the problem.
+  // Families bounded in m or n (the decode tiles: max_m 16, max_n 16) are planned automatically only within their
+  // bounds, and then exclusively when one of them has a kernel for the problem that this device runs.
+  const auto bounded = [](const GemmKernelEntry& e) { return e.max_m > 0 || e.max_n > 0; };
+  const auto within = [&](const GemmKernelEntry& e) {
+    return (e.max_m == 0 || p.m <= e.max_m) && (e.max_n == 0 || p.n <= e.max_n);
+  };
   bool bounded_fits = false;
   if (g.tile == GemmTile::automatic)
-    for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
-      if (e.max_m > 0 && p.m <= e.max_m && kernel_for(p, e).fn) bounded_fits = true;
+    for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
+      if (!bounded(e) || !within(e)) continue;
+      const KernelInfo k = kernel_for(p, e);
+      if (k.fn && (e.arch != gemm_core::GemmArch::sm90 || (f.cc == 90 && has_code(dev, k.fn)))) bounded_fits = true;
+    }
   bool have = false;
   Choice best;
   std::string too_many_splits;
@@ -292,8 +312,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (!k.fn) continue;
     // (Before the device queries below: a decode-shaped call, whose host time matters most, makes none.)
     if (g.tile == GemmTile::automatic) {
-      if (e.max_m > 0 && p.m > e.max_m) continue;
-      if (e.max_m == 0 && bounded_fits) continue;
+      if (bounded(e) && !within(e)) continue;
+      if (!bounded(e) && bounded_fits) continue;
     }
     // sm_90a code runs on compute capability 9.0 only, and only if this build compiled it.
     if (e.arch == gemm_core::GemmArch::sm90 && (f.cc != 90 || !has_code(dev, k.fn))) continue;
@@ -319,6 +339,10 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       if (static_cast<double>(cluster_units * k.cluster_m) < fill * static_cast<double>(resident)) continue;
     }
     const int64_t tm = ceil_div(p.m, k.block_m), tn = ceil_div(p.n, k.block_n), tiles = tm * tn;
+    // The blocks a clustered kernel occupies: whole clusters of cluster_m tile rows, also past M (128 x 28672 x 8192:
+    // one tile row, so half of each cooperative cluster idles -- 0.71x cuBLAS where the model, counting tiles,
+    // saw one full wave; docs/PERF.md, thirty-eighth session).
+    const int64_t cost_tiles = ceil_div(tm, k.cluster_m) * k.cluster_m * tn;
     if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
     int s_lo = 1, s_hi = 1;
@@ -340,7 +364,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       const int s_eff = s;
       const size_t ws = workspace_for(tiles, s_eff, k);
       if (s_eff > 1 && ws > workspace_limit && g.split_k == 0) continue;
-      const double cost = plan_cost(p, f, k, e, occ, tiles, s_eff, per);
+      const double cost = plan_cost(p, f, k, e, occ, cost_tiles, s_eff, per);
       if (!have || cost < best.cost) {
         have = true;
         best.kernel = k;
@@ -483,12 +507,29 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
   return {};
 }
 
+// Whether decode-shaped problems are oriented for the Hopper kernels (normalise's weights_as_a): automatic plans
+// and forced Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile.
+// (A device query the first time, then the caches'.)
+bool hopper_decode(const GemmArgs& g) {
+  if (g.tile != GemmTile::automatic) {
+    const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
+    if (!e || e->arch != gemm_core::GemmArch::sm90) return false;
+  }
+  DeviceFacts f;
+  int dev = 0;
+  if (!device_facts(&f, &dev) || f.cc != 90) return false;  // (a failed query is reported again by choose)
+  const GemmKernelEntry* d = gemm_core::find_gemm_kernel(GemmTile::wgmma128x16);
+  const gemm_core::GemmKernelType* t = d ? d->type(GemmMath::tensor_core, Dtype::bf16) : nullptr;
+  const void* fn = t ? t->get(Combo::kk).fn : nullptr;
+  return fn && has_code(dev, fn);
+}
+
 }  // namespace
 
 GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice) {
   GemmStatus st = gemm_validate(g);
   if (!st) return st;
-  *prob = normalise(g);
+  *prob = normalise(g, hopper_decode(g));
   return choose_cached(g, *prob, ws_limit, choice);
 }
 

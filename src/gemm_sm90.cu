@@ -19,7 +19,7 @@ KernelInfo sm90_info() {
   info.box_a[1] = K::kBoxA.outer;
   info.box_b[0] = K::kBoxB.inner;
   info.box_b[1] = K::kBoxB.outer;
-  info.tma_store = true;  // the bare GEMM's D (GemmSm90::store_bare)
+  info.tma_store = kBN >= 64;  // the bare GEMM's D (GemmSm90::store_bare: 64-column tiles)
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
   return info;
@@ -34,7 +34,16 @@ KernelInfo sm90_pick(Combo c) {
   }
   return {};
 }
+
+// The decode tile: K-major A and B only.
+template <class Elem, int kBN>
+KernelInfo sm90_pick_kk(Combo c) {
+  return c == Combo::kk ? sm90_info<Elem, kBN, false, false>() : KernelInfo{};
+}
 }  // namespace
+
+KernelInfo sm90_bf16_wgmma128x16(Combo c) { return sm90_pick_kk<gemm_sm80::ElemBf16, 16>(c); }
+KernelInfo sm90_f16_wgmma128x16(Combo c) { return sm90_pick_kk<gemm_sm80::ElemF16, 16>(c); }
 
 KernelInfo sm90_bf16_wgmma128x64(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 64>(c); }
 KernelInfo sm90_f16_wgmma128x64(Combo c) { return sm90_pick<gemm_sm80::ElemF16, 64>(c); }

@@ -93,6 +93,11 @@ std::vector<double> time_medians_interleaved_ms(const std::vector<std::function<
 // kernel would pay for (about 17 us on an H100).
 void flush_l2(cudaStream_t stream);
 
+// One read of `bytes` at `p` (16-byte loads, four in flight per thread, four 512-thread blocks per SM; bytes a
+// multiple of 16, p 16-byte aligned), writing nothing: the floor of any kernel that must read those bytes once,
+// timed the same way as the kernel it bounds (the GEMM bench's decode shapes: one read of the weights).
+void read_once(const void* p, size_t bytes, cudaStream_t stream);
+
 // Device-to-device cudaMemcpyAsync bandwidth (GB/s, bytes read + written) for `bytes`
 // per buffer, measured now: the memory ceiling that copy-like kernels are compared with.
 double memcpy_d2d_gbps(size_t bytes, cudaStream_t stream, int repeats = 20);

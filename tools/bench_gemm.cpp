@@ -14,7 +14,10 @@
 // Records named for the GEMM targets: "bare", "bias_gelu" (vs cuBLASLt GELU_BIAS), "bias_silu_residual",
 // "epilogue_cost_*" (fused over Tessera's own bare GEMM); all of them from one round-robin (below).
 // Decode shapes (M <= 128) also report the rate at which B is streamed, against cudaMemcpy D2D (bytes
-// read + written) of a 1 GiB buffer measured in the same run.
+// read + written) of a 1 GiB buffer measured in the same run, and the floor: one read of B alone
+// (bench::read_once), timed in the same round-robin after the same eviction -- what no kernel that reads
+// the weights once can beat (records "decode_floor": the floor's time over the GEMM's, Tessera's and
+// cuBLAS's).
 // Every figure is the median of --repeats timed runs (default 20) after 3 warm-ups; all variants of a
 // shape (Tessera and cuBLAS bare, both with bias + GELU, cuBLASLt GELU_BIAS, both with bias + SiLU +
 // residual) are timed in turn, run by run, so that clock drift under sustained load hits all alike.  Each run is preceded by
@@ -490,6 +493,9 @@ int run_gemm_bench(const BenchOptions& o) {
       all.push_back(t_silu);
       all.push_back(c_silu);
     }
+    const bool decode = std::string(s.group) == "decode";
+    const size_t i_floor = all.size();
+    if (decode) all.push_back([&](cudaStream_t st) { bench::read_once(B, static_cast<size_t>(k) * n * sizeof(uint16_t), st); });
     const std::vector<double> ms = bench::time_medians_interleaved_ms(all, stream, warmup, repeats, flush);
     const double ms_tp = ms[0], ms_cp = ms[1], ms_tg = ms[2], ms_cg = ms[3], ms_tsr = ms[4], ms_csr = ms[5];
     const double ms_lg = lt.ok ? ms[i_lt] : 0;
@@ -535,8 +541,14 @@ int run_gemm_bench(const BenchOptions& o) {
                         note_g + "; cuBLASLt has no SiLU epilogue"});
       silu_cell = bench::fmt(f_ts, 1) + " / " + bench::fmt(f_cs, 1);
     }
-    std::string stream_cell = "-";
-    if (std::string(s.group) == "decode") {
+    std::string stream_cell = "-", floor_cell = "-";
+    if (decode) {
+      const double ms_floor = ms[i_floor], f_floor = tflops(m, n, k, ms_floor);
+      const std::string floor_ref = "one read of B alone (bench::read_once, same eviction), as TFLOP/s";
+      report.add(Record{"gemm", "tessera", "decode_floor", size, f_tp, "TFLOP/s", floor_ref, f_floor, ms_floor / ms_tp, note});
+      report.add(Record{"gemm", "cublasGemmEx", "decode_floor", size, f_cp, "TFLOP/s", floor_ref, f_floor, ms_floor / ms_cp,
+                        "cuBLAS, for comparison"});
+      floor_cell = bench::fmt(ms_floor * 1e3, 1) + " (" + bench::fmt(ms_floor / ms_tp, 2) + " / " + bench::fmt(ms_floor / ms_cp, 2) + ")";
       // The decode target's record: the bare GEMM against cuBLAS, under its own case name.
       report.add(Record{"gemm", "tessera", "decode", size, f_tp, "TFLOP/s", "cublasGemmEx", f_cp, f_tp / f_cp, note});
       const double gbps = static_cast<double>(k) * n * 2 / (ms_tp * 1e-3) / 1e9;
@@ -550,7 +562,7 @@ int run_gemm_bench(const BenchOptions& o) {
     table.push_back({size, plan.str().substr(0, plan.str().find(',')), bench::fmt(f_tp, 1), bench::fmt(f_cp, 1),
                      bench::fmt(f_tp / f_cp, 2), bench::fmt(f_tg, 1), bench::fmt(f_cg, 1), lt.ok ? bench::fmt(f_lg, 1) : "n/a",
                      bench::fmt(f_tg / f_cg, 2), lt.ok ? bench::fmt(f_tg / f_lg, 2) : "n/a", bench::fmt(f_tsr, 1) + " / " + bench::fmt(f_csr, 1),
-                     bench::fmt(f_tg / f_tp, 2), silu_cell, stream_cell});
+                     bench::fmt(f_tg / f_tp, 2), silu_cell, stream_cell, floor_cell});
 
     cudaFree(A); cudaFree(B); cudaFree(bias); cudaFree(Dt); cudaFree(Dc); cudaFree(R);
     if (ws) cudaFree(ws);
@@ -559,7 +571,8 @@ int run_gemm_bench(const BenchOptions& o) {
   std::printf("\n%s GEMM, TFLOP/s (median of %d, L2 evicted by a read pass before each run)\n", dt_name, repeats);
   bench::print_table(stdout,
                      {"size", "tessera plan", "tessera", "cuBLAS", "ratio", "fused gelu", "cuBLAS+epi", "cuBLASLt", "fused/unfused",
-                      "gelu vs Lt", "silu+res fused / unfused", "gelu/bare", "silu fused/unfused", "B stream GB/s (% D2D)"},
+                      "gelu vs Lt", "silu+res fused / unfused", "gelu/bare", "silu fused/unfused", "B stream GB/s (% D2D)",
+                      "B read floor us (floor/tessera / floor/cuBLAS)"},
                      table);
   if (!fused_plans.empty()) {
     std::printf("fused variants planned apart from the bare GEMM:\n");

@@ -6,8 +6,9 @@
 //        -lcublasLt -lcublas -lcuda -o /tmp/trace && /tmp/trace M N K [c|w|W|-] [all]
 // With -DTRACE_TIMES_ONLY it links against kernels built without the probe and prints the launch times alone.
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
-// one on large shapes; `c` forces the cooperative one, `w` / `W` the non-persistent
-// 128 x 64 / 128 x 256 tiles, `-` the planner's choice read from the cooperative unit's buffer) and prints, per unit, the mean
+// one on large shapes; `c` forces the cooperative one, `w` / `W` / `d` the non-persistent
+// 128 x 64 / 128 x 256 / 128 x 16 (decode) tiles, `-` the planner's choice read from the cooperative unit's buffer;
+// TRACE_SPLIT=N forces N K splits, each split's block traced apart) and prints, per unit, the mean
 // cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
 // last wgmma, in the epilogue, and between units.
 #include <cstdio>
@@ -30,7 +31,7 @@ extern "C" int tessera_gemm_trace_dump_np(unsigned long long* host, size_t count
 extern "C" int tessera_gemm_trace_clear_np();
 #endif
 static char g_tile = 0;  // 0: the planner's kernel; 'c', 'w', 'W' (above)
-static bool non_persistent() { return g_tile == 'w' || g_tile == 'W'; }
+static bool non_persistent() { return g_tile == 'w' || g_tile == 'W' || g_tile == 'd'; }
 static void trace_dump(unsigned long long* t, size_t n) {
   if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
   else tessera_gemm_trace_dump(t, n);
@@ -154,6 +155,20 @@ static void flush_l2() {
   const double ghz = at(0, 0, 7, 5) > at(0, 0, 7, 6) ? double(at(0, 0, 7, 4) - at(0, 0, 7, 7)) / double(at(0, 0, 7, 5) - at(0, 0, 7, 6)) : 0.0;
   if (g0) printf("  global timer: blocks start within %.2f us, first start to last end %.2f us; SM clock %.2f GHz; block 0 ends %lld cycles after its last traced epilogue\n",
                  (g1 - g0) * 1e-3, (g2 - g0) * 1e-3, ghz, at(0, 0, 7, 4) - last0);
+  if (g0 && non_persistent()) {  // the blocks' ends (us after the first start): quantiles; and each block's first stage wait
+    std::vector<double> ends, firsts, loops;
+    for (int b = 0; b < kTraceBlocks; ++b) {
+      if (!at(b, 0, 7, 6) || !at(b, 0, 7, 5)) continue;
+      ends.push_back((at(b, 0, 7, 5) - g0) * 1e-3);
+      if (at(b, 1, 0, 1) && at(b, 1, 0, 0) && ghz > 0) {
+        firsts.push_back((at(b, 1, 0, 1) - at(b, 1, 0, 0)) / ghz * 1e-3);
+        loops.push_back((at(b, 1, 0, 3) - at(b, 1, 0, 1)) / ghz * 1e-3);
+      }
+    }
+    auto q = [](std::vector<double> v, double f) { if (v.empty()) return 0.0; std::sort(v.begin(), v.end()); return v[size_t(f * (v.size() - 1))]; };
+    printf("  blocks %zu; end (us): min %.2f p10 %.2f p50 %.2f p90 %.2f max %.2f; first stage (us): p50 %.2f max %.2f; main loop (us): min %.2f p50 %.2f max %.2f\n",
+           ends.size(), q(ends, 0), q(ends, .1), q(ends, .5), q(ends, .9), q(ends, 1), q(firsts, .5), q(firsts, 1), q(loops, 0), q(loops, .5), q(loops, 1));
+  }
 }
 int main(int argc, char** argv) {
   g_tile = argc > 4 ? argv[4][0] : 0;
@@ -187,6 +202,14 @@ int main(int argc, char** argv) {
     if (g_tile == 'c') g.tile = GemmTile::cooperative128x256;
     if (g_tile == 'w') g.tile = GemmTile::wgmma128x64;
     if (g_tile == 'W') g.tile = GemmTile::wgmma128x256;
+    if (g_tile == 'd') g.tile = GemmTile::wgmma128x16;
+    // TRACE_SPLIT=N forces N K splits (a workspace allocated once, zero-filled, reused: every call leaves it zero)
+    if (getenv("TRACE_SPLIT")) g.split_k = atoi(getenv("TRACE_SPLIT"));
+    if (const size_t ws = gemm_workspace_size(g)) {
+      static void* wsp = nullptr; static size_t wsb = 0;
+      if (ws > wsb) { if (wsp) cudaFree(wsp); cudaMalloc(&wsp, ws); cudaMemset(wsp, 0, ws); wsb = ws; }
+      g.workspace = wsp; g.workspace_bytes = wsb; g.workspace_zeroed = true;
+    }
     GemmPlan plan; gemm_plan(g, &plan);
     cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     // TRACE_WARM=N: N launches back to back before the traced ones (default 5); a few hundred bring the GPU to the

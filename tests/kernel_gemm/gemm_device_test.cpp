@@ -35,6 +35,73 @@ TEST(GemmDevice, ShapesTilesLayouts16Bit) {
         }
 }
 
+// The Hopper decode tile (wgmma128x16x64: the weights as A, the batch as a 16-wide B), forced, with the planner's
+// split K and forced splits, edges in every dimension and the epilogue menu.
+TEST(GemmDevice, Wgmma128x16Decode) {
+  TESSERA_REQUIRE_SM(90);
+  // (K a multiple of 8: TMA needs 16-byte rows; the tile is K-major only.)  On Hopper m <= 64 problems below n are
+  // transposed so that the weights are A.
+  const Shape shapes[] = {{4096, 1, 512}, {300, 16, 1000}, {129, 5, 72}, {1000, 13, 4104}, {128, 16, 64}, {257, 9, 3000},
+                          {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}};
+  int i = 0;
+  for (Dtype t : {Dtype::bf16, Dtype::f16})
+    for (const Shape& s : shapes)
+      for (int split : {0, 3}) {
+        ++i;
+        GemmCase cs;
+        cs.m = s.m; cs.n = s.n; cs.k = s.k;
+        cs.in = cs.out = t;
+        cs.oa = R; cs.ob = C;
+        cs.tile = GemmTile::wgmma128x16;
+        cs.split_k = s.k >= 64 * 3 ? split : 0;
+        cs.workspace = true;
+        cs.alpha = 0.75f;
+        cs.bias = i % 3 == 0 ? BiasMode::per_column : i % 3 == 1 ? BiasMode::per_row : BiasMode::none;
+        cs.act = kActs[i % 7];
+        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        cs.residual = i % 2 == 0;
+        cs.od = i % 4 < 2 ? R : C;
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
+// Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the decode tile for a
+// batch of at most 16, a wgmma tile for a batch up to 64, the batch as m again from 65 on; each computed and checked.
+TEST(GemmDevice, HopperDecodePlans) {
+  TESSERA_REQUIRE_SM(90);
+  struct Want {
+    int m, n, k;
+    bool transposed;
+    bool decode_tile;  // wgmma128x16, else some other Hopper tile
+  };
+  const Want wants[] = {{1, 4096, 1024, true, true},   {16, 2048, 4096, true, true},  {9, 1000, 520, true, true},
+                        {4096, 8, 1024, false, true},  {64, 4096, 2048, true, false}, {40, 3000, 1000, true, false},
+                        {96, 4096, 1024, false, false}, {2, 4096, 520, true, true},
+                        // rows of 3,000 bytes: no TMA, so the batch stays m (the 16 x 128 tile)
+                        {16, 2048, 1500, false, false}};
+  int i = 0;
+  for (const Want& w : wants) {
+    ++i;
+    GemmCase cs;
+    cs.m = w.m; cs.n = w.n; cs.k = w.k;
+    cs.oa = R; cs.ob = C;
+    cs.workspace = true;
+    cs.bias = i % 2 ? BiasMode::per_column : BiasMode::none;
+    cs.act = i % 3 ? Activation::silu : Activation::none;
+    cs.residual = i % 4 == 0;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
+    if (w.decode_tile) EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str() << ": " << plan.str();
+    else EXPECT_NE(plan.tile, GemmTile::wgmma128x16) << cs.str() << ": " << plan.str();
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 TEST(GemmDevice, EpilogueSweep) {
   TESSERA_REQUIRE_SM(80);
   int i = 0;
@@ -409,6 +476,10 @@ TEST(GemmSanitize, Subset) {
     // The bare GEMM through TMA stores (stmatrix tiles in the stage buffers): a column-major D with edges, alpha, f16.
     { GemmCase c; c.m = 152; c.n = 200; c.k = 136; c.tile = GemmTile::wgmma128x256; c.od = C; c.alpha = 0.75f; add(c); }
     { GemmCase c; c.m = 150; c.n = 136; c.k = 200; c.tile = GemmTile::wgmma128x64; c.in = c.out = Dtype::f16; add(c); }
+    // The Hopper decode tile (transposed: the weights as A): a partial 16-wide batch, split K with the epilogue menu.
+    { GemmCase c; c.m = 5; c.n = 300; c.k = 1000; c.tile = GemmTile::wgmma128x16; c.ob = C; add(c); }
+    { GemmCase c; c.m = 16; c.n = 200; c.k = 1504; c.tile = GemmTile::wgmma128x16; c.ob = C; c.split_k = 3; c.workspace = true;
+      c.beta = 0.5f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
     { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;

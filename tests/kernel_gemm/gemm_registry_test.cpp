@@ -29,7 +29,8 @@ using gemm_core::GemmSchedule;
 // Every GemmTile other than automatic, in declaration order.
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
-                               GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64};
+                               GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64,
+                               GemmTile::wgmma128x16};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact};
 
 // What the hand-written tables before the registry said of each tile: its name, the maths a forced tile
@@ -40,23 +41,26 @@ struct Expected {
   bool tc, tf32, fp32_exact;  // tile_supports(tile, math)
   bool sm90;                  // Hopper: sm_90a code, operands by TMA
   double efficiency;
-  int max_m;
+  int max_m, max_n;
+  double dram_share;
 };
 constexpr Expected kExpected[] = {
-    {GemmTile::t128x256, "128x256x64", true, false, false, false, 1.0, 0},
-    {GemmTile::t128x128, "128x128x64", true, true, false, false, 0.9, 0},
-    {GemmTile::t64x64, "64x64x64", true, true, false, false, 0.65, 0},
-    {GemmTile::t16x128, "16x128x64", true, false, false, false, 0.5, 16},
-    {GemmTile::simt128x128, "simt128x128x8", false, false, true, false, 1.0, 0},
-    {GemmTile::wgmma128x128, "wgmma128x128x64", true, false, false, true, 1.6, 0},
-    {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, true, 1.7, 0},
-    {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, true, 1.8, 0},
-    {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, true, 1.5, 0},
+    {GemmTile::t128x256, "128x256x64", true, false, false, false, 1.0, 0, 0, 1.0},
+    {GemmTile::t128x128, "128x128x64", true, true, false, false, 0.9, 0, 0, 1.0},
+    {GemmTile::t64x64, "64x64x64", true, true, false, false, 0.65, 0, 0, 1.0},
+    {GemmTile::t16x128, "16x128x64", true, false, false, false, 0.5, 16, 0, 1.0},
+    {GemmTile::simt128x128, "simt128x128x8", false, false, true, false, 1.0, 0, 0, 1.0},
+    {GemmTile::wgmma128x128, "wgmma128x128x64", true, false, false, true, 1.6, 0, 0, 1.0},
+    {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, true, 1.7, 0, 0, 1.0},
+    {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, true, 1.8, 0, 0, 1.0},
+    {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, true, 1.5, 0, 0, 1.0},
+    {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, true, 0.5, 0, 16, 0.75},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
 constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wgmma128x256, GemmTile::wgmma128x128,
-                                      GemmTile::wgmma128x64,        GemmTile::t128x256,     GemmTile::t128x128,
+                                      GemmTile::wgmma128x64,        GemmTile::wgmma128x16,  GemmTile::t128x256,
+                                      GemmTile::t128x128,
                                       GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
@@ -96,6 +100,8 @@ TEST(GemmRegistry, EntriesSayWhatTheOldTablesSaid) {
     EXPECT_EQ(e->tma, x.sm90) << x.name;
     EXPECT_EQ(e->efficiency, x.efficiency) << x.name;
     EXPECT_EQ(e->max_m, x.max_m) << x.name;
+    EXPECT_EQ(e->max_n, x.max_n) << x.name;
+    EXPECT_EQ(e->dram_share, x.dram_share) << x.name;
     // Every (tile, math) pair, as gemm_validate.cu's switch had it.
     for (GemmMath m : kMaths) {
       const bool want = m == GemmMath::tensor_core ? x.tc : m == GemmMath::tf32 ? x.tf32 : m == GemmMath::fp32_exact && x.fp32_exact;
@@ -157,8 +163,9 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
         EXPECT_GT(k.smem_bytes, 0) << what;
         const bool persistent = e.schedule == GemmSchedule::cooperative;
         EXPECT_EQ(k.persistent, persistent) << what;
-        // D through TMA: every Hopper kernel (the non-persistent ones for the bare GEMM only).
-        EXPECT_EQ(k.tma_store, e.tma) << what;
+        // D through TMA: every Hopper kernel (the non-persistent ones for the bare GEMM only) whose tile has 64-column
+        // pieces of D (not the 16-wide decode tile).
+        EXPECT_EQ(k.tma_store, e.tma && k.block_n >= 64) << what;
         if (!e.tma) {
           EXPECT_EQ(k.box_a[0], 0u) << what;
           EXPECT_EQ(k.cluster_m, 1) << what;

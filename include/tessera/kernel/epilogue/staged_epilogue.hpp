@@ -194,7 +194,8 @@ struct StagedEpilogue {
 
   static_assert(kBlockM % 8 == 0 && kBlockN % 8 == 0,
                 "staged epilogue: tile extents must be multiples of 8 (one 16-byte vector of a 16-bit D)");
-  static_assert(kRowStride % 32 == 8,
+  // (A tile narrower than 32 columns -- the decode tiles' -- leaves the bank pattern aside.)
+  static_assert(kBlockN < 32 || kRowStride % 32 == 8,
                 "staged epilogue: the row-major staging stride must be 8 mod 32 floats (conflict-free float2 writes)");
 
 #if defined(__CUDACC__)

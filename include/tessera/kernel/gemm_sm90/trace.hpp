@@ -43,7 +43,9 @@ __device__ __forceinline__ unsigned long long trace_globaltimer() {  // ns, comp
   return t;
 }
 __device__ __forceinline__ void trace_put(int wg, int unit, int ev, unsigned long long v) {
-  if (unit < kTraceUnits && blockIdx.x < kTraceBlocks) g_gemm_trace[((blockIdx.x * 3 + wg) * kTraceUnits + unit) * kTraceEvents + ev] = v;
+  // (the block's linear index over x and z: the non-persistent kernel's K splits are blockIdx.z)
+  const unsigned b = blockIdx.x + gridDim.x * blockIdx.z;
+  if (unit < kTraceUnits && b < kTraceBlocks) g_gemm_trace[((b * 3 + wg) * kTraceUnits + unit) * kTraceEvents + ev] = v;
 }
 #define TTRACE(wg, unit, ev, v) trace_put(wg, unit, ev, v)
 #define TCLK() trace_clock()
