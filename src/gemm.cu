@@ -141,8 +141,28 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   }
   // The other menus run the general kernel, whose body reads the residual from global memory (it ignores r_tma).
   if (fn != c.kernel.fn_bare) kp.r_tma = false;
+  // A non-persistent Hopper kernel split in two: the two splits of a tile are one cluster (along z), which adds its
+  // staged tiles through distributed shared memory instead of the workspace's write / fence / counter / read (bf16 on
+  // the H200: 128 x 4096^2 0.74-0.79 -> 0.92-0.93x cuBLAS, 64 x 8192^2 0.89 -> 0.95-0.96).  Not for more splits:
+  // clusters of four blocks of 217 KiB ran 8-15% slower than the workspace at four splits (docs/PERF.md,
+  // thirty-eighth session).  (The plan still asks for the workspace; the kernel leaves it untouched.)
+  kp.cluster_splits = c.entry->tma && !c.kernel.persistent && c.splits == 2;
   cudaError_t e;
-  if (c.kernel.cluster_m > 1) {
+  if (kp.cluster_splits) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = static_cast<size_t>(c.kernel.smem_bytes);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = static_cast<unsigned>(c.splits);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    e = cudaLaunchKernelExC(&cfg, fn, kargs);
+  } else if (c.kernel.cluster_m > 1) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = grid;
     cfg.blockDim = block;

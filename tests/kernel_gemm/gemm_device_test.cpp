@@ -46,7 +46,7 @@ TEST(GemmDevice, Wgmma128x16Decode) {
   int i = 0;
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (const Shape& s : shapes)
-      for (int split : {0, 3}) {
+      for (int split : {0, 2, 3}) {  // (two splits: one cluster, reduced in distributed shared memory)
         ++i;
         GemmCase cs;
         cs.m = s.m; cs.n = s.n; cs.k = s.k;
@@ -480,6 +480,11 @@ TEST(GemmSanitize, Subset) {
     { GemmCase c; c.m = 5; c.n = 300; c.k = 1000; c.tile = GemmTile::wgmma128x16; c.ob = C; add(c); }
     { GemmCase c; c.m = 16; c.n = 200; c.k = 1504; c.tile = GemmTile::wgmma128x16; c.ob = C; c.split_k = 3; c.workspace = true;
       c.beta = 0.5f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true; add(c); }
+    // Two splits: one cluster, the tiles added through distributed shared memory (D row- and column-major).
+    { GemmCase c; c.m = 9; c.n = 260; c.k = 1000; c.tile = GemmTile::wgmma128x16; c.ob = C; c.split_k = 2; c.workspace = true;
+      c.bias = BiasMode::per_row; c.act = Activation::silu; c.residual = true; add(c); }
+    { GemmCase c; c.m = 200; c.n = 136; c.k = 600; c.tile = GemmTile::wgmma128x64; c.ob = C; c.od = C; c.split_k = 2;
+      c.workspace = true; c.beta = 0.5f; c.act = Activation::relu; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
     { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;

@@ -67,6 +67,28 @@ TESSERA_DEVICE_INLINE void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta_r
   mbarrier_arrive_cluster(static_cast<uint32_t>(__cvta_generic_to_shared(bar)), cta_rank);
 }
 
+// Four floats at this block's shared::cta address `local` (16-byte aligned) in block `cta_rank`'s shared memory
+// (mapa.shared::cluster, then ld.shared::cluster.v4.f32; 9.7.9.8): a peer's staged tile, read after a cluster barrier.
+TESSERA_DEVICE_INLINE float4 ld_shared_cluster_f32x4(uint32_t local, uint32_t cta_rank) {
+  float4 v;
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile(
+      "{\n"
+      "  .reg .b32 remote;\n"
+      "  mapa.shared::cluster.u32 remote, %4, %5;\n"
+      "  ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n"
+      "}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(local), "r"(cta_rank)
+      : "memory");
+#else
+  (void)local; (void)cta_rank;
+  v = make_float4(0.f, 0.f, 0.f, 0.f);
+  tessera_error_cluster_requires_sm_90();
+#endif
+  return v;
+}
+
 TESSERA_DEVICE_INLINE void tma_load_2d_multicast(void* smem_dst, const CUtensorMap* map, uint64_t* bar, int32_t c0,
                                                  int32_t c1, uint16_t cta_mask) {
 #if defined(TESSERA_ARCH_SM90)

@@ -33,6 +33,7 @@
 #include <cstdint>      // uintptr_t
 #include <type_traits>  // std::is_same_v
 
+#include "tessera/arch/sm90_cluster.hpp"               // cluster_sync, ld_shared_cluster_f32x4 (split K in a cluster)
 #include "tessera/arch/sm90_mbarrier.hpp"              // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
 #include "tessera/arch/sm90_wgmma.hpp"                 // smem_desc, wgmma_fence, ...
@@ -248,7 +249,31 @@ struct GemmSm90 {
     }
     __syncthreads();
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 6, TCLK());
-    gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
+    if (p.cluster_splits) {
+      // The tile's K splits are this cluster's blocks (rank = split): once all have staged, split 0 adds the others'
+      // tiles to its own in split order (deterministic) through distributed shared memory and stores D; the second
+      // barrier keeps the peers' shared memory alive until it has read them.
+      arch::cluster_sync();
+      if (split == 0) {
+        const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(stage));
+        const int lines = rm ? Epi::kTileM : Epi::kTileN, quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
+        const int stride = rm ? Epi::kRowStride : Epi::kColStride;
+        for (int q = static_cast<int>(threadIdx.x); q < lines * quads; q += kThreads) {
+          const int off = (q / quads) * stride + 4 * (q % quads);
+          float4* own = reinterpret_cast<float4*>(stage + off);
+          float4 acc = *own;
+          for (int r = 1; r < p.splits; ++r) {
+            const float4 v = arch::ld_shared_cluster_f32x4(base + 4u * static_cast<uint32_t>(off), static_cast<uint32_t>(r));
+            acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+          }
+          *own = acc;
+        }
+      }
+      arch::cluster_sync();
+      if (split == 0) Epi::store(stage, p.ep, tm * kBM, tn * kBN);
+    } else {
+      gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
+    }
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 5, TCLK());
     if (threadIdx.x == 0) {
       TTRACE(0, 7, 5, TGLOBAL());
