@@ -267,10 +267,9 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
   const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
-  // Bandwidth is only saturated while enough slots hold a block: `busy` is the used share of slot-time, and the
-  // family's dram_share of it saturates DRAM (1: every slot).
+  // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
   const double busy = blocks / (waves * slots);
-  const double t_mem = bytes * f.mac_per_byte / f.sms / std::min(1.0, busy / e.dram_share);
+  const double t_mem = bytes * f.mac_per_byte / f.sms / busy;
   // Split-K: the partial tiles are written and read after the main loop (not overlapped with it), and
   // the counter reset plus the fix-up's serial tail cost about 2 us.
   const double partial_bytes = splits > 1 ? blocks * k.block_m * k.block_n * 4.0 * 2.0 : 0.0;
@@ -346,9 +345,24 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (tiles > kIntMax) continue;  // blockIdx.x enumerates the tiles
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
     int s_lo = 1, s_hi = 1;
+    const int64_t slots = static_cast<int64_t>(f.sms) * occ;
     if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
-    } else if (tiles < static_cast<int64_t>(f.sms) * occ) {
+    } else if (e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64) {
+      // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
+      // block at most 64 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else
+      // none).  Measured (bf16, H200, 1 / 16 / 64 rows of batch; docs/PERF.md, thirty-eighth session): (4096, 4096) 2
+      // splits 0.92 / 0.96 / 0.85x cuBLAS, 1 split 0.88 / 0.95 / 0.83, 4 splits 0.85 / 0.88 / 0.72; (4096, 14336) 4
+      // splits 0.93 / 0.93 / 0.94, 2 splits 0.88 / 0.87 / 0.93, 1 split 0.78 / 0.84 / 0.77; (8192, 8192) 2 splits;
+      // (14336, 4096) and (28672, 8192) 1 split.  DRAM, not the SMs, bounds these blocks (32 blocks of the decode
+      // tile read 1 MB each at 110 GB/s an SM, 3.5 TB/s together), and a block streaming more than 64 K tiles ends
+      // late among the others (the tail the timeline probe shows); the cost model saw neither.
+      for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s) {
+        if (ceil_div(k_tiles, s) > 64 || static_cast<double>(tiles * s) < 0.45 * static_cast<double>(slots)) continue;
+        if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
+        break;
+      }
+    } else if (tiles < slots) {
       // Split only when the tiles alone leave slots empty; at least 2 K tiles per split.
       s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));
       if (s_hi < 1) s_hi = 1;

@@ -46,13 +46,10 @@ constexpr GemmKernelEntry kEntries[] = {
     // (1024^3: 64 such tiles for 132 SMs); below 1.6 so that it wins only where its own tiles fit one wave.
     {.tile = GemmTile::wgmma128x64, .name = "wgmma128x64x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
      .types = kWgmma128x64, .tma = true, .efficiency = 1.5},
-    // The Hopper decode tile: the weights as A (128 rows a block), the batch as B (n <= 16), K-major both; the
-    // planner's split fills the SMs only where the tiles leave more than a quarter of them idle (dram_share:
-    // 112 blocks for 132 SMs at 16x14336x4096 ran 0.94-0.98x cuBLAS unsplit, 0.72 split 8; docs/PERF.md,
-    // thirty-eighth session).
+    // The Hopper decode tile: the weights as A (128 rows a block), the batch as B (n <= 16), K-major both (its split:
+    // the planner's rule for streamed A, gemm_plan.cu).
     {.tile = GemmTile::wgmma128x16, .name = "wgmma128x16x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
-     .types = kWgmma128x16, .combos = combo_bit(Combo::kk), .tma = true, .efficiency = 0.5, .max_n = 16,
-     .dram_share = 0.75},
+     .types = kWgmma128x16, .combos = combo_bit(Combo::kk), .tma = true, .efficiency = 0.5, .max_n = 16},
     {.tile = GemmTile::t128x256, .name = "128x256x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,
      .types = k128x256, .efficiency = 1.0},
     {.tile = GemmTile::t128x128, .name = "128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::mma_sync,

@@ -17,7 +17,6 @@
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
 //   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
 //   max_n       0 (no bound; 16 for the Hopper decode tile)  planner (automatic plans)
-//   dram_share  1.0 (share of the SMs that saturates DRAM)   planner's cost model
 //
 // A getter returns the KernelInfo (function, block tile, threads, shared memory, TMA boxes, cluster, ...) of one
 // instantiation for one operand order, from the kernel's own compile-time constants; the KernelInfo is what the
@@ -89,11 +88,6 @@ struct GemmKernelEntry {
   // batch is B: on Hopper a decode problem is planned with the weights as A, gemm_plan.cu's normalise).
   int max_m = 0;
   int max_n = 0;
-  // The planner's cost model: the share of the SMs whose blocks together saturate DRAM bandwidth.  1: the
-  // bandwidth is reached only while every SM holds a block (the model's default); a family that keeps many
-  // bytes in flight per block (the Hopper decode tile: 12 stages of 16 KB of A) saturates it with fewer, so a
-  // split K that fills the idle SMs buys less than it costs.
-  double dram_share = 1.0;
 
   // The type entry for (math, operand type); null when the family is not built for it.
   constexpr const GemmKernelType* type(GemmMath m, Dtype in) const {
