@@ -255,9 +255,10 @@ size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
 // A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel.
 bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && bare_kernel_menu(p.ep, p.in); }
 
-// Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.
+// Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.  `streamed`: the split is the
+// streamed-A rule's (choose), whose blocks saturate DRAM though they leave slots empty.
 double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, const GemmKernelEntry& e, int occ,
-                 int64_t tiles, int splits, int per_split) {
+                 int64_t tiles, int splits, int per_split, bool streamed) {
   const double slots = static_cast<double>(f.sms) * occ;
   const double blocks = static_cast<double>(tiles) * splits;
   const double waves = std::ceil(blocks / slots);
@@ -269,7 +270,7 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
   // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
   const double busy = blocks / (waves * slots);
-  const double t_mem = bytes * f.mac_per_byte / f.sms / busy;
+  const double t_mem = bytes * f.mac_per_byte / f.sms / (streamed ? 1.0 : busy);
   // Split-K: the partial tiles are written and read after the main loop (not overlapped with it), and
   // the counter reset plus the fix-up's serial tail cost about 2 us.
   const double partial_bytes = splits > 1 ? blocks * k.block_m * k.block_n * 4.0 * 2.0 : 0.0;
@@ -346,9 +347,10 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
     int s_lo = 1, s_hi = 1;
     const int64_t slots = static_cast<int64_t>(f.sms) * occ;
+    const bool streamed = e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64;
     if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
-    } else if (e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64) {
+    } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
       // block at most 64 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else
       // none).  Measured (bf16, H200, 1 / 16 / 64 rows of batch; docs/PERF.md, thirty-eighth session): (4096, 4096) 2
@@ -356,7 +358,9 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // splits 0.93 / 0.93 / 0.94, 2 splits 0.88 / 0.87 / 0.93, 1 split 0.78 / 0.84 / 0.77; (8192, 8192) 2 splits;
       // (14336, 4096) and (28672, 8192) 1 split.  DRAM, not the SMs, bounds these blocks (32 blocks of the decode
       // tile read 1 MB each at 110 GB/s an SM, 3.5 TB/s together), and a block streaming more than 64 K tiles ends
-      // late among the others (the tail the timeline probe shows); the cost model saw neither.
+      // late among the others (the tail the timeline probe shows); the cost model saw neither, and costs these plans
+      // as DRAM-bound (`streamed`: else the Ampere 64 x 64 tile, split 6 to fill the slots, won 64 x 4096^2 at 0.64x
+      // where the 128 x 64 tile split 2 runs 0.85).
       for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s) {
         if (ceil_div(k_tiles, s) > 64 || static_cast<double>(tiles * s) < 0.45 * static_cast<double>(slots)) continue;
         if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
@@ -378,7 +382,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       const int s_eff = s;
       const size_t ws = workspace_for(tiles, s_eff, k);
       if (s_eff > 1 && ws > workspace_limit && g.split_k == 0) continue;
-      const double cost = plan_cost(p, f, k, e, occ, cost_tiles, s_eff, per);
+      const double cost = plan_cost(p, f, k, e, occ, cost_tiles, s_eff, per, streamed && g.split_k == 0);
       if (!have || cost < best.cost) {
         have = true;
         best.kernel = k;

@@ -70,7 +70,8 @@ TEST(GemmDevice, Wgmma128x16Decode) {
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the decode tile for a
-// batch of at most 16, a wgmma tile for a batch up to 64, the batch as m again from 65 on; each computed and checked.
+// batch of at most 16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each computed
+// and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   struct Want {
@@ -80,6 +81,7 @@ TEST(GemmDevice, HopperDecodePlans) {
   };
   const Want wants[] = {{1, 4096, 1024, true, true},   {16, 2048, 4096, true, true},  {9, 1000, 520, true, true},
                         {4096, 8, 1024, false, true},  {64, 4096, 2048, true, false}, {40, 3000, 1000, true, false},
+                        {64, 4096, 4096, true, false},  // (the Ampere 64 x 64 tile once won this in the cost model)
                         {96, 4096, 1024, false, false}, {2, 4096, 520, true, true},
                         // rows of 3,000 bytes: no TMA, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, false}};
@@ -97,6 +99,7 @@ TEST(GemmDevice, HopperDecodePlans) {
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
     if (w.decode_tile) EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str() << ": " << plan.str();
+    else if (w.transposed) EXPECT_EQ(plan.tile, GemmTile::wgmma128x64) << cs.str() << ": " << plan.str();  // a batch of 17-64
     else EXPECT_NE(plan.tile, GemmTile::wgmma128x16) << cs.str() << ": " << plan.str();
     if (::testing::Test::HasFailure()) return;
   }
