@@ -147,8 +147,11 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   // clusters of four blocks of 217 KiB ran 8-15% slower than the workspace at four splits (docs/PERF.md,
   // thirty-eighth session).  (The plan still asks for the workspace; the kernel leaves it untouched.)
   kp.cluster_splits = c.entry->tma && !c.kernel.persistent && c.splits == 2;
+  // Clusters: a persistent kernel's cluster_m blocks along M (B multicast), or the two K splits along z.
+  const unsigned cluster_x = static_cast<unsigned>(c.kernel.cluster_m > 1 ? c.kernel.cluster_m : 1);
+  const unsigned cluster_z = kp.cluster_splits ? static_cast<unsigned>(c.splits) : 1u;
   cudaError_t e;
-  if (kp.cluster_splits) {
+  if (cluster_x > 1 || cluster_z > 1) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = grid;
     cfg.blockDim = block;
@@ -156,23 +159,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
     cfg.stream = stream;
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.x = cluster_x;
     attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = static_cast<unsigned>(c.splits);
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    e = cudaLaunchKernelExC(&cfg, fn, kargs);
-  } else if (c.kernel.cluster_m > 1) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = static_cast<size_t>(c.kernel.smem_bytes);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = static_cast<unsigned>(c.kernel.cluster_m);
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
+    attr.val.clusterDim.z = cluster_z;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     e = cudaLaunchKernelExC(&cfg, fn, kargs);
