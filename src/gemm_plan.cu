@@ -361,11 +361,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // late among the others (the tail the timeline probe shows); the cost model saw neither, and costs these plans
       // as DRAM-bound (`streamed`: else the Ampere 64 x 64 tile, split 6 to fill the slots, won 64 x 4096^2 at 0.64x
       // where the 128 x 64 tile split 2 runs 0.85).
-      for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s) {
-        if (ceil_div(k_tiles, s) > 64 || static_cast<double>(tiles * s) < 0.45 * static_cast<double>(slots)) continue;
-        if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
-        break;
-      }
+      const int s = streamed_split(tiles, k_tiles, slots);
+      if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
     } else if (tiles < slots) {
       // Split only when the tiles alone leave slots empty; at least 2 K tiles per split.
       s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));
@@ -543,6 +540,12 @@ bool hopper_decode(const GemmArgs& g) {
 }
 
 }  // namespace
+
+int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
+  for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s)
+    if ((k_tiles + s - 1) / s <= 64 && static_cast<double>(tiles * s) >= 0.45 * static_cast<double>(slots)) return s;
+  return 1;
+}
 
 GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice) {
   GemmStatus st = gemm_validate(g);
