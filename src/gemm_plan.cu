@@ -34,6 +34,7 @@ struct DeviceFacts {
   int max_smem_optin = 0;    // bytes per block
   double mac_per_byte = 80;  // tensor-core MAC rate / DRAM bytes per second (both estimated from the device)
   double sm_macs_per_us = 1024.0 * 1500.0;  // tensor-core MACs of one SM in a microsecond
+  bool decode_tile = false;  // compute capability 9.0 and this build holds the Hopper decode tile's code
 };
 
 std::mutex g_mutex;
@@ -73,6 +74,14 @@ GemmStatus device_facts(DeviceFacts* out, int* device_out) {
     const double bytes = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
     f.mac_per_byte = macs / bytes;
     f.sm_macs_per_us = 1024.0 * clock_khz / 1e3;
+  }
+  // The Hopper decode tile runs here (what hopper_decode asks on every call: worked out once per device).
+  if (f.cc == 90) {
+    const GemmKernelEntry* d = gemm_core::find_gemm_kernel(GemmTile::wgmma128x16);
+    const gemm_core::GemmKernelType* t = d ? d->type(GemmMath::tensor_core, Dtype::bf16) : nullptr;
+    const void* fn = t ? t->get(Combo::kk).fn : nullptr;
+    cudaFuncAttributes attr{};
+    f.decode_tile = fn && cudaFuncGetAttributes(&attr, fn) == cudaSuccess;
   }
   (void)cudaGetLastError();
   g_devices[dev] = f;
@@ -523,8 +532,8 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
 }
 
 // Whether decode-shaped problems are oriented for the Hopper kernels (normalise's weights_as_a): automatic plans
-// and forced Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile.
-// (A device query the first time, then the caches'.)
+// and forced Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile
+// (DeviceFacts::decode_tile, worked out with the device's other facts the first time).
 bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
@@ -532,11 +541,7 @@ bool hopper_decode(const GemmArgs& g) {
   }
   DeviceFacts f;
   int dev = 0;
-  if (!device_facts(&f, &dev) || f.cc != 90) return false;  // (a failed query is reported again by choose)
-  const GemmKernelEntry* d = gemm_core::find_gemm_kernel(GemmTile::wgmma128x16);
-  const gemm_core::GemmKernelType* t = d ? d->type(GemmMath::tensor_core, Dtype::bf16) : nullptr;
-  const void* fn = t ? t->get(Combo::kk).fn : nullptr;
-  return fn && has_code(dev, fn);
+  return device_facts(&f, &dev) && f.decode_tile;  // (a failed query is reported again by choose)
 }
 
 }  // namespace

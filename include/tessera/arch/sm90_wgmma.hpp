@@ -95,8 +95,6 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
 // parameter packs in asm operand lists); they are #undef'd at the end of this file.
 #define TESSERA_WGMMA_D8_REGS "{%0, %1, %2, %3, %4, %5, %6, %7}"
 #define TESSERA_WGMMA_D8_OPERANDS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-#define TESSERA_WGMMA_D16_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
-#define TESSERA_WGMMA_D16_OPERANDS "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
 #define TESSERA_WGMMA_D32_REGS "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define TESSERA_WGMMA_D32_OPERANDS \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -160,8 +158,6 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
 
 TESSERA_WGMMA_DEFINE(wgmma_m64n16k16, 8, "m64n16k16", TESSERA_WGMMA_D8_REGS, "%8, %9", "%10", "%11, %12",
                      TESSERA_WGMMA_D8_OPERANDS)
-TESSERA_WGMMA_DEFINE(wgmma_m64n32k16, 16, "m64n32k16", TESSERA_WGMMA_D16_REGS, "%16, %17", "%18", "%19, %20",
-                     TESSERA_WGMMA_D16_OPERANDS)
 TESSERA_WGMMA_DEFINE(wgmma_m64n64k16, 32, "m64n64k16", TESSERA_WGMMA_D32_REGS, "%32, %33", "%34", "%35, %36",
                      TESSERA_WGMMA_D32_OPERANDS)
 TESSERA_WGMMA_DEFINE(wgmma_m64n128k16, 64, "m64n128k16", TESSERA_WGMMA_D64_REGS, "%64, %65", "%66", "%67, %68",
@@ -176,8 +172,6 @@ TESSERA_WGMMA_DEFINE(wgmma_m64n256k16, 128, "m64n256k16", TESSERA_WGMMA_D128_REG
 #endif
 #undef TESSERA_WGMMA_D8_REGS
 #undef TESSERA_WGMMA_D8_OPERANDS
-#undef TESSERA_WGMMA_D16_REGS
-#undef TESSERA_WGMMA_D16_OPERANDS
 #undef TESSERA_WGMMA_D32_REGS
 #undef TESSERA_WGMMA_D32_OPERANDS
 #undef TESSERA_WGMMA_D64_REGS

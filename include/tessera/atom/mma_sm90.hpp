@@ -32,8 +32,8 @@ namespace tessera::atom {
 template <int kN_>
 struct WgmmaAccum64xN {
   static constexpr int kM = 64, kN = kN_, kK = 16;
-  static_assert(kN == 16 || kN == 32 || kN == 64 || kN == 128 || kN == 256,
-                "wgmma atom: N is 16, 32, 64, 128 or 256 (the instructions Tessera wraps)");
+  static_assert(kN == 16 || kN == 64 || kN == 128 || kN == 256,
+                "wgmma atom: N is 16, 64, 128 or 256 (the instructions Tessera wraps)");
   static constexpr int kThreads = 128;
   static constexpr int kValuesC = kN / 2;  // fp32 accumulators per thread
   // (T128,V) -> (M64,N), index m + 64 n
@@ -83,7 +83,6 @@ struct WgmmaSm90 : WgmmaAccum64xN<kN> {
     if constexpr (kN == 256) arch::wgmma_m64n256k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
     else if constexpr (kN == 128) arch::wgmma_m64n128k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
     else if constexpr (kN == 64) arch::wgmma_m64n64k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
-    else if constexpr (kN == 32) arch::wgmma_m64n32k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
     else arch::wgmma_m64n16k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
   }
 #endif

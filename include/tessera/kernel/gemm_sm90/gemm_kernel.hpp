@@ -52,16 +52,16 @@ using gemm_sm80::Params;
 template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
 struct GemmSm90 {
   static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
-  static_assert(kBN == 16 || kBN == 32 || kBN == 64 || kBN == 128 || kBN == 256,
-                "gemm_sm90: BLK_N is 16, 32, 64, 128 or 256 (one wgmma m64nNk16 per k-step)");
-  static_assert(kBN >= 64 || (!kBNMajor && !kAMMajor), "gemm_sm90: the narrow decode tiles take K-major A and B only");
+  static_assert(kBN == 16 || kBN == 64 || kBN == 128 || kBN == 256,
+                "gemm_sm90: BLK_N is 16, 64, 128 or 256 (one wgmma m64nNk16 per k-step)");
+  static_assert(kBN >= 64 || (!kBNMajor && !kAMMajor), "gemm_sm90: the decode tile takes K-major A and B only");
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
   // One atom per consumer warpgroup and K step: wgmma m64nNk16 with N = BLK_N.
   using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
   static constexpr int kAcc = Atom::kValuesC;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   // The narrow tile (small problems: a block's whole K range is a few dozen K tiles) keeps twice the stages in flight.
-  // The decode tiles (BLK_N 16 or 32: B is the batch, A the weights) stream A: as many stages as the shared memory holds.
-  static constexpr int kStages = kBN == 16 ? 12 : kBN == 32 ? 11 : kBN == 64 ? 8 : 4;
+  // The decode tile (BLK_N 16: B is the batch, A the weights) streams A: as many stages as the shared memory holds.
+  static constexpr int kStages = kBN == 16 ? 12 : kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
