@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -79,6 +80,10 @@ std::vector<Shape> shapes_for(const std::string& which, bool quick) {
   if (which == "all" || which == "decode")
     for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}})
       for (int64_t m : {1, 16, 64, 128}) s.push_back({"decode", m, nk.first, nk.second});
+  // The planner's grid (issue-sized decode problems, --plans): M = 1 ... 256 against five weight shapes.
+  if (which == "decode-grid")
+    for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}, {28672, 8192}})
+      for (int64_t m : {1, 2, 4, 8, 16, 32, 64, 128, 256}) s.push_back({"decode", m, nk.first, nk.second});
   // A custom list: "MxNxK[,MxNxK...]".
   if (s.empty()) {
     size_t pos = 0;
@@ -88,7 +93,8 @@ std::vector<Shape> shapes_for(const std::string& which, bool quick) {
       long long m = 0, n = 0, k = 0;
       char tail = 0;
       if (std::sscanf(one.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1)
-        throw std::invalid_argument("bench gemm: --shapes expects all, square, llm, decode or MxNxK[,MxNxK...]; got '" + one + "'");
+        throw std::invalid_argument("bench gemm: --shapes expects all, square, llm, decode, decode-grid or MxNxK[,MxNxK...]; got '" +
+                                    one + "'");
       s.push_back({m <= 128 ? "decode" : "custom", m, n, k});
       if (end == std::string::npos) break;
       pos = end + 1;
@@ -237,9 +243,120 @@ void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, 
 
 double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
 
+// --plans: for each shape, the planner's plan of the bare GEMM against every plan that can be forced (each tile built
+// for `dt` on tensor cores, with 1, 2, 3, 4, 6 and 8 K splits; settings the planner turns into the same plan are timed
+// once), each checked against cuBLAS, all timed in one round-robin with the L2 evicted before every run.  Records
+// "plan_choice": the planner's speed over the best forced plan's (1 when the planner picked the best).
+struct PlanGrid {
+  const std::vector<Shape>& shapes;
+  Dtype dt;
+  const Elem16& et;
+  const std::vector<uint16_t>& pool;
+  cublasHandle_t cub;
+  cudaStream_t stream;
+  std::function<void(cudaStream_t)> flush;
+  int warmup, repeats;
+};
+
+int run_plan_grid(const BenchOptions& o, const PlanGrid& g, bench::Report& report) {
+  const char* dt_name = dtype_name(g.dt);
+  std::vector<std::vector<std::string>> table;
+  int within = 0, done = 0;
+  for (const Shape& s : g.shapes) {
+    const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
+    bench::progress(o, "gemm", done++, static_cast<int>(g.shapes.size()), size);
+    const int64_t m = s.m, n = s.n, k = s.k;
+    uint16_t *A = nullptr, *B = nullptr, *Dt = nullptr, *Dc = nullptr;
+    TESSERA_BENCH_CUDA(cudaMalloc(&A, m * k * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&B, k * n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&Dt, m * n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&Dc, m * n * 2));
+    fill_random(A, static_cast<size_t>(m * k), g.pool, 1);
+    fill_random(B, static_cast<size_t>(k * n), g.pool, 2);
+    GemmArgs plain;
+    plain.m = m; plain.n = n; plain.k = k;
+    plain.a = GemmMatrix{A, g.dt, MatrixOrder::row_major, k};
+    plain.b = GemmMatrix{B, g.dt, MatrixOrder::col_major, k};
+    plain.d = GemmOutput{Dt, g.dt, MatrixOrder::row_major, n};
+    // The candidates: the planner's, then every forced (tile, split) that plans, each distinct plan once.
+    std::vector<GemmArgs> args;
+    std::vector<GemmPlan> plans;
+    auto add = [&](GemmTile tile, int split) {
+      GemmArgs a = plain;
+      a.tile = tile;
+      a.split_k = split;
+      GemmPlan p;
+      if (!gemm_plan(a, &p).ok()) return;
+      for (size_t i = 1; i < plans.size(); ++i)
+        if (plans[i].str() == p.str()) return;
+      args.push_back(a);
+      plans.push_back(p);
+    };
+    add(GemmTile::automatic, 0);
+    for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
+      if (bench_tile(e, g.dt))
+        for (int split : {1, 2, 3, 4, 6, 8}) add(e.tile, split);
+    size_t ws_bytes = 0;
+    for (const GemmArgs& a : args) ws_bytes = std::max(ws_bytes, gemm_workspace_size(a));
+    void* ws = nullptr;
+    if (ws_bytes) {
+      TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
+      TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
+    }
+    for (GemmArgs& a : args) {
+      a.workspace = ws;
+      a.workspace_bytes = ws_bytes;
+      a.workspace_zeroed = true;
+    }
+    const float one = 1.f, zero = 0.f;
+    check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, B,
+                              g.et.cuda(), static_cast<int>(k), A, g.et.cuda(), static_cast<int>(k), &zero, Dc, g.et.cuda(),
+                              static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+    std::vector<std::function<void(cudaStream_t)>> all;
+    for (size_t i = 0; i < args.size(); ++i) {
+      TESSERA_BENCH_CUDA(cudaMemsetAsync(Dt, 0xFF, static_cast<size_t>(m * n * 2), g.stream));  // NaN: poisoned
+      check_gemm(gemm(args[i], g.stream));
+      TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
+      const double err = rel_diff(g.et, Dt, Dc, m, n);
+      if (!(err <= 2e-2)) {
+        std::fprintf(stderr, "bench gemm --plans: %s: plan %s differs from cuBLAS (%.3g; tolerance 0.02)\n", size.c_str(),
+                     plans[i].str().c_str(), err);
+        return 1;
+      }
+      all.push_back([&, i](cudaStream_t st) { check_gemm(gemm(args[i], st)); });
+    }
+    const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
+    size_t best = 1;
+    for (size_t i = 1; i < ms.size(); ++i)
+      if (ms[i] < ms[best]) best = i;
+    if (ms.size() == 1) best = 0;
+    const double ratio = ms[best] / ms[0];  // the planner's speed over the best forced plan's
+    within += ratio >= 0.95;
+    std::string note = "planner: " + plans[0].str() + "; forced plans (us):";
+    for (size_t i = 1; i < ms.size(); ++i) note += " [" + plans[i].str().substr(0, plans[i].str().find(',')) + "] " + bench::fmt(ms[i] * 1e3, 2);
+    note += std::string("; ") + dt_name + " in/out, A row-major, B column-major, D row-major; L2 evicted by a read pass before each run";
+    report.add(Record{"gemm", "tessera", "plan_choice", size, tflops(m, n, k, ms[0]), "TFLOP/s", "best forced plan: " + plans[best].str(),
+                      tflops(m, n, k, ms[best]), ratio, note});
+    table.push_back({size, plans[0].str().substr(0, plans[0].str().find(',')), bench::fmt(ms[0] * 1e3, 1),
+                     plans[best].str().substr(0, plans[best].str().find(',')), bench::fmt(ms[best] * 1e3, 1), bench::fmt(ratio, 3),
+                     std::to_string(ms.size() - 1)});
+    cudaFree(A); cudaFree(B); cudaFree(Dt); cudaFree(Dc);
+    if (ws) cudaFree(ws);
+  }
+  bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
+  std::printf("\n%s GEMM: the planner's plan against every forced plan, bare GEMM, us (median of %d, L2 evicted before each run)\n",
+              dt_name, g.repeats);
+  bench::print_table(stdout, {"size", "planner's plan", "us", "best forced plan", "us", "planner / best (speed)", "forced plans"}, table);
+  std::printf("the planner within 5%% of the best forced plan on %d of %zu shapes (%.0f%%)\n", within, g.shapes.size(),
+              g.shapes.empty() ? 0.0 : 100.0 * within / static_cast<double>(g.shapes.size()));
+  return 0;
+}
+
 int run_gemm_bench(const BenchOptions& o) {
   std::string which = "all";
   bool kernels_only = false;
+  bool plans_mode = false;  // --plans: the planner against every forced plan (PlanGrid)
   bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
   bool a_col_major = false;  // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
   GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
@@ -250,9 +367,10 @@ int run_gemm_bench(const BenchOptions& o) {
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
-          "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N] [--shapes all|square|llm|decode|MxNxK,...]\n"
-          "                          [--kernels] [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N]\n"
-          "                          [--stream-k on|off] [--dtype bf16|f16]\n\n"
+          "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N]\n"
+          "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans]\n"
+          "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
+          "                          [--dtype bf16|f16]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
@@ -263,11 +381,16 @@ int run_gemm_bench(const BenchOptions& o) {
           "--split-k N forces N K splits (the workspace is sized for it); --stream-k on|off forces the persistent\n"
           "kernels' stream-K tail on or off (default: the planner's choice).  --dtype f16 runs every GEMM, bias,\n"
           "residual and reference in f16 instead of bf16 (--tile then takes the tiles built for f16).\n"
+          "--plans times, for each shape, the planner's plan of the bare GEMM against every plan that can be forced\n"
+          "(each tile with 1, 2, 3, 4, 6 and 8 K splits; records \"plan_choice\": the planner's speed over the best's);\n"
+          "decode-grid is its grid: M = 1, 2, 4, ..., 256 x (N, K) = (4096, 4096), (8192, 8192), (14336, 4096),\n"
+          "(4096, 14336), (28672, 8192).\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
           bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
     else if (o.args[i] == "--kernels") kernels_only = true;
+    else if (o.args[i] == "--plans") plans_mode = true;
     else if (o.args[i] == "--b-row-major") b_row_major = true;
     else if (o.args[i] == "--a-col-major") a_col_major = true;
     else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
@@ -298,10 +421,15 @@ int run_gemm_bench(const BenchOptions& o) {
       et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|MxNxK,..., --kernels, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16)\n",
                    o.args[i].c_str());
       return 2;
     }
+  }
+  if (plans_mode && (!tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
+    std::fprintf(stderr, "bench gemm: --plans forces every plan itself and takes the default operand orders: not with --tile, "
+                         "--split-k, --stream-k, --b-row-major or --a-col-major\n");
+    return 2;
   }
   const Dtype dt = et.dtype;
   const char* dt_name = dtype_name(dt);
@@ -361,6 +489,13 @@ int run_gemm_bench(const BenchOptions& o) {
   const std::vector<Shape> shapes = shapes_for(which, o.quick);
   bench::Report report("gemm");
   report.set_dtype(dt_name);
+  if (plans_mode) {
+    const int rc = run_plan_grid(o, PlanGrid{shapes, dt, et, pool, cub, stream, [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats},
+                                 report);
+    cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);
+    cublasDestroy(evict_h); cublasLtDestroy(lth); cublasDestroy(cub); cudaStreamDestroy(stream);
+    return rc != 0 ? rc : bench::finish(o, report) ? 0 : 1;
+  }
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> fused_plans;  // shapes whose fused variants plan another kernel than the bare GEMM
   int done = 0;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build all tests sanitize bench bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace python
+# Steps: build all tests sanitize bench plans bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace
+#        python
 #   bench_orders the two orders with a column-major A (B column- and row-major), JSON to $OUT/gemm_a_col_major*.json
 #   bench        tessera bench gemm on the issue's shapes (planner's choice), JSON to $OUT/gemm.json
+#   plans        tessera bench gemm --plans: the planner against every forced plan on PLAN_SHAPES (default
+#                decode-grid), JSON to $OUT/gemm_plans.json
 #   bench_f16    the same in f16 (--dtype f16) on L (SHAPES_L), JSON to $OUT/gemm_f16.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
@@ -63,6 +66,11 @@ for s in $STEPS; do
     bench)
       timeout 300 "$B/tools/tessera" bench gemm --shapes "$SHAPES" --repeats ${REPEATS:-15} --json "$OUT/gemm.json" > "$OUT/bench.log" 2>&1
       echo "bench rc=$?"; sed -n '/^bf16 GEMM/,$p' "$OUT/bench.log" ;;
+    plans)
+      # the planner against every forced plan (bare GEMM) over the decode grid (issue 11's planner table)
+      timeout 400 "$B/tools/tessera" bench gemm --plans --shapes "${PLAN_SHAPES:-decode-grid}" --repeats ${REPEATS:-10} \
+        --json "$OUT/gemm_plans.json" > "$OUT/plans.log" 2>&1
+      echo "plans rc=$?"; sed -n '/the planner.s plan against/,$p' "$OUT/plans.log"; grep -B2 -A3 'differs\|error' "$OUT/plans.log" | head -20 ;;
     bench_f16)
       timeout 300 "$B/tools/tessera" bench gemm --dtype f16 --shapes "$SHAPES_L" --repeats ${REPEATS:-15} --json "$OUT/gemm_f16.json" > "$OUT/bench_f16.log" 2>&1
       echo "bench (f16) rc=$?"; sed -n '/^f16 GEMM/,$p' "$OUT/bench_f16.log" ;;

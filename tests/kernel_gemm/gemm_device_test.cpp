@@ -105,6 +105,55 @@ TEST(GemmDevice, HopperDecodePlans) {
   }
 }
 
+// The Hopper tiles that read the epilogue's inputs ahead (wgmma128x16, wgmma128x64: StagedEpilogue::fetch_ahead, before
+// the main loop): every input that can be read ahead (C, the bias per row / per column / scalar in fp32 or D's type, the
+// residual) beside every one that cannot (C or the residual in the other order or with rows that are not 16-byte
+// multiples, a bias that is 2-byte aligned only, C aliasing D), edge tiles, D in both orders, one split, two (a
+// cluster) and three (the workspace: any split may finish the tile).
+TEST(GemmDevice, EpilogueReadAhead) {
+  TESSERA_REQUIRE_SM(90);
+  struct Case {
+    GemmTile tile;
+    Shape s;
+  };
+  const Case shapes[] = {{GemmTile::wgmma128x16, {5, 300, 1000}},   {GemmTile::wgmma128x16, {16, 520, 1504}},
+                         {GemmTile::wgmma128x16, {300, 13, 712}},   {GemmTile::wgmma128x64, {40, 1000, 1000}},
+                         {GemmTile::wgmma128x64, {304, 136, 600}},  {GemmTile::wgmma128x64, {130, 70, 264}}};
+  int i = 0;
+  for (const Case& sc : shapes)
+    for (BiasMode b : kBiases)
+      for (int variant = 0; variant < 4; ++variant) {
+        ++i;
+        GemmCase cs;
+        cs.m = sc.s.m; cs.n = sc.s.n; cs.k = sc.s.k;
+        cs.oa = R; cs.ob = C;
+        cs.tile = sc.tile;
+        cs.in = i % 3 ? Dtype::bf16 : Dtype::f16;
+        cs.out = i % 13 == 0 ? Dtype::f32 : cs.in;
+        cs.od = i % 2 ? R : C;
+        cs.alpha = 0.75f;
+        cs.bias = b;
+        cs.bias_type = i % 4 < 2 ? Dtype::f32 : cs.out;
+        cs.off_bias = variant == 3 && cs.bias_type != Dtype::f32 ? 1 : 0;
+        cs.act = kActs[i % 7];
+        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        cs.beta = variant % 2 ? 0.5f : 0.f;
+        cs.oc = variant == 3 ? (cs.od == R ? C : R) : cs.od;
+        cs.c_is_d = variant == 1 && i % 3 == 0;
+        cs.residual = variant != 1 || i % 2 == 0;
+        cs.orr = variant == 2 && i % 3 == 0 ? (cs.od == R ? C : R) : cs.od;
+        cs.pad_r = variant == 2 && i % 3 == 1 ? 1 : 0;  // rows of the residual no longer 16-byte multiples
+        cs.split_k = i % 3 + 1;
+        cs.workspace = cs.split_k > 1;
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, sc.tile) << cs.str();
+        EXPECT_EQ(plan.split_k, cs.split_k) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
 TEST(GemmDevice, EpilogueSweep) {
   TESSERA_REQUIRE_SM(80);
   int i = 0;

@@ -139,33 +139,23 @@ __device__ __forceinline__ int bias_dim_in_d_order(const Params& p) {
   return ((p.bias_along == kBiasAlongN) == p.d_row_major) ? 1 : 2;
 }
 
-// Everything after alpha * acc for V elements of D that are consecutive in D's order, starting at
-// (outer go, inner gi), `valid` of them inside D: + beta * C, + bias, activation, + residual, cast,
-// store (16 bytes when legal).
+// Everything after alpha * acc for V elements of D that are consecutive in D's order, with the inputs already read
+// (c: C's V values, read only when beta != 0; b: the bias of each element, read when bias_dim != 0; r: the residual's,
+// read when there is one), starting at (outer go, inner gi), `valid` of them inside D: + beta * C, + bias, activation,
+// + residual, cast, store (16 bytes when legal).
 template <class T, int V>
-__device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bool rm, int bias_dim, int go, int gi,
-                                              int valid) {
+__device__ __forceinline__ void finish_loaded(float (&v)[V], const Params& p, int bias_dim, const float (&c)[V],
+                                              const float (&b)[V], const float (&r)[V], int go, int gi, int valid) {
   if (p.beta != 0.f) {
-    float c[V];
-    load_along<T, V>(c, p.c, p.ldc, p.c_row_major == rm, p.c_vec, go, gi, valid);
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] = fmaf(p.beta, c[j], v[j]);
   }
-  if (bias_dim == 1) {
-    float b[V];
-    if (p.bias_f32) load_bias_run<float, V>(b, p.bias, gi, valid);
-    else load_bias_run<T, V>(b, p.bias, gi, valid);
+  if (bias_dim != 0) {
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] += b[j];
-  } else if (bias_dim != 0) {
-    const float b = load_bias<T>(p, bias_dim == 2 ? go : 0);
-#pragma unroll
-    for (int j = 0; j < V; ++j) v[j] += b;
   }
   activate_run<V>(v, p);
   if (p.residual) {
-    float r[V];
-    load_along<T, V>(r, p.residual, p.ldr, p.r_row_major == rm, p.r_vec, go, gi, valid);
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] += r[j];
   }
@@ -177,6 +167,24 @@ __device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bo
     for (int j = 0; j < V; ++j)
       if (j < valid) q[j] = Elem<T>::from_float(v[j]);
   }
+}
+
+// The same, reading C, the bias and the residual from global memory here.
+template <class T, int V>
+__device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bool rm, int bias_dim, int go, int gi,
+                                              int valid) {
+  float c[V] = {}, b[V] = {}, r[V] = {};
+  if (p.beta != 0.f) load_along<T, V>(c, p.c, p.ldc, p.c_row_major == rm, p.c_vec, go, gi, valid);
+  if (bias_dim == 1) {
+    if (p.bias_f32) load_bias_run<float, V>(b, p.bias, gi, valid);
+    else load_bias_run<T, V>(b, p.bias, gi, valid);
+  } else if (bias_dim != 0) {
+    const float s = load_bias<T>(p, bias_dim == 2 ? go : 0);
+#pragma unroll
+    for (int j = 0; j < V; ++j) b[j] = s;
+  }
+  if (p.residual) load_along<T, V>(r, p.residual, p.ldr, p.r_row_major == rm, p.r_vec, go, gi, valid);
+  finish_loaded<T, V>(v, p, bias_dim, c, b, r, go, gi, valid);
 }
 
 #endif  // __CUDACC__
@@ -212,6 +220,88 @@ struct StagedEpilogue {
       s[(n + 1) * kColStride + m] = v1;
     }
   }
+
+  // ---- The epilogue's inputs read ahead ----
+  // A kernel whose epilogue would otherwise wait for C, the bias and the residual after its main loop (their loads on
+  // the tile's critical path, one round trip to DRAM per vector a thread stores) reads them into registers before the
+  // main loop instead: each thread the vectors of a 16-bit D that store_as will give it (vector k: index threadIdx.x +
+  // k * kThreads of the tile, in D's order), raw, 16 bytes each.  Only whole vectors inside D whose inputs all allow
+  // 16-byte loads (C and the residual in D's order, an aligned bias run) are read ahead; store_as reads the others
+  // as before.  Registers: 4 per vector for C and the residual, 8 for the bias (a run of 8 fp32 values).
+  static constexpr int kAheadVec = 8;  // elements of a 16-bit D per 16 bytes
+  static constexpr int kAheadVecs = (kBlockM * kBlockN / kAheadVec + kThreads - 1) / kThreads;
+  static_assert(kAheadVecs <= 32, "staged epilogue: Ahead::have holds one bit per vector");
+
+#if defined(__CUDACC__)
+  struct Ahead {
+    uint4 c[kAheadVecs], r[kAheadVecs], b[kAheadVecs][2];
+    uint32_t have;  // bit k: vector k was read ahead
+  };
+
+  // Fills `a` for the tile at (m0, n0) (no loads when the epilogue reads nothing, or D is not 16-bit).
+  __device__ __forceinline__ static void fetch_ahead(Ahead& a, const Params& p, int m0, int n0) {
+    a.have = 0;
+    if (p.d_type == Dtype::bf16) fetch_ahead_as<__nv_bfloat16>(a, p, m0, n0);
+    else if (p.d_type == Dtype::f16) fetch_ahead_as<__half>(a, p, m0, n0);
+  }
+
+  template <class T>
+  __device__ __forceinline__ static void fetch_ahead_as(Ahead& a, const Params& p, int m0, int n0) {
+    constexpr int V = Elem<T>::kVec;
+    static_assert(V == kAheadVec, "staged epilogue: read ahead for 16-bit D only");
+    const bool rm = p.d_row_major;
+    const int bias_dim = bias_dim_in_d_order(p);
+    const bool need_c = p.beta != 0.f, need_r = p.residual != nullptr;
+    if (!need_c && !need_r && bias_dim == 0) return;
+    if ((need_c && !(p.c_row_major == rm && p.c_vec)) || (need_r && !(p.r_row_major == rm && p.r_vec))) return;
+    const int vecs = (rm ? kBlockN : kBlockM) / V, outer_tile = rm ? kBlockM : kBlockN;
+    const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
+    const int inner_ext = rm ? p.n : p.m, outer_ext = rm ? p.m : p.n;
+#pragma unroll
+    for (int k = 0; k < kAheadVecs; ++k) {
+      const int idx = static_cast<int>(threadIdx.x) + k * kThreads;
+      if (idx >= outer_tile * vecs) break;
+      const int o = idx / vecs, go = outer0 + o, gi = inner0 + (idx - o * vecs) * V;
+      if (go >= outer_ext || gi + V > inner_ext) continue;
+      if (bias_dim == 1) {
+        const unsigned char* b = static_cast<const unsigned char*>(p.bias) + static_cast<int64_t>(gi) * (p.bias_f32 ? 4 : 2);
+        if (reinterpret_cast<uintptr_t>(b) % 16 != 0) continue;
+        a.b[k][0] = *reinterpret_cast<const uint4*>(b);
+        if (p.bias_f32) a.b[k][1] = *reinterpret_cast<const uint4*>(b + 16);
+      } else if (bias_dim != 0) {
+        a.b[k][0].x = __float_as_uint(load_bias<T>(p, bias_dim == 2 ? go : 0));
+      }
+      if (need_c) a.c[k] = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.c) + static_cast<int64_t>(go) * p.ldc + gi);
+      if (need_r)
+        a.r[k] = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.residual) + static_cast<int64_t>(go) * p.ldr + gi);
+      a.have |= 1u << k;
+    }
+  }
+
+  // Vector k's inputs from `a` (fetch_ahead_as's), then the rest of finish_vector.
+  template <class T>
+  __device__ __forceinline__ static void finish_ahead(float (&v)[kAheadVec], const Params& p, int bias_dim, const Ahead& a, int k,
+                                                      int go, int gi) {
+    constexpr int V = kAheadVec;
+    float c[V] = {}, b[V] = {}, r[V] = {};
+    if (p.beta != 0.f) Elem<T>::unpack(a.c[k], c);
+    if (bias_dim == 1) {
+      if (p.bias_f32) {
+        const uint4 lo = a.b[k][0], hi = a.b[k][1];
+        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+        for (int j = 0; j < V; ++j) b[j] = __uint_as_float(w[j]);
+      } else {
+        Elem<T>::unpack(a.b[k][0], b);
+      }
+    } else if (bias_dim != 0) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) b[j] = __uint_as_float(a.b[k][0].x);
+    }
+    if (p.residual) Elem<T>::unpack(a.r[k], r);
+    finish_loaded<T, V>(v, p, bias_dim, c, b, r, go, gi, V);
+  }
+#endif  // __CUDACC__
 
   // Split-K: called by all threads after the tile is staged (and a barrier).  Returns true in the block
   // that must finish the tile (its staged tile then holds the sum over all splits), false in the others.
@@ -266,12 +356,13 @@ struct StagedEpilogue {
   }
 
   static_assert(output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "staged epilogue: store's cases are kOutputTypes");
-  // Reads the staged tile (origin (m0, n0) in D) and writes D.
-  __device__ static void store(const float* s, const Params& p, int m0, int n0) {
+  // Reads the staged tile (origin (m0, n0) in D) and writes D; `ahead`: this thread's inputs read ahead
+  // (fetch_ahead, same tile), or null.
+  __device__ static void store(const float* s, const Params& p, int m0, int n0, const Ahead* ahead = nullptr) {
     switch (p.d_type) {
-      case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0); break;
-      case Dtype::f16: store_as<__half>(s, p, m0, n0); break;
-      case Dtype::f32: store_as<float>(s, p, m0, n0); break;
+      case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0, ahead); break;
+      case Dtype::f16: store_as<__half>(s, p, m0, n0, ahead); break;
+      case Dtype::f32: store_as<float>(s, p, m0, n0, nullptr); break;
       default: __trap();  // 8-bit and integer types: gemm_validate rejects them for D
     }
   }
@@ -307,7 +398,7 @@ struct StagedEpilogue {
   }
 
   template <class T>
-  __device__ static void store_as(const float* s, const Params& p, int m0, int n0) {
+  __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const Ahead* ahead) {
     constexpr int V = Elem<T>::kVec;
     const bool rm = p.d_row_major;
     if (p.beta == 0.f && p.bias_along == kBiasNone && p.act == Activation::none && !p.residual && p.d_vec &&
@@ -323,6 +414,23 @@ struct StagedEpilogue {
     const int inner_ext = rm ? p.n : p.m, outer_ext = rm ? p.m : p.n;
     const int vecs = inner_tile / V;
     const int bias_dim = bias_dim_in_d_order(p);
+    if constexpr (V == kAheadVec) {
+      if (ahead) {  // the thread's kAheadVecs vectors, as fetch_ahead numbered them
+#pragma unroll
+        for (int k = 0; k < kAheadVecs; ++k) {
+          const int idx = static_cast<int>(threadIdx.x) + k * kThreads;
+          if (idx >= outer_tile * vecs) break;
+          const int o = idx / vecs, iv = idx - o * vecs;
+          const int go = outer0 + o, gi = inner0 + iv * V;
+          if (go >= outer_ext || gi >= inner_ext) continue;
+          float v[V];
+          load_staged<V>(v, s + o * stride + iv * V, p.alpha);
+          if (ahead->have >> k & 1u) finish_ahead<T>(v, p, bias_dim, *ahead, k, go, gi);
+          else finish_vector<T, V>(v, p, rm, bias_dim, go, gi, inner_ext - gi < V ? inner_ext - gi : V);
+        }
+        return;
+      }
+    }
     for (int idx = threadIdx.x; idx < outer_tile * vecs; idx += kThreads) {
       const int o = idx / vecs, iv = idx - o * vecs;
       const int go = outer0 + o, gi = inner0 + iv * V;

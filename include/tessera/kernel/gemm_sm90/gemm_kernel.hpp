@@ -14,7 +14,9 @@
 //                Both are waited by parity; a fresh empty barrier counts as free (parity 1 passes).
 //   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
 //                reduction -> one pass applying alpha, beta*C, bias, activation, residual and storing D
-//                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.
+//                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.  Tiles up
+//                to 64 wide read that pass's C, bias and residual into registers before the main loop
+//                (StagedEpilogue::fetch_ahead), so that no epilogue load waits on DRAM after it.
 //                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma, so no split-K)
 //                instead leaves from the consumers' registers: each 64-column chunk of a consumer's 64 rows is
 //                cast and written with stmatrix into a 128-byte-swizzled 64 x 64 tile (FragmentEpilogue::
@@ -94,6 +96,8 @@ struct GemmSm90 {
                 "gemm_sm90: the descriptors' start addresses step in whole 16-byte units");
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
+  // The epilogue's inputs are read ahead into registers for tiles up to 64 wide (three 16-byte vectors of each a thread).
+  static constexpr bool kAhead = Epi::kAheadVecs <= 3;
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
   // consumer warpgroup, in the stage buffers.
   using FragEpi = epilogue::FragmentEpilogue<Atom>;
@@ -140,6 +144,15 @@ struct GemmSm90 {
       arch::fence_mbarrier_init();
     }
     __syncthreads();
+
+    // The epilogue's C, bias and residual, read into registers now so that no load of theirs waits after the main loop
+    // (StagedEpilogue::fetch_ahead; tiles up to 64 wide: at most three vectors a thread).  Only the block that will
+    // store D reads them: with the splits in a cluster, split 0; with the workspace, any split may finish the tile.
+    typename Epi::Ahead ahead;
+    ahead.have = 0;
+    if constexpr (kAhead) {
+      if (!bare_tma(p) && (!p.cluster_splits || split == 0)) Epi::fetch_ahead(ahead, p.ep, m0, n0);
+    }
 
     float acc[kAcc];
 #pragma unroll
@@ -270,9 +283,9 @@ struct GemmSm90 {
         }
       }
       arch::cluster_sync();
-      if (split == 0) Epi::store(stage, p.ep, tm * kBM, tn * kBN);
+      if (split == 0) Epi::store(stage, p.ep, tm * kBM, tn * kBN, kAhead ? &ahead : nullptr);
     } else {
-      gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split);
+      gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split, kAhead ? &ahead : nullptr);
     }
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 5, TCLK());
     if (threadIdx.x == 0) {
