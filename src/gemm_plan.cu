@@ -359,6 +359,13 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     const bool streamed = e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64;
     if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
+    } else if (e.tile == GemmTile::t16x128 && f.cc == 90) {
+      // The 16 x 128 tile on Hopper (a batch of at most 8 against few weight tiles: hopper_decode): the fewest splits that
+      // give 90% of the SMs a block, at least 4 K tiles each (measured at N = 4096: 4 splits 15.9 / 34.3 us at K = 4096 /
+      // 14336, 8 splits 16.2 / 35.5, 3 splits 16.3 / 36.0; the cost model, counting every slot of the SM's four, chose
+      // 8); else none.
+      const int s = fill_split(tiles, k_tiles, f.sms);
+      if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
     } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
       // block at most 64 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else
@@ -534,6 +541,11 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
 // Whether decode-shaped problems are oriented for the Hopper kernels (normalise's weights_as_a): automatic plans
 // and forced Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile
 // (DeviceFacts::decode_tile, worked out with the device's other facts the first time).
+// Automatic plans leave to the 16 x 128 tile (the batch as m, 4 K splits: gemm_detail::fill_split) a batch of at most 8
+// against weights whose 128-row tiles, split twice (the most the decode tile reduces in a cluster), would fill fewer
+// than 3/4 of the SMs, where its A is K-major: measured (bf16, H200, `tessera bench gemm --plans`, docs/PERF.md,
+// thirty-ninth session) at N = 4096, M = 1-8, 15.9-16.5 us at K = 4096 (the decode tile 16.9-17.7) and 34.3-35.3 us at
+// K = 14336 (35.7-38.6); from 64 tiles of weights up (N = 8192) the decode tile is ahead again (38.8 against 39.5).
 bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
@@ -541,10 +553,22 @@ bool hopper_decode(const GemmArgs& g) {
   }
   DeviceFacts f;
   int dev = 0;
-  return device_facts(&f, &dev) && f.decode_tile;  // (a failed query is reported again by choose)
+  if (!device_facts(&f, &dev) || !f.decode_tile) return false;  // (a failed query is reported again by choose)
+  if (g.tile == GemmTile::automatic) {
+    const int64_t batch = std::min(g.m, g.n), rows = std::max(g.m, g.n);
+    const bool a_k_major = g.m <= g.n ? is_row_major(g.a.order) : !is_row_major(g.b.order);  // the 16 x 128 tile's A
+    if (batch <= 8 && a_k_major && static_cast<double>(ceil_div(rows, 128) * 2) < 0.75 * f.sms) return false;
+  }
+  return true;
 }
 
 }  // namespace
+
+int gemm_detail::fill_split(int64_t tiles, int64_t k_tiles, int sms) {
+  int s = 1;
+  while (static_cast<double>(tiles * s) < 0.9 * sms && s < 64 && static_cast<int64_t>(s + 1) * 4 <= k_tiles) ++s;
+  return s;
+}
 
 int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
   for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s)

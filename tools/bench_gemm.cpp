@@ -278,35 +278,40 @@ int run_plan_grid(const BenchOptions& o, const PlanGrid& g, bench::Report& repor
     plain.a = GemmMatrix{A, g.dt, MatrixOrder::row_major, k};
     plain.b = GemmMatrix{B, g.dt, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, g.dt, MatrixOrder::row_major, n};
-    // The candidates: the planner's, then every forced (tile, split) that plans, each distinct plan once.
-    std::vector<GemmArgs> args;
-    std::vector<GemmPlan> plans;
-    auto add = [&](GemmTile tile, int split) {
+    // The candidates: the planner's, then every forced (tile, split) that plans, each distinct plan once; planned with
+    // the workspace in place (the planner splits K only when it has one), sized for the largest.
+    std::vector<std::pair<GemmTile, int>> settings = {{GemmTile::automatic, 0}};
+    for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
+      if (bench_tile(e, g.dt))
+        for (int split : {1, 2, 3, 4, 6, 8}) settings.push_back({e.tile, split});
+    size_t ws_bytes = 0;
+    for (auto [tile, split] : settings) {
       GemmArgs a = plain;
       a.tile = tile;
       a.split_k = split;
-      GemmPlan p;
-      if (!gemm_plan(a, &p).ok()) return;
-      for (size_t i = 1; i < plans.size(); ++i)
-        if (plans[i].str() == p.str()) return;
-      args.push_back(a);
-      plans.push_back(p);
-    };
-    add(GemmTile::automatic, 0);
-    for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
-      if (bench_tile(e, g.dt))
-        for (int split : {1, 2, 3, 4, 6, 8}) add(e.tile, split);
-    size_t ws_bytes = 0;
-    for (const GemmArgs& a : args) ws_bytes = std::max(ws_bytes, gemm_workspace_size(a));
+      ws_bytes = std::max(ws_bytes, gemm_workspace_size(a));
+    }
     void* ws = nullptr;
     if (ws_bytes) {
       TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
       TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
     }
-    for (GemmArgs& a : args) {
+    std::vector<GemmArgs> args;
+    std::vector<GemmPlan> plans;
+    for (auto [tile, split] : settings) {
+      GemmArgs a = plain;
+      a.tile = tile;
+      a.split_k = split;
       a.workspace = ws;
       a.workspace_bytes = ws_bytes;
-      a.workspace_zeroed = true;
+      a.workspace_zeroed = true;  // zero-filled above; every call leaves the counters at zero
+      GemmPlan p;
+      if (!gemm_plan(a, &p).ok()) continue;
+      bool seen = false;
+      for (size_t i = 1; i < plans.size(); ++i) seen = seen || plans[i].str() == p.str();
+      if (seen) continue;
+      args.push_back(a);
+      plans.push_back(p);
     }
     const float one = 1.f, zero = 0.f;
     check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, B,

@@ -29,6 +29,7 @@
 
 #include <cstdint>  // int64_t, uint32_t
 
+#include "tessera/arch/sm80_cp_async.hpp"          // cp_async_cg_16 (the inputs read ahead)
 #include "tessera/kernel/fused/expr.hpp"          // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
 #include "tessera/kernel/numeric.hpp"             // Numeric
 #include "tessera/kernel/epilogue/types.hpp"       // Params, Dtype
@@ -223,82 +224,86 @@ struct StagedEpilogue {
 
   // ---- The epilogue's inputs read ahead ----
   // A kernel whose epilogue would otherwise wait for C, the bias and the residual after its main loop (their loads on
-  // the tile's critical path, one round trip to DRAM per vector a thread stores) reads them into registers before the
-  // main loop instead: each thread the vectors of a 16-bit D that store_as will give it (vector k: index threadIdx.x +
-  // k * kThreads of the tile, in D's order), raw, 16 bytes each.  Only whole vectors inside D whose inputs all allow
-  // 16-byte loads (C and the residual in D's order, an aligned bias run) are read ahead; store_as reads the others
-  // as before.  Registers: 4 per vector for C and the residual, 8 for the bias (a run of 8 fp32 values).
+  // the tile's critical path: one round trip to DRAM per vector a thread stores) has threads that are idle during the
+  // main loop copy them into a buffer of shared memory of its own (kAheadBytes, beside the stage ring) before it:
+  //   [C: the tile's vectors, raw, 16 bytes each, in D's order][residual: the same][bias: fp32, one per line or column]
+  // Vector idx of the tile (outer o = idx / vecs, inner iv = idx % vecs, as store_as numbers them) sits at idx * 16.
+  // Only whole vectors inside D of a 16-bit D whose C and residual allow 16-byte accesses in D's order are read ahead
+  // (ahead_ok, ahead_vector); store_as reads any other vector from global memory as before.  The copies are cp.async:
+  // the copying threads hold no registers for them and nothing waits for them before the epilogue.
   static constexpr int kAheadVec = 8;  // elements of a 16-bit D per 16 bytes
-  static constexpr int kAheadVecs = (kBlockM * kBlockN / kAheadVec + kThreads - 1) / kThreads;
-  static_assert(kAheadVecs <= 32, "staged epilogue: Ahead::have holds one bit per vector");
+  static constexpr int kAheadMatrixBytes = kBlockM * kBlockN * 2;
+  static constexpr int kAheadBiasFloats = kBlockM > kBlockN ? kBlockM : kBlockN;
+  static constexpr int kAheadBytes = 2 * kAheadMatrixBytes + 4 * kAheadBiasFloats;
 
 #if defined(__CUDACC__)
-  struct Ahead {
-    uint4 c[kAheadVecs], r[kAheadVecs], b[kAheadVecs][2];
-    uint32_t have;  // bit k: vector k was read ahead
-  };
-
-  // Fills `a` for the tile at (m0, n0) (no loads when the epilogue reads nothing, or D is not 16-bit).
-  __device__ __forceinline__ static void fetch_ahead(Ahead& a, const Params& p, int m0, int n0) {
-    a.have = 0;
-    if (p.d_type == Dtype::bf16) fetch_ahead_as<__nv_bfloat16>(a, p, m0, n0);
-    else if (p.d_type == Dtype::f16) fetch_ahead_as<__half>(a, p, m0, n0);
-  }
-
-  template <class T>
-  __device__ __forceinline__ static void fetch_ahead_as(Ahead& a, const Params& p, int m0, int n0) {
-    constexpr int V = Elem<T>::kVec;
-    static_assert(V == kAheadVec, "staged epilogue: read ahead for 16-bit D only");
+  // Whether the epilogue of `p` reads anything ahead at all (the same answer in every thread).
+  __device__ __forceinline__ static bool ahead_ok(const Params& p) {
     const bool rm = p.d_row_major;
-    const int bias_dim = bias_dim_in_d_order(p);
     const bool need_c = p.beta != 0.f, need_r = p.residual != nullptr;
-    if (!need_c && !need_r && bias_dim == 0) return;
-    if ((need_c && !(p.c_row_major == rm && p.c_vec)) || (need_r && !(p.r_row_major == rm && p.r_vec))) return;
-    const int vecs = (rm ? kBlockN : kBlockM) / V, outer_tile = rm ? kBlockM : kBlockN;
-    const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
-    const int inner_ext = rm ? p.n : p.m, outer_ext = rm ? p.m : p.n;
-#pragma unroll
-    for (int k = 0; k < kAheadVecs; ++k) {
-      const int idx = static_cast<int>(threadIdx.x) + k * kThreads;
-      if (idx >= outer_tile * vecs) break;
-      const int o = idx / vecs, go = outer0 + o, gi = inner0 + (idx - o * vecs) * V;
-      if (go >= outer_ext || gi + V > inner_ext) continue;
-      if (bias_dim == 1) {
-        const unsigned char* b = static_cast<const unsigned char*>(p.bias) + static_cast<int64_t>(gi) * (p.bias_f32 ? 4 : 2);
-        if (reinterpret_cast<uintptr_t>(b) % 16 != 0) continue;
-        a.b[k][0] = *reinterpret_cast<const uint4*>(b);
-        if (p.bias_f32) a.b[k][1] = *reinterpret_cast<const uint4*>(b + 16);
-      } else if (bias_dim != 0) {
-        a.b[k][0].x = __float_as_uint(load_bias<T>(p, bias_dim == 2 ? go : 0));
-      }
-      if (need_c) a.c[k] = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.c) + static_cast<int64_t>(go) * p.ldc + gi);
-      if (need_r)
-        a.r[k] = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.residual) + static_cast<int64_t>(go) * p.ldr + gi);
-      a.have |= 1u << k;
-    }
+    if (p.d_type != Dtype::bf16 && p.d_type != Dtype::f16) return false;
+    if (!need_c && !need_r && p.bias_along == kBiasNone) return false;
+    return !(need_c && !(p.c_row_major == rm && p.c_vec)) && !(need_r && !(p.r_row_major == rm && p.r_vec));
+  }
+  // Whether the vector at D-order coordinate (go, gi) is read ahead (ahead_ok given): a whole vector inside D.
+  __device__ __forceinline__ static bool ahead_vector(const Params& p, int go, int gi) {
+    const bool rm = p.d_row_major;
+    return go < (rm ? p.m : p.n) && gi + kAheadVec <= (rm ? p.n : p.m);
   }
 
-  // Vector k's inputs from `a` (fetch_ahead_as's), then the rest of finish_vector.
+  // Thread `t` of `nt` copies its share of the tile at (m0, n0)'s inputs into `buf` (cp.async for C and the residual,
+  // then waits for its own copies: the block's next barrier publishes them).  Called only where ahead_ok(p).
+  __device__ static void fetch_ahead(unsigned char* buf, const Params& p, int m0, int n0, int t, int nt) {
+    const bool rm = p.d_row_major;
+    const int vecs = (rm ? kBlockN : kBlockM) / kAheadVec, outer_tile = rm ? kBlockM : kBlockN;
+    const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
+    const bool need_c = p.beta != 0.f, need_r = p.residual != nullptr;
+    const int eb = 2;  // 16-bit C and residual (ahead_ok)
+    for (int idx = t; idx < outer_tile * vecs; idx += nt) {
+      const int o = idx / vecs, go = outer0 + o, gi = inner0 + (idx - o * vecs) * kAheadVec;
+      if (!ahead_vector(p, go, gi)) continue;
+      if (need_c)
+        arch::cp_async_cg_16(buf + idx * 16, static_cast<const unsigned char*>(p.c) + (static_cast<int64_t>(go) * p.ldc + gi) * eb);
+      if (need_r)
+        arch::cp_async_cg_16(buf + kAheadMatrixBytes + idx * 16,
+                             static_cast<const unsigned char*>(p.residual) + (static_cast<int64_t>(go) * p.ldr + gi) * eb);
+    }
+    arch::cp_async_commit();
+    // The bias, as fp32: the tile's inner run (bias_dim 1), its outer run (2) or the scalar (3), inside D.
+    const int bias_dim = bias_dim_in_d_order(p);
+    if (bias_dim != 0) {
+      float* sb = reinterpret_cast<float*>(buf + 2 * kAheadMatrixBytes);
+      const int base = bias_dim == 1 ? inner0 : bias_dim == 2 ? outer0 : 0;
+      const int len = bias_dim == 1 ? (rm ? kBlockN : kBlockM) : bias_dim == 2 ? outer_tile : 1;
+      const int ext = bias_dim == 1 ? (rm ? p.n : p.m) : bias_dim == 2 ? (rm ? p.m : p.n) : 1;
+      for (int i = t; i < len && base + i < ext; i += nt) {
+        const int e = base + i;
+        sb[i] = p.bias_f32 ? static_cast<const float*>(p.bias)[e]
+                           : p.d_type == Dtype::bf16 ? Elem<__nv_bfloat16>::to_float(static_cast<const __nv_bfloat16*>(p.bias)[e])
+                                                     : Elem<__half>::to_float(static_cast<const __half*>(p.bias)[e]);
+      }
+    }
+    arch::cp_async_wait_all();
+  }
+
+  // Vector idx (at D-order (o, iv) of the tile, global (go, gi)) from the read-ahead buffer, then the rest of
+  // finish_vector.
   template <class T>
-  __device__ __forceinline__ static void finish_ahead(float (&v)[kAheadVec], const Params& p, int bias_dim, const Ahead& a, int k,
-                                                      int go, int gi) {
+  __device__ __forceinline__ static void finish_ahead(float (&v)[kAheadVec], const Params& p, int bias_dim, const unsigned char* buf,
+                                                      int idx, int o, int iv, int go, int gi) {
     constexpr int V = kAheadVec;
     float c[V] = {}, b[V] = {}, r[V] = {};
-    if (p.beta != 0.f) Elem<T>::unpack(a.c[k], c);
+    if (p.beta != 0.f) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);
+    if (p.residual) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
+    const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
     if (bias_dim == 1) {
-      if (p.bias_f32) {
-        const uint4 lo = a.b[k][0], hi = a.b[k][1];
-        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
 #pragma unroll
-        for (int j = 0; j < V; ++j) b[j] = __uint_as_float(w[j]);
-      } else {
-        Elem<T>::unpack(a.b[k][0], b);
-      }
+      for (int j = 0; j < V; ++j) b[j] = sb[iv * V + j];
     } else if (bias_dim != 0) {
+      const float x = sb[bias_dim == 2 ? o : 0];
 #pragma unroll
-      for (int j = 0; j < V; ++j) b[j] = __uint_as_float(a.b[k][0].x);
+      for (int j = 0; j < V; ++j) b[j] = x;
     }
-    if (p.residual) Elem<T>::unpack(a.r[k], r);
     finish_loaded<T, V>(v, p, bias_dim, c, b, r, go, gi, V);
   }
 #endif  // __CUDACC__
@@ -356,9 +361,9 @@ struct StagedEpilogue {
   }
 
   static_assert(output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "staged epilogue: store's cases are kOutputTypes");
-  // Reads the staged tile (origin (m0, n0) in D) and writes D; `ahead`: this thread's inputs read ahead
-  // (fetch_ahead, same tile), or null.
-  __device__ static void store(const float* s, const Params& p, int m0, int n0, const Ahead* ahead = nullptr) {
+  // Reads the staged tile (origin (m0, n0) in D) and writes D; `ahead`: the tile's inputs read ahead (fetch_ahead's
+  // buffer, published by a barrier), or null.
+  __device__ static void store(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead = nullptr) {
     switch (p.d_type) {
       case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0, ahead); break;
       case Dtype::f16: store_as<__half>(s, p, m0, n0, ahead); break;
@@ -398,7 +403,7 @@ struct StagedEpilogue {
   }
 
   template <class T>
-  __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const Ahead* ahead) {
+  __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead) {
     constexpr int V = Elem<T>::kVec;
     const bool rm = p.d_row_major;
     if (p.beta == 0.f && p.bias_along == kBiasNone && p.act == Activation::none && !p.residual && p.d_vec &&
@@ -415,17 +420,14 @@ struct StagedEpilogue {
     const int vecs = inner_tile / V;
     const int bias_dim = bias_dim_in_d_order(p);
     if constexpr (V == kAheadVec) {
-      if (ahead) {  // the thread's kAheadVecs vectors, as fetch_ahead numbered them
-#pragma unroll
-        for (int k = 0; k < kAheadVecs; ++k) {
-          const int idx = static_cast<int>(threadIdx.x) + k * kThreads;
-          if (idx >= outer_tile * vecs) break;
+      if (ahead && ahead_ok(p)) {
+        for (int idx = threadIdx.x; idx < outer_tile * vecs; idx += kThreads) {
           const int o = idx / vecs, iv = idx - o * vecs;
           const int go = outer0 + o, gi = inner0 + iv * V;
           if (go >= outer_ext || gi >= inner_ext) continue;
           float v[V];
           load_staged<V>(v, s + o * stride + iv * V, p.alpha);
-          if (ahead->have >> k & 1u) finish_ahead<T>(v, p, bias_dim, *ahead, k, go, gi);
+          if (ahead_vector(p, go, gi)) finish_ahead<T>(v, p, bias_dim, ahead, idx, o, iv, go, gi);
           else finish_vector<T, V>(v, p, rm, bias_dim, go, gi, inner_ext - gi < V ? inner_ext - gi : V);
         }
         return;

@@ -103,10 +103,10 @@ using gemm_core::grouped_tile;
 // The end of every GEMM block (Ampere, SIMT and Hopper kernels): the staged fp32 tile (tile (tm, tn),
 // written to `stage` and synchronised) is reduced over the K splits when the launch splits K -- only
 // the block that arrives last goes on -- and then stored by the fused epilogue.  Epi: StagedEpilogue; `ahead`: the
-// thread's epilogue inputs read before the main loop (Epi::fetch_ahead), or null.
+// tile's epilogue inputs read before the main loop (Epi::fetch_ahead's buffer), or null.
 template <class Epi>
 __device__ __forceinline__ void finish_tile(float* stage, const Params& p, int tm, int tn, int split,
-                                            const typename Epi::Ahead* ahead = nullptr) {
+                                            const unsigned char* ahead = nullptr) {
   const int m0 = tm * Epi::kTileM, n0 = tn * Epi::kTileN;
   if (p.splits > 1 &&
       !Epi::reduce_split_k(stage, p.ep.d_row_major, p.partials, p.counters, tm * p.tiles_n + tn, split, p.splits,

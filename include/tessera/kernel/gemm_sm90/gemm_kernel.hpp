@@ -15,8 +15,9 @@
 //   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
 //                reduction -> one pass applying alpha, beta*C, bias, activation, residual and storing D
 //                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.  Tiles up
-//                to 64 wide read that pass's C, bias and residual into registers before the main loop
-//                (StagedEpilogue::fetch_ahead), so that no epilogue load waits on DRAM after it.
+//                to 64 wide have that pass's C, bias and residual copied into shared memory of their own during
+//                the main loop by the producer warpgroup's idle warps (StagedEpilogue::fetch_ahead), so that no
+//                epilogue load waits on DRAM after it.
 //                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma, so no split-K)
 //                instead leaves from the consumers' registers: each 64-column chunk of a consumer's 64 rows is
 //                cast and written with stmatrix into a 128-byte-swizzled 64 x 64 tile (FragmentEpilogue::
@@ -96,8 +97,9 @@ struct GemmSm90 {
                 "gemm_sm90: the descriptors' start addresses step in whole 16-byte units");
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
-  // The epilogue's inputs are read ahead into registers for tiles up to 64 wide (three 16-byte vectors of each a thread).
-  static constexpr bool kAhead = Epi::kAheadVecs <= 3;
+  // The epilogue's inputs are read ahead into shared memory for tiles up to 64 wide (what the 227 KB beside their rings
+  // holds: 16 + 16 + 0.5 KB for the 128 x 64 tile).
+  static constexpr bool kAhead = kBN <= 64;
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
   // consumer warpgroup, in the stage buffers.
   using FragEpi = epilogue::FragmentEpilogue<Atom>;
@@ -105,9 +107,13 @@ struct GemmSm90 {
   static constexpr int kDTileBytes = static_cast<int>(FragEpi::kStageTile.bytes());
   static_assert(2 * kDTiles * kDTileBytes <= kRingBytes, "gemm_sm90: the D tiles reuse the stage buffers");
   static constexpr atom::SmemTileSm90::Box kBoxD = FragEpi::kStageTile.tma_box();
-  // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers].
+  // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers][epilogue inputs read
+  // ahead (kAhead)].
   static constexpr int kBarrierOffset = kRingBytes;
-  static constexpr int kSmemBytes = kRingBytes + 2 * kStages * 8 + 1024;  // + slack to align the base to 1024
+  static constexpr int kAheadOffset = kRingBytes + 2 * kStages * 8;
+  static constexpr int kSmemBytes = kAheadOffset + (kAhead ? Epi::kAheadBytes : 0) + 1024;  // + slack to align the base to 1024
+  static_assert(kSmemBytes <= 232448, "gemm_sm90: at most 227 KB of shared memory a block");
+  static_assert(kAheadOffset % 16 == 0, "gemm_sm90: the read-ahead buffer takes 16-byte copies");
 
 #if defined(__CUDACC__)
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
@@ -145,18 +151,16 @@ struct GemmSm90 {
     }
     __syncthreads();
 
-    // The epilogue's C, bias and residual, read into registers now so that no load of theirs waits after the main loop
-    // (StagedEpilogue::fetch_ahead; tiles up to 64 wide: at most three vectors a thread).  Only the block that will
-    // store D reads them: with the splits in a cluster, split 0; with the workspace, any split may finish the tile.
-    typename Epi::Ahead ahead;
-    ahead.have = 0;
-    if constexpr (kAhead) {
-      if (!bare_tma(p) && (!p.cluster_splits || split == 0)) Epi::fetch_ahead(ahead, p.ep, m0, n0);
-    }
-
     float acc[kAcc];
 #pragma unroll
     for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
+
+    // The epilogue's C, bias and residual: warps 1-3 of the producer warpgroup, idle through the main loop, copy them
+    // into shared memory of their own now (StagedEpilogue::fetch_ahead; tiles up to 64 wide), so that no load of the
+    // epilogue waits on DRAM after the main loop.  Only the block that will store D reads them: with the splits in a
+    // cluster split 0; with the workspace any split may finish the tile.
+    const bool ahead = kAhead && !bare_tma(p) && (!p.cluster_splits || split == 0) && Epi::ahead_ok(p.ep);
+    if (ahead && wg == 0 && threadIdx.x >= 32) Epi::fetch_ahead(smem + kAheadOffset, p.ep, m0, n0, static_cast<int>(threadIdx.x) - 32, 96);
 
     if (wg == 0) {
       // ---- producer: one thread drives the copy engine ----
@@ -283,9 +287,9 @@ struct GemmSm90 {
         }
       }
       arch::cluster_sync();
-      if (split == 0) Epi::store(stage, p.ep, tm * kBM, tn * kBN, kAhead ? &ahead : nullptr);
+      if (split == 0) Epi::store(stage, p.ep, tm * kBM, tn * kBN, ahead ? smem + kAheadOffset : nullptr);
     } else {
-      gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split, kAhead ? &ahead : nullptr);
+      gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split, ahead ? smem + kAheadOffset : nullptr);
     }
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 5, TCLK());
     if (threadIdx.x == 0) {
