@@ -127,8 +127,11 @@ std::vector<double> time_medians_interleaved_ms(const std::vector<std::function<
   TESSERA_BENCH_CUDA(cudaGetLastError());
   std::vector<cudaEvent_t> ev(2 * n * static_cast<size_t>(repeats));
   for (auto& e : ev) TESSERA_BENCH_CUDA(cudaEventCreate(&e));
+  // Round i starts at launch i mod n: each launch follows a different one from round to round, so that whatever one
+  // launch leaves behind (a kernel that runs slow right after another, whatever the eviction) moves the median of none.
   for (int i = 0; i < repeats; ++i)
-    for (size_t j = 0; j < n; ++j) {
+    for (size_t jj = 0; jj < n; ++jj) {
+      const size_t j = (jj + static_cast<size_t>(i)) % n;
       const size_t e = 2 * (static_cast<size_t>(i) * n + j);
       if (before_each) before_each(stream);
       TESSERA_BENCH_CUDA(cudaEventRecord(ev[e], stream));

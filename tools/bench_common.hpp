@@ -82,8 +82,9 @@ double time_median_ms(const std::function<void(cudaStream_t)>& launch, cudaStrea
                       int warmup, int repeats,
                       const std::function<void(cudaStream_t)>& before_each = {});
 
-// The same for several launches timed in turn (a, b, c, a, b, c, ...), so that clock and temperature
-// drift over a long run affect them alike; returns one median per launch.
+// The same for several launches timed in turn (a, b, c, b, c, a, c, a, b, ...: each round starts one later), so that
+// clock and temperature drift over a long run affect them alike and no launch always follows the same one; returns one
+// median per launch.
 std::vector<double> time_medians_interleaved_ms(const std::vector<std::function<void(cudaStream_t)>>& launches,
                                                 cudaStream_t stream, int warmup, int repeats,
                                                 const std::function<void(cudaStream_t)>& before_each = {});

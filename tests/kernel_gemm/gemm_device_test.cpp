@@ -71,9 +71,9 @@ TEST(GemmDevice, Wgmma128x16Decode) {
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the decode tile for a
-// batch of at most 16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; a batch of at most
-// 8 against weights of few 128-row tiles (at most 49 on 132 SMs) on the 16 x 128 tile with the batch as m, split to fill
-// the SMs; each computed and checked.
+// batch of at most 16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; a batch of 1-8 or
+// 17-32 against weights of few 128-row tiles (at most 49 on 132 SMs) on the 16 x 128 tile with the batch as m, split to
+// fill the SMs; each computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   struct Want {
@@ -92,6 +92,9 @@ TEST(GemmDevice, HopperDecodePlans) {
                         // few weight tiles, a batch of at most 8: the 16 x 128 tile (the batch as m: transposed when it is n)
                         {1, 4096, 1024, false, GemmTile::t16x128, fill4},  {2, 4096, 520, false, GemmTile::t16x128, 0},
                         {4096, 8, 1024, true, GemmTile::t16x128, fill4},   {5, 3000, 4104, false, GemmTile::t16x128, 0},
+                        // a batch of 17-32 there: two tiles of batch; 9-16 stays on the decode tile
+                        {32, 4096, 1024, false, GemmTile::t16x128, fill4}, {24, 3000, 520, false, GemmTile::t16x128, 0},
+                        {4096, 20, 1024, true, GemmTile::t16x128, fill4},  {12, 4096, 1024, true, GemmTile::wgmma128x16, 0},
                         // rows of 3,000 bytes: no TMA, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, GemmTile::automatic, 0}};
   int i = 0;
@@ -121,8 +124,8 @@ TEST(GemmDevice, HopperDecodePlans) {
   }
 }
 
-// The Hopper tiles that read the epilogue's inputs ahead (wgmma128x16, wgmma128x64: StagedEpilogue::fetch_ahead, before
-// the main loop): every input that can be read ahead (C, the bias per row / per column / scalar in fp32 or D's type, the
+// The Hopper tiles that read the epilogue's inputs ahead (wgmma128x16, wgmma128x64, wgmma128x128:
+// StagedEpilogue::fetch_ahead, during the main loop): every input that can be read ahead (C, the bias per row / per column / scalar in fp32 or D's type, the
 // residual) beside every one that cannot (C or the residual in the other order or with rows that are not 16-byte
 // multiples, a bias that is 2-byte aligned only, C aliasing D), edge tiles, D in both orders, one split, two (a
 // cluster) and three (the workspace: any split may finish the tile).
@@ -134,7 +137,8 @@ TEST(GemmDevice, EpilogueReadAhead) {
   };
   const Case shapes[] = {{GemmTile::wgmma128x16, {5, 300, 1000}},   {GemmTile::wgmma128x16, {16, 520, 1504}},
                          {GemmTile::wgmma128x16, {300, 13, 712}},   {GemmTile::wgmma128x64, {40, 1000, 1000}},
-                         {GemmTile::wgmma128x64, {304, 136, 600}},  {GemmTile::wgmma128x64, {130, 70, 264}}};
+                         {GemmTile::wgmma128x64, {304, 136, 600}},  {GemmTile::wgmma128x64, {130, 70, 264}},
+                         {GemmTile::wgmma128x128, {300, 264, 600}}, {GemmTile::wgmma128x128, {136, 130, 200}}};
   int i = 0;
   for (const Case& sc : shapes)
     for (BiasMode b : kBiases)

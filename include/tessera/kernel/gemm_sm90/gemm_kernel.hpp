@@ -15,7 +15,7 @@
 //   epilogue     accumulators -> fp32 staging tile in D's order (the stage buffers, reused) -> split-K
 //                reduction -> one pass applying alpha, beta*C, bias, activation, residual and storing D
 //                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.  Tiles up
-//                to 64 wide have that pass's C, bias and residual copied into shared memory of their own during
+//                to 128 wide have that pass's C, bias and residual copied into shared memory of their own during
 //                the main loop by the producer warpgroup's idle warps (StagedEpilogue::fetch_ahead), so that no
 //                epilogue load waits on DRAM after it.
 //                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma, so no split-K)
@@ -97,9 +97,9 @@ struct GemmSm90 {
                 "gemm_sm90: the descriptors' start addresses step in whole 16-byte units");
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
-  // The epilogue's inputs are read ahead into shared memory for tiles up to 64 wide (what the 227 KB beside their rings
-  // holds: 16 + 16 + 0.5 KB for the 128 x 64 tile).
-  static constexpr bool kAhead = kBN <= 64;
+  // The epilogue's inputs are read ahead into shared memory where the 227 KB a block may have hold it beside the ring
+  // (the 16-, 64- and 128-wide tiles: 8.5, 32.5 and 64.5 KB; not the 256-wide tile's 128.5 KB).
+  static constexpr bool kAhead = kRingBytes + 2 * kStages * 8 + Epi::kAheadBytes + 1024 <= 232448;
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
   // consumer warpgroup, in the stage buffers.
   using FragEpi = epilogue::FragmentEpilogue<Atom>;
@@ -156,7 +156,7 @@ struct GemmSm90 {
     for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
 
     // The epilogue's C, bias and residual: warps 1-3 of the producer warpgroup, idle through the main loop, copy them
-    // into shared memory of their own now (StagedEpilogue::fetch_ahead; tiles up to 64 wide), so that no load of the
+    // into shared memory of their own now (StagedEpilogue::fetch_ahead; tiles up to 128 wide), so that no load of the
     // epilogue waits on DRAM after the main loop.  Only the block that will store D reads them: with the splits in a
     // cluster split 0; with the workspace any split may finish the tile.
     const bool ahead = kAhead && !bare_tma(p) && (!p.cluster_splits || split == 0) && Epi::ahead_ok(p.ep);
