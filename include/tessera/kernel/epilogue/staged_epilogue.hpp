@@ -362,12 +362,14 @@ struct StagedEpilogue {
 
   static_assert(output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "staged epilogue: store's cases are kOutputTypes");
   // Reads the staged tile (origin (m0, n0) in D) and writes D; `ahead`: the tile's inputs read ahead (fetch_ahead's
-  // buffer, published by a barrier), or null.
-  __device__ static void store(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead = nullptr) {
+  // buffer, published by a barrier), or null.  Only the tile's lines (rows of a row-major D, columns of a column-major
+  // one) [line0, line1): the two blocks of a tile split in a cluster store half each.
+  __device__ static void store(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead = nullptr,
+                               int line0 = 0, int line1 = kBlockM > kBlockN ? kBlockM : kBlockN) {
     switch (p.d_type) {
-      case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0, ahead); break;
-      case Dtype::f16: store_as<__half>(s, p, m0, n0, ahead); break;
-      case Dtype::f32: store_as<float>(s, p, m0, n0, nullptr); break;
+      case Dtype::bf16: store_as<__nv_bfloat16>(s, p, m0, n0, ahead, line0, line1); break;
+      case Dtype::f16: store_as<__half>(s, p, m0, n0, ahead, line0, line1); break;
+      case Dtype::f32: store_as<float>(s, p, m0, n0, nullptr, line0, line1); break;
       default: __trap();  // 8-bit and integer types: gemm_validate rejects them for D
     }
   }
@@ -385,7 +387,7 @@ struct StagedEpilogue {
   // A whole tile with nothing but alpha and the cast, 16-byte stores: the loop's shape known at compile time (the
   // general loop below tests every flag per vector and is bound by instruction issue).
   template <class T, bool kRm>
-  __device__ static void store_plain(const float* s, const Params& p, int m0, int n0) {
+  __device__ static void store_plain(const float* s, const Params& p, int m0, int n0, int line0, int line1) {
     constexpr int V = Elem<T>::kVec;
     constexpr int kInner = kRm ? kBlockN : kBlockM, kOuter = kRm ? kBlockM : kBlockN;
     constexpr int kStride = kRm ? kRowStride : kColStride;
@@ -393,8 +395,9 @@ struct StagedEpilogue {
     const int inner0 = kRm ? n0 : m0, outer0 = kRm ? m0 : n0;
     T* d = static_cast<T*>(p.d);
     const float alpha = p.alpha;
+    const int end = (line1 < kOuter ? line1 : kOuter) * kVecs;
 #pragma unroll 4
-    for (int idx = threadIdx.x; idx < kOuter * kVecs; idx += kThreads) {
+    for (int idx = line0 * kVecs + static_cast<int>(threadIdx.x); idx < end; idx += kThreads) {
       const int o = idx / kVecs, iv = idx % kVecs;
       float v[V];
       load_staged<V>(v, s + o * kStride + iv * V, alpha);
@@ -403,13 +406,14 @@ struct StagedEpilogue {
   }
 
   template <class T>
-  __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead) {
+  __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead, int line0,
+                                  int line1) {
     constexpr int V = Elem<T>::kVec;
     const bool rm = p.d_row_major;
     if (p.beta == 0.f && p.bias_along == kBiasNone && p.act == Activation::none && !p.residual && p.d_vec &&
         m0 + kBlockM <= p.m && n0 + kBlockN <= p.n) {
-      if (rm) store_plain<T, true>(s, p, m0, n0);
-      else store_plain<T, false>(s, p, m0, n0);
+      if (rm) store_plain<T, true>(s, p, m0, n0, line0, line1);
+      else store_plain<T, false>(s, p, m0, n0, line0, line1);
       return;
     }
     const int inner_tile = rm ? kBlockN : kBlockM;
@@ -419,9 +423,10 @@ struct StagedEpilogue {
     const int inner_ext = rm ? p.n : p.m, outer_ext = rm ? p.m : p.n;
     const int vecs = inner_tile / V;
     const int bias_dim = bias_dim_in_d_order(p);
+    const int first = line0 * vecs + static_cast<int>(threadIdx.x), end = (line1 < outer_tile ? line1 : outer_tile) * vecs;
     if constexpr (V == kAheadVec) {
       if (ahead && ahead_ok(p)) {
-        for (int idx = threadIdx.x; idx < outer_tile * vecs; idx += kThreads) {
+        for (int idx = first; idx < end; idx += kThreads) {
           const int o = idx / vecs, iv = idx - o * vecs;
           const int go = outer0 + o, gi = inner0 + iv * V;
           if (go >= outer_ext || gi >= inner_ext) continue;
@@ -433,7 +438,7 @@ struct StagedEpilogue {
         return;
       }
     }
-    for (int idx = threadIdx.x; idx < outer_tile * vecs; idx += kThreads) {
+    for (int idx = first; idx < end; idx += kThreads) {
       const int o = idx / vecs, iv = idx - o * vecs;
       const int go = outer0 + o, gi = inner0 + iv * V;
       if (go >= outer_ext || gi >= inner_ext) continue;

@@ -82,8 +82,9 @@ struct Params {
   float* partials = nullptr;     // splits > 1: tiles * splits * BLK_M * BLK_N floats; stream-K: one tile per worker
   int* counters = nullptr;       // splits > 1: tiles ints (stream-K: one per worker slot), zero on entry, left zero on exit
   bool cluster_splits = false;   // the non-persistent Hopper kernels split in two: the launch makes the K splits of a
-                                 // tile one cluster (along z), whose staged tiles split 0 adds through distributed
-                                 // shared memory (no workspace round trip; src/gemm.cu says when)
+                                 // tile one cluster (along z), whose blocks add each other's staged half-tile through
+                                 // distributed shared memory and store that half (no workspace round trip; src/gemm.cu
+                                 // says when)
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives

@@ -158,8 +158,8 @@ struct GemmSm90 {
     // The epilogue's C, bias and residual: warps 1-3 of the producer warpgroup, idle through the main loop, copy them
     // into shared memory of their own now (StagedEpilogue::fetch_ahead; tiles up to 128 wide), so that no load of the
     // epilogue waits on DRAM after the main loop.  Only the block that will store D reads them: with the splits in a
-    // cluster split 0; with the workspace any split may finish the tile.
-    const bool ahead = kAhead && !bare_tma(p) && (!p.cluster_splits || split == 0) && Epi::ahead_ok(p.ep);
+    // cluster both (each stores half the tile); with the workspace any split may finish the tile.
+    const bool ahead = kAhead && !bare_tma(p) && Epi::ahead_ok(p.ep);
     if (ahead && wg == 0 && threadIdx.x >= 32) Epi::fetch_ahead(smem + kAheadOffset, p.ep, m0, n0, static_cast<int>(threadIdx.x) - 32, 96);
 
     if (wg == 0) {
@@ -267,27 +267,27 @@ struct GemmSm90 {
     __syncthreads();
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 6, TCLK());
     if (p.cluster_splits) {
-      // The tile's K splits are this cluster's blocks (rank = split): once all have staged, split 0 adds the others'
-      // tiles to its own in split order (deterministic) through distributed shared memory and stores D; the second
-      // barrier keeps the peers' shared memory alive until it has read them.
+      // The tile's two K splits are this cluster's blocks (rank = split, p.splits == 2): once both have staged, each adds
+      // the other's half of the tile's lines to its own through distributed shared memory (split 0's partial first:
+      // the same sum in both, and in every run) and stores those lines of D -- the epilogue shared by the pair.  The
+      // second barrier keeps each block's shared memory alive until the other has read it.
       arch::cluster_sync();
-      if (split == 0) {
+      const int lines = rm ? Epi::kTileM : Epi::kTileN, quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
+      const int half = (lines + 1) / 2, line0 = split * half, line1 = line0 + half < lines ? line0 + half : lines;
+      {
         const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(stage));
-        const int lines = rm ? Epi::kTileM : Epi::kTileN, quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
         const int stride = rm ? Epi::kRowStride : Epi::kColStride;
-        for (int q = static_cast<int>(threadIdx.x); q < lines * quads; q += kThreads) {
+        for (int q = line0 * quads + static_cast<int>(threadIdx.x); q < line1 * quads; q += kThreads) {
           const int off = (q / quads) * stride + 4 * (q % quads);
           float4* own = reinterpret_cast<float4*>(stage + off);
-          float4 acc = *own;
-          for (int r = 1; r < p.splits; ++r) {
-            const float4 v = arch::ld_shared_cluster_f32x4(base + 4u * static_cast<uint32_t>(off), static_cast<uint32_t>(r));
-            acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
-          }
-          *own = acc;
+          const float4 mine = *own;
+          const float4 peer = arch::ld_shared_cluster_f32x4(base + 4u * static_cast<uint32_t>(off), static_cast<uint32_t>(1 - split));
+          const float4 a = split == 0 ? mine : peer, b = split == 0 ? peer : mine;
+          *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
         }
       }
       arch::cluster_sync();
-      if (split == 0) Epi::store(stage, p.ep, tm * kBM, tn * kBN, ahead ? smem + kAheadOffset : nullptr);
+      Epi::store(stage, p.ep, tm * kBM, tn * kBN, ahead ? smem + kAheadOffset : nullptr, line0, line1);
     } else {
       gemm_sm80::finish_tile<Epi>(stage, p, tm, tn, split, ahead ? smem + kAheadOffset : nullptr);
     }
