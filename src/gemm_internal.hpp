@@ -107,10 +107,6 @@ inline size_t counters_bytes(int64_t counters) {
 // 64 K tiles and give at least 45% of the slots a block, within one wave; 1 where none does.
 int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots);
 
-// The planner's split of the 16 x 128 tile on Hopper (gemm_plan.cu says why): for `weight_tiles` tiles along the
-// weights, the fewest splits that give 90% of `sms` SMs one, at least 4 K tiles each; 1 where one split already does.
-int fill_split(int64_t weight_tiles, int64_t k_tiles, int sms);
-
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
 GemmStatus plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice);
 

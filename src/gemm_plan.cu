@@ -75,7 +75,7 @@ GemmStatus device_facts(DeviceFacts* out, int* device_out) {
     f.mac_per_byte = macs / bytes;
     f.sm_macs_per_us = 1024.0 * clock_khz / 1e3;
   }
-  // The Hopper decode tile runs here (what decode_orientation asks on every call: worked out once per device).
+  // The Hopper decode tile runs here (what hopper_decode asks on every call: worked out once per device).
   if (f.cc == 90) {
     const GemmKernelEntry* d = gemm_core::find_gemm_kernel(GemmTile::wgmma128x16);
     const gemm_core::GemmKernelType* t = d ? d->type(GemmMath::tensor_core, Dtype::bf16) : nullptr;
@@ -166,15 +166,9 @@ GemmStatus resident_blocks(int dev, const DeviceFacts& f, const KernelInfo& k, i
   return {};
 }
 
-// How decode-shaped problems are oriented (decode_orientation below): for the Hopper kernels, the large extent (the
-// weights' rows) in m and the batch in n; else the batch in m for the 16 x 128 tile, a batch of up to 16 -- or of up to
-// 32 where Hopper leaves such batches to that tile.
-enum class DecodeOrientation { batch_as_m16, weights_as_a, batch_as_m32 };
-
-// Steps 2: the problem the kernels compute, decode-shaped problems oriented as `orient` says.
-Problem normalise(const GemmArgs& g, DecodeOrientation orient) {
-  const bool weights_as_a = orient == DecodeOrientation::weights_as_a;
-  const int64_t batch_max = orient == DecodeOrientation::batch_as_m32 ? 32 : 16;
+// Steps 2: the problem the kernels compute.  `weights_as_a`: decode-shaped problems are oriented for the Hopper
+// kernels, the large extent (the weights' rows) in m and the batch in n (hopper_decode below).
+Problem normalise(const GemmArgs& g, bool weights_as_a) {
   Problem p;
   p.math = resolve_math(g);
   p.in = g.a.type;
@@ -223,7 +217,7 @@ Problem normalise(const GemmArgs& g, DecodeOrientation orient) {
     const int eb = dtype_bytes(p.in);
     const bool hopper = weights_as_a && vec16(p.a.data, p.a.ld, eb) && vec16(p.b.data, p.b.ld, eb);
     const bool decode_t = p.math == GemmMath::tensor_core && p.b.k_major &&
-                          (hopper ? g.m <= 64 && g.n > g.m && p.a.k_major : g.n <= batch_max && g.m > batch_max);
+                          (hopper ? g.m <= 64 && g.n > g.m && p.a.k_major : g.n <= 16 && g.m > 16);
     if (mk || decode_t) {
       p.transposed = true;
       std::swap(p.m, p.n);
@@ -308,11 +302,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // Families bounded in m or n (the decode tiles: max_m 16, max_n 16) are planned automatically only within their
   // bounds, and then exclusively when one of them has a kernel for the problem that this device runs.
   const auto bounded = [](const GemmKernelEntry& e) { return e.max_m > 0 || e.max_n > 0; };
-  // (On Hopper the 16 x 128 tile takes a batch of up to 32, two tiles of it: decode_orientation leaves it a batch of 17-32
-  // against few weight tiles.)
   const auto within = [&](const GemmKernelEntry& e) {
-    const int max_m = e.tile == GemmTile::t16x128 && f.cc == 90 ? 2 * e.max_m : e.max_m;
-    return (max_m == 0 || p.m <= max_m) && (e.max_n == 0 || p.n <= e.max_n);
+    return (e.max_m == 0 || p.m <= e.max_m) && (e.max_n == 0 || p.n <= e.max_n);
   };
   bool bounded_fits = false;
   if (g.tile == GemmTile::automatic)
@@ -368,14 +359,6 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     const bool streamed = e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64;
     if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
-    } else if (e.tile == GemmTile::t16x128 && f.cc == 90) {
-      // The 16 x 128 tile on Hopper (a batch of 1-8 or 17-32 against few weight tiles: decode_orientation): the fewest splits
-      // that give each of 90% of the SMs a tile of weights, at least 4 K tiles each (measured at N = 4096, M = 1: 4 splits
-      // 15.9 / 34.3 us at K = 4096 / 14336, 8 splits 16.2 / 35.5, 3 splits 16.3 / 36.0 -- the cost model, counting every
-      // slot of the SM's four, chose 8; M = 32, two tiles of batch: 4 splits 17.5 / 37.0 us, 2 splits 19.5 / 40.5); else
-      // none.
-      const int s = fill_split(tn, k_tiles, f.sms);
-      if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
     } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
       // block at most 64 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else
@@ -548,41 +531,20 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
   return {};
 }
 
-// How normalise orients decode-shaped problems.  Automatic plans leave to the 16 x 128 tile (the batch as m, split to fill the SMs: gemm_detail::fill_split) a batch of
-// 1-8 or 17-32 against weights whose 128-row tiles, split twice (the most the decode tile reduces in a cluster), would
-// fill fewer than 3/4 of the SMs, where its A is K-major.  Measured (bf16, H200, `tessera bench gemm --plans`,
-// docs/PERF.md, thirty-ninth session) at N = 4096: M = 1-8, 15.7-16.7 us at K = 4096 (the decode tile 16.9-17.7) and
-// 34.3-35.3 us at K = 14336 (35.7-38.6); M = 32, 17.5 / 37.0 us (the 128 x 64 tile 18.1-20.1 / 39.9-42.3).  A batch of
-// 9-16 fills the decode tile, whose two splits in a cluster are then ahead (16.2-16.6 us at 4096^2, the 16 x 128 tile
-// 17.3-17.6: its split K's partial sums grow with the batch); from 64 weight tiles up (N = 8192) the decode tile is ahead
-// at every batch (38.8 against 39.5 us at M = 1).
-// Otherwise decode-shaped problems are oriented for the Hopper kernels (weights_as_a): automatic plans and forced
-// Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile
+// Whether decode-shaped problems are oriented for the Hopper kernels (normalise's weights_as_a): automatic plans
+// and forced Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile
 // (DeviceFacts::decode_tile, worked out with the device's other facts the first time).
-DecodeOrientation decode_orientation(const GemmArgs& g) {
+bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
-    if (!e || e->arch != gemm_core::GemmArch::sm90) return DecodeOrientation::batch_as_m16;
+    if (!e || e->arch != gemm_core::GemmArch::sm90) return false;
   }
   DeviceFacts f;
   int dev = 0;
-  if (!device_facts(&f, &dev) || !f.decode_tile) return DecodeOrientation::batch_as_m16;  // (a failed query: choose reports it)
-  if (g.tile == GemmTile::automatic) {
-    const int64_t batch = std::min(g.m, g.n), rows = std::max(g.m, g.n);
-    const bool a_k_major = g.m <= g.n ? is_row_major(g.a.order) : !is_row_major(g.b.order);  // the 16 x 128 tile's A
-    if ((batch <= 8 || (batch > 16 && batch <= 32)) && a_k_major && static_cast<double>(ceil_div(rows, 128) * 2) < 0.75 * f.sms)
-      return DecodeOrientation::batch_as_m32;
-  }
-  return DecodeOrientation::weights_as_a;
+  return device_facts(&f, &dev) && f.decode_tile;  // (a failed query is reported again by choose)
 }
 
 }  // namespace
-
-int gemm_detail::fill_split(int64_t weight_tiles, int64_t k_tiles, int sms) {
-  int s = 1;
-  while (static_cast<double>(weight_tiles * s) < 0.9 * sms && s < 64 && static_cast<int64_t>(s + 1) * 4 <= k_tiles) ++s;
-  return s;
-}
 
 int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
   for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s)
@@ -593,7 +555,7 @@ int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
 GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice) {
   GemmStatus st = gemm_validate(g);
   if (!st) return st;
-  *prob = normalise(g, decode_orientation(g));
+  *prob = normalise(g, hopper_decode(g));
   return choose_cached(g, *prob, ws_limit, choice);
 }
 

@@ -21,13 +21,6 @@ inline int gpu_sm() {
   return p.major * 10 + p.minor;
 }
 
-// Streaming multiprocessors of device 0 (0 when none).
-inline int gpu_sms() {
-  cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 0;
-  return p.multiProcessorCount;
-}
-
 }  // namespace tessera::test
 
 // Put first in every device test: reports the test as skipped (never passed) without a GPU.

@@ -261,16 +261,6 @@ TEST(GemmPlanner, StreamedSplitRule) {
   EXPECT_EQ(gemm_detail::streamed_split(32, 64, 264), 4);
 }
 
-// The 16 x 128 tile's split on Hopper: the fewest that give 90% of the SMs a block, at least 4 K tiles each.
-TEST(GemmPlanner, FillSplitRule) {
-  EXPECT_EQ(gemm_detail::fill_split(32, 64, 132), 4);    // (4096, 4096): 128 blocks (measured best: 15.9 us; 8 splits 16.2)
-  EXPECT_EQ(gemm_detail::fill_split(32, 224, 132), 4);   // (4096, 14336): 34.3 us; 8 splits 35.5
-  EXPECT_EQ(gemm_detail::fill_split(24, 64, 132), 5);    // 3072 weight rows: 120 blocks
-  EXPECT_EQ(gemm_detail::fill_split(119, 64, 132), 1);   // already 90%
-  EXPECT_EQ(gemm_detail::fill_split(32, 8, 132), 2);     // short K: 4 K tiles a split at most
-  EXPECT_EQ(gemm_detail::fill_split(1, 3, 132), 1);
-}
-
 // ---- tessera/dtype.hpp ----
 
 TEST(Dtypes, BytesAndNamesOfEveryType) {
