@@ -286,6 +286,26 @@ struct StagedEpilogue {
     arch::cp_async_wait_all();
   }
 
+  // Vector idx (at D-order (o, iv) of the tile, global (go, gi)) from the read-ahead buffer, then the rest of
+  // finish_vector.
+  template <class T>
+  __device__ __forceinline__ static void finish_ahead(float (&v)[kAheadVec], const Params& p, int bias_dim, const unsigned char* buf,
+                                                      int idx, int o, int iv, int go, int gi) {
+    constexpr int V = kAheadVec;
+    float c[V] = {}, b[V] = {}, r[V] = {};
+    if (p.beta != 0.f) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);
+    if (p.residual) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
+    const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
+    if (bias_dim == 1) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) b[j] = sb[iv * V + j];
+    } else if (bias_dim != 0) {
+      const float x = sb[bias_dim == 2 ? o : 0];
+#pragma unroll
+      for (int j = 0; j < V; ++j) b[j] = x;
+    }
+    finish_loaded<T, V>(v, p, bias_dim, c, b, r, go, gi, V);
+  }
 #endif  // __CUDACC__
 
   // Split-K: called by all threads after the tile is staged (and a barrier).  Returns true in the block
@@ -376,88 +396,12 @@ struct StagedEpilogue {
     T* d = static_cast<T*>(p.d);
     const float alpha = p.alpha;
     const int end = (line1 < kOuter ? line1 : kOuter) * kVecs;
-    constexpr int kIters = (kOuter * kVecs + kThreads - 1) / kThreads;
-    if constexpr (kIters <= 6) {
-      // All of the thread's staged values first, then the stores (as store_ahead: otherwise each vector's loads wait
-      // behind the previous vector's store).
-      const int first = line0 * kVecs + static_cast<int>(threadIdx.x);
-      float v[kIters][V];
-#pragma unroll
-      for (int it = 0; it < kIters; ++it) {
-        const int idx = first + it * kThreads;
-        if (idx < end) load_staged<V>(v[it], s + (idx / kVecs) * kStride + (idx % kVecs) * V, alpha);
-      }
-#pragma unroll
-      for (int it = 0; it < kIters; ++it) {
-        const int idx = first + it * kThreads;
-        if (idx < end)
-          *reinterpret_cast<uint4*>(d + static_cast<int64_t>(outer0 + idx / kVecs) * p.ldd + inner0 + (idx % kVecs) * V) =
-              Elem<T>::pack(v[it]);
-      }
-      return;
-    }
 #pragma unroll 4
     for (int idx = line0 * kVecs + static_cast<int>(threadIdx.x); idx < end; idx += kThreads) {
       const int o = idx / kVecs, iv = idx % kVecs;
       float v[V];
       load_staged<V>(v, s + o * kStride + iv * V, alpha);
       *reinterpret_cast<uint4*>(d + static_cast<int64_t>(outer0 + o) * p.ldd + inner0 + iv * V) = Elem<T>::pack(v);
-    }
-  }
-
-  // The pass over inputs read ahead (all in shared memory), its shape known at compile time: each thread first loads
-  // its vectors' staged values and raw C and residual, then finishes and stores them one by one.  (One vector at a
-  // time, each vector's loads waited behind the previous vector's global store -- the compiler cannot tell the staged
-  // tile from D -- and with three warps a scheduler the pass took 3,700-5,200 cycles for a 128 x 64 tile.)
-  template <class T, bool kRm>
-  __device__ static void store_ahead(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead, int line0,
-                                     int line1) {
-    constexpr int V = kAheadVec;
-    constexpr int kInner = kRm ? kBlockN : kBlockM, kOuter = kRm ? kBlockM : kBlockN;
-    constexpr int kStride = kRm ? kRowStride : kColStride;
-    constexpr int kVecs = kInner / V;
-    constexpr int kIters = (kOuter * kVecs + kThreads - 1) / kThreads;
-    const int inner0 = kRm ? n0 : m0, outer0 = kRm ? m0 : n0;
-    const int inner_ext = kRm ? p.n : p.m, outer_ext = kRm ? p.m : p.n;
-    const int bias_dim = bias_dim_in_d_order(p);
-    const bool need_c = p.beta != 0.f, need_r = p.residual != nullptr;
-    const int first = line0 * kVecs + static_cast<int>(threadIdx.x), end = (line1 < kOuter ? line1 : kOuter) * kVecs;
-    float v[kIters][V];
-    uint4 cr[kIters], rr[kIters];
-#pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-      const int idx = first + it * kThreads;
-      if (idx < end) {
-        const int o = idx / kVecs, iv = idx % kVecs;
-        load_staged<V>(v[it], s + o * kStride + iv * V, p.alpha);
-        if (need_c) cr[it] = *reinterpret_cast<const uint4*>(ahead + idx * 16);
-        if (need_r) rr[it] = *reinterpret_cast<const uint4*>(ahead + kAheadMatrixBytes + idx * 16);
-      }
-    }
-    const float* sb = reinterpret_cast<const float*>(ahead + 2 * kAheadMatrixBytes);
-#pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-      const int idx = first + it * kThreads;
-      if (idx >= end) continue;
-      const int o = idx / kVecs, iv = idx % kVecs;
-      const int go = outer0 + o, gi = inner0 + iv * V;
-      if (go >= outer_ext || gi >= inner_ext) continue;
-      if (!ahead_vector(p, go, gi)) {
-        finish_vector<T, V>(v[it], p, kRm, bias_dim, go, gi, inner_ext - gi < V ? inner_ext - gi : V);
-        continue;
-      }
-      float c[V] = {}, b[V] = {}, r[V] = {};
-      if (need_c) Elem<T>::unpack(cr[it], c);
-      if (need_r) Elem<T>::unpack(rr[it], r);
-      if (bias_dim == 1) {
-        const float4 b0 = *reinterpret_cast<const float4*>(sb + iv * V), b1 = *reinterpret_cast<const float4*>(sb + iv * V + 4);
-        b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w; b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
-      } else if (bias_dim != 0) {
-        const float x = sb[bias_dim == 2 ? o : 0];
-#pragma unroll
-        for (int j = 0; j < V; ++j) b[j] = x;
-      }
-      finish_loaded<T, V>(v[it], p, bias_dim, c, b, r, go, gi, V);
     }
   }
 
@@ -482,8 +426,15 @@ struct StagedEpilogue {
     const int first = line0 * vecs + static_cast<int>(threadIdx.x), end = (line1 < outer_tile ? line1 : outer_tile) * vecs;
     if constexpr (V == kAheadVec) {
       if (ahead && ahead_ok(p)) {
-        if (rm) store_ahead<T, true>(s, p, m0, n0, ahead, line0, line1);
-        else store_ahead<T, false>(s, p, m0, n0, ahead, line0, line1);
+        for (int idx = first; idx < end; idx += kThreads) {
+          const int o = idx / vecs, iv = idx - o * vecs;
+          const int go = outer0 + o, gi = inner0 + iv * V;
+          if (go >= outer_ext || gi >= inner_ext) continue;
+          float v[V];
+          load_staged<V>(v, s + o * stride + iv * V, p.alpha);
+          if (ahead_vector(p, go, gi)) finish_ahead<T>(v, p, bias_dim, ahead, idx, o, iv, go, gi);
+          else finish_vector<T, V>(v, p, rm, bias_dim, go, gi, inner_ext - gi < V ? inner_ext - gi : V);
+        }
         return;
       }
     }
