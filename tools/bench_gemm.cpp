@@ -48,6 +48,7 @@
 #include <utility>    // std::pair
 
 #include "bench_common.hpp"                        // TESSERA_BENCH_SUITE, time_median_ms, Report
+#include "bench_gemm_shared.hpp"                   // Shape, Elem16, fill_random, rel_diff, run_plan_grid, ...
 #include "tessera/host/gemm.hpp"                   // tessera::gemm
 #include "tessera/kernel/gemm/registry.hpp"      // the kernels (resource report, --tile names)
 #include "tessera/kernel/numeric.hpp"             // Numeric: the 16-bit types' conversions
@@ -55,20 +56,9 @@
 namespace {
 
 using namespace tessera;
+using namespace tessera::bench::gemm_bench;
 using bench::BenchOptions;
 using bench::Record;
-
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed: cuBLAS status " + std::to_string(static_cast<int>(s)));
-}
-void check_gemm(const GemmStatus& s) {
-  if (!s.ok()) throw std::runtime_error(s.message);
-}
-
-struct Shape {
-  const char* group;
-  int64_t m, n, k;
-};
 
 std::vector<Shape> shapes_for(const std::string& which, bool quick) {
   std::vector<Shape> s;
@@ -141,58 +131,11 @@ void print_kernels(std::FILE* out) {
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
 }
 
-// The registry entries --tile accepts: those that run this benchmark's GEMMs (`dt` on tensor cores).
-bool bench_tile(const gemm_core::GemmKernelEntry& e, Dtype dt) { return e.type(GemmMath::tensor_core, dt) != nullptr; }
 std::string bench_tile_names(Dtype dt) {
   std::string s;
   for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
     if (bench_tile(e, dt)) s += (s.empty() ? "" : ", ") + std::string(e.name);
   return s;
-}
-
-// The benchmark's 16-bit type (--dtype): its cuBLAS name and conversions of its bit patterns (tessera::Numeric's).
-struct Elem16 {
-  Dtype dtype = Dtype::bf16;
-  cudaDataType_t cuda() const { return dtype == Dtype::f16 ? CUDA_R_16F : CUDA_R_16BF; }
-  template <class T>
-  static uint16_t bits_of(float x) { return static_cast<uint16_t>(Numeric<T>::bits(Numeric<T>::from_float(x))); }
-  template <class T>
-  static double value_of(uint16_t b) {
-    T v;
-    std::memcpy(static_cast<void*>(&v), &b, sizeof v);  // (T is trivially copyable; its members are not public)
-    return Numeric<T>::to_float(v);
-  }
-  uint16_t from_float(float x) const { return dtype == Dtype::f16 ? bits_of<__half>(x) : bits_of<__nv_bfloat16>(x); }
-  double to_double(uint16_t b) const { return dtype == Dtype::f16 ? value_of<__half>(b) : value_of<__nv_bfloat16>(b); }
-};
-
-// Fills a device 16-bit buffer with values uniform in [-1, 1] from a host pool (never zeros).
-void fill_random(uint16_t* d, size_t n, const std::vector<uint16_t>& pool, size_t salt) {
-  size_t done = 0;
-  while (done < n) {
-    const size_t start = (salt * 7919 + done * 31) % (pool.size() / 2);
-    const size_t len = std::min(n - done, pool.size() - start);
-    TESSERA_BENCH_CUDA(cudaMemcpy(d + done, pool.data() + start, len * sizeof(uint16_t), cudaMemcpyHostToDevice));
-    done += len;
-  }
-}
-
-// max |x - y| / max |y| over a sample of rows (every `step`-th row of an m x n row-major 16-bit matrix).
-double rel_diff(const Elem16& et, const uint16_t* x, const uint16_t* y, int64_t m, int64_t n) {
-  const int64_t step = std::max<int64_t>(1, m / 64);
-  const int64_t rows = (m + step - 1) / step;
-  std::vector<uint16_t> hx(static_cast<size_t>(rows * n)), hy(hx.size());
-  const size_t pitch = static_cast<size_t>(n) * sizeof(uint16_t);
-  TESSERA_BENCH_CUDA(cudaMemcpy2D(hx.data(), pitch, x, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
-  TESSERA_BENCH_CUDA(cudaMemcpy2D(hy.data(), pitch, y, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
-  double num = 0, den = 0;
-  for (size_t i = 0; i < hx.size(); ++i) {
-    const double a = et.to_double(hx[i]), b = et.to_double(hy[i]);
-    if (!std::isfinite(a)) return INFINITY;
-    num = std::max(num, std::fabs(a - b));
-    den = std::max(den, std::fabs(b));
-  }
-  return den > 0 ? num / den : num;
 }
 
 struct LtFused {
@@ -239,123 +182,6 @@ void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, 
     lt.ok = true;
   }
   cublasLtMatmulPreferenceDestroy(pref);
-}
-
-double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
-
-// --plans: for each shape, the planner's plan of the bare GEMM against every plan that can be forced (each tile built
-// for `dt` on tensor cores, with 1, 2, 3, 4, 6 and 8 K splits; settings the planner turns into the same plan are timed
-// once), each checked against cuBLAS, all timed in one round-robin with the L2 evicted before every run.  Records
-// "plan_choice": the planner's speed over the best forced plan's (1 when the planner picked the best).
-struct PlanGrid {
-  const std::vector<Shape>& shapes;
-  Dtype dt;
-  const Elem16& et;
-  const std::vector<uint16_t>& pool;
-  cublasHandle_t cub;
-  cudaStream_t stream;
-  std::function<void(cudaStream_t)> flush;
-  int warmup, repeats;
-};
-
-int run_plan_grid(const BenchOptions& o, const PlanGrid& g, bench::Report& report) {
-  const char* dt_name = dtype_name(g.dt);
-  std::vector<std::vector<std::string>> table;
-  int within = 0, done = 0;
-  for (const Shape& s : g.shapes) {
-    const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
-    bench::progress(o, "gemm", done++, static_cast<int>(g.shapes.size()), size);
-    const int64_t m = s.m, n = s.n, k = s.k;
-    uint16_t *A = nullptr, *B = nullptr, *Dt = nullptr, *Dc = nullptr;
-    TESSERA_BENCH_CUDA(cudaMalloc(&A, m * k * 2));
-    TESSERA_BENCH_CUDA(cudaMalloc(&B, k * n * 2));
-    TESSERA_BENCH_CUDA(cudaMalloc(&Dt, m * n * 2));
-    TESSERA_BENCH_CUDA(cudaMalloc(&Dc, m * n * 2));
-    fill_random(A, static_cast<size_t>(m * k), g.pool, 1);
-    fill_random(B, static_cast<size_t>(k * n), g.pool, 2);
-    GemmArgs plain;
-    plain.m = m; plain.n = n; plain.k = k;
-    plain.a = GemmMatrix{A, g.dt, MatrixOrder::row_major, k};
-    plain.b = GemmMatrix{B, g.dt, MatrixOrder::col_major, k};
-    plain.d = GemmOutput{Dt, g.dt, MatrixOrder::row_major, n};
-    // The candidates: the planner's, then every forced (tile, split) that plans, each distinct plan once; planned with
-    // the workspace in place (the planner splits K only when it has one), sized for the largest.
-    std::vector<std::pair<GemmTile, int>> settings = {{GemmTile::automatic, 0}};
-    for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
-      if (bench_tile(e, g.dt))
-        for (int split : {1, 2, 3, 4, 6, 8}) settings.push_back({e.tile, split});
-    size_t ws_bytes = 0;
-    for (auto [tile, split] : settings) {
-      GemmArgs a = plain;
-      a.tile = tile;
-      a.split_k = split;
-      ws_bytes = std::max(ws_bytes, gemm_workspace_size(a));
-    }
-    void* ws = nullptr;
-    if (ws_bytes) {
-      TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
-      TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
-    }
-    std::vector<GemmArgs> args;
-    std::vector<GemmPlan> plans;
-    for (auto [tile, split] : settings) {
-      GemmArgs a = plain;
-      a.tile = tile;
-      a.split_k = split;
-      a.workspace = ws;
-      a.workspace_bytes = ws_bytes;
-      a.workspace_zeroed = true;  // zero-filled above; every call leaves the counters at zero
-      GemmPlan p;
-      if (!gemm_plan(a, &p).ok()) continue;
-      bool seen = false;
-      for (size_t i = 1; i < plans.size(); ++i) seen = seen || plans[i].str() == p.str();
-      if (seen) continue;
-      args.push_back(a);
-      plans.push_back(p);
-    }
-    const float one = 1.f, zero = 0.f;
-    check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, B,
-                              g.et.cuda(), static_cast<int>(k), A, g.et.cuda(), static_cast<int>(k), &zero, Dc, g.et.cuda(),
-                              static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                 "cublasGemmEx");
-    std::vector<std::function<void(cudaStream_t)>> all;
-    for (size_t i = 0; i < args.size(); ++i) {
-      TESSERA_BENCH_CUDA(cudaMemsetAsync(Dt, 0xFF, static_cast<size_t>(m * n * 2), g.stream));  // NaN: poisoned
-      check_gemm(gemm(args[i], g.stream));
-      TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
-      const double err = rel_diff(g.et, Dt, Dc, m, n);
-      if (!(err <= 2e-2)) {
-        std::fprintf(stderr, "bench gemm --plans: %s: plan %s differs from cuBLAS (%.3g; tolerance 0.02)\n", size.c_str(),
-                     plans[i].str().c_str(), err);
-        return 1;
-      }
-      all.push_back([&, i](cudaStream_t st) { check_gemm(gemm(args[i], st)); });
-    }
-    const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
-    size_t best = 1;
-    for (size_t i = 1; i < ms.size(); ++i)
-      if (ms[i] < ms[best]) best = i;
-    if (ms.size() == 1) best = 0;
-    const double ratio = ms[best] / ms[0];  // the planner's speed over the best forced plan's
-    within += ratio >= 0.95;
-    std::string note = "planner: " + plans[0].str() + "; forced plans (us):";
-    for (size_t i = 1; i < ms.size(); ++i) note += " [" + plans[i].str().substr(0, plans[i].str().find(',')) + "] " + bench::fmt(ms[i] * 1e3, 2);
-    note += std::string("; ") + dt_name + " in/out, A row-major, B column-major, D row-major; L2 evicted by a read pass before each run";
-    report.add(Record{"gemm", "tessera", "plan_choice", size, tflops(m, n, k, ms[0]), "TFLOP/s", "best forced plan: " + plans[best].str(),
-                      tflops(m, n, k, ms[best]), ratio, note});
-    table.push_back({size, plans[0].str().substr(0, plans[0].str().find(',')), bench::fmt(ms[0] * 1e3, 1),
-                     plans[best].str().substr(0, plans[best].str().find(',')), bench::fmt(ms[best] * 1e3, 1), bench::fmt(ratio, 3),
-                     std::to_string(ms.size() - 1)});
-    cudaFree(A); cudaFree(B); cudaFree(Dt); cudaFree(Dc);
-    if (ws) cudaFree(ws);
-  }
-  bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
-  std::printf("\n%s GEMM: the planner's plan against every forced plan, bare GEMM, us (median of %d, L2 evicted before each run)\n",
-              dt_name, g.repeats);
-  bench::print_table(stdout, {"size", "planner's plan", "us", "best forced plan", "us", "planner / best (speed)", "forced plans"}, table);
-  std::printf("the planner within 5%% of the best forced plan on %d of %zu shapes (%.0f%%)\n", within, g.shapes.size(),
-              g.shapes.empty() ? 0.0 : 100.0 * within / static_cast<double>(g.shapes.size()));
-  return 0;
 }
 
 int run_gemm_bench(const BenchOptions& o) {

@@ -276,12 +276,8 @@ struct StagedEpilogue {
       const int base = bias_dim == 1 ? inner0 : bias_dim == 2 ? outer0 : 0;
       const int len = bias_dim == 1 ? (rm ? kBlockN : kBlockM) : bias_dim == 2 ? outer_tile : 1;
       const int ext = bias_dim == 1 ? (rm ? p.n : p.m) : bias_dim == 2 ? (rm ? p.m : p.n) : 1;
-      for (int i = t; i < len && base + i < ext; i += nt) {
-        const int e = base + i;
-        sb[i] = p.bias_f32 ? static_cast<const float*>(p.bias)[e]
-                           : p.d_type == Dtype::bf16 ? Elem<__nv_bfloat16>::to_float(static_cast<const __nv_bfloat16*>(p.bias)[e])
-                                                     : Elem<__half>::to_float(static_cast<const __half*>(p.bias)[e]);
-      }
+      for (int i = t; i < len && base + i < ext; i += nt)
+        sb[i] = p.d_type == Dtype::bf16 ? load_bias<__nv_bfloat16>(p, base + i) : load_bias<__half>(p, base + i);
     }
     arch::cp_async_wait_all();
   }

@@ -1,0 +1,112 @@
+// tools/bench_gemm_plans.cpp -- `tessera bench gemm --plans`: the planner's plan of the bare GEMM against every plan
+// that can be forced, shape by shape (bench_gemm_shared.hpp says what it records).
+#include <cstdio>   // std::fprintf, std::printf
+#include <string>   // std::string
+#include <utility>  // std::pair
+#include <vector>   // std::vector
+
+#include "bench_gemm_shared.hpp"
+
+namespace tessera::bench::gemm_bench {
+
+int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report) {
+  const char* dt_name = dtype_name(g.dt);
+  std::vector<std::vector<std::string>> table;
+  int within = 0, done = 0;
+  for (const Shape& s : g.shapes) {
+    const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
+    bench::progress(o, "gemm", done++, static_cast<int>(g.shapes.size()), size);
+    const int64_t m = s.m, n = s.n, k = s.k;
+    uint16_t *A = nullptr, *B = nullptr, *Dt = nullptr, *Dc = nullptr;
+    TESSERA_BENCH_CUDA(cudaMalloc(&A, m * k * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&B, k * n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&Dt, m * n * 2));
+    TESSERA_BENCH_CUDA(cudaMalloc(&Dc, m * n * 2));
+    fill_random(A, static_cast<size_t>(m * k), g.pool, 1);
+    fill_random(B, static_cast<size_t>(k * n), g.pool, 2);
+    GemmArgs plain;
+    plain.m = m; plain.n = n; plain.k = k;
+    plain.a = GemmMatrix{A, g.dt, MatrixOrder::row_major, k};
+    plain.b = GemmMatrix{B, g.dt, MatrixOrder::col_major, k};
+    plain.d = GemmOutput{Dt, g.dt, MatrixOrder::row_major, n};
+    // The candidates: the planner's, then every forced (tile, split) that plans, each distinct plan once; planned with
+    // the workspace in place (the planner splits K only when it has one), sized for the largest.
+    std::vector<std::pair<GemmTile, int>> settings = {{GemmTile::automatic, 0}};
+    for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
+      if (bench_tile(e, g.dt))
+        for (int split : {1, 2, 3, 4, 6, 8}) settings.push_back({e.tile, split});
+    size_t ws_bytes = 0;
+    for (auto [tile, split] : settings) {
+      GemmArgs a = plain;
+      a.tile = tile;
+      a.split_k = split;
+      ws_bytes = std::max(ws_bytes, gemm_workspace_size(a));
+    }
+    void* ws = nullptr;
+    if (ws_bytes) {
+      TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
+      TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
+    }
+    std::vector<GemmArgs> args;
+    std::vector<GemmPlan> plans;
+    for (auto [tile, split] : settings) {
+      GemmArgs a = plain;
+      a.tile = tile;
+      a.split_k = split;
+      a.workspace = ws;
+      a.workspace_bytes = ws_bytes;
+      a.workspace_zeroed = true;  // zero-filled above; every call leaves the counters at zero
+      GemmPlan p;
+      if (!gemm_plan(a, &p).ok()) continue;
+      bool seen = false;
+      for (size_t i = 1; i < plans.size(); ++i) seen = seen || plans[i].str() == p.str();
+      if (seen) continue;
+      args.push_back(a);
+      plans.push_back(p);
+    }
+    const float one = 1.f, zero = 0.f;
+    check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, B,
+                              g.et.cuda(), static_cast<int>(k), A, g.et.cuda(), static_cast<int>(k), &zero, Dc, g.et.cuda(),
+                              static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+    std::vector<std::function<void(cudaStream_t)>> all;
+    for (size_t i = 0; i < args.size(); ++i) {
+      TESSERA_BENCH_CUDA(cudaMemsetAsync(Dt, 0xFF, static_cast<size_t>(m * n * 2), g.stream));  // NaN: poisoned
+      check_gemm(gemm(args[i], g.stream));
+      TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
+      const double err = rel_diff(g.et, Dt, Dc, m, n);
+      if (!(err <= 2e-2)) {
+        std::fprintf(stderr, "bench gemm --plans: %s: plan %s differs from cuBLAS (%.3g; tolerance 0.02)\n", size.c_str(),
+                     plans[i].str().c_str(), err);
+        return 1;
+      }
+      all.push_back([&, i](cudaStream_t st) { check_gemm(gemm(args[i], st)); });
+    }
+    const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
+    size_t best = 1;
+    for (size_t i = 1; i < ms.size(); ++i)
+      if (ms[i] < ms[best]) best = i;
+    if (ms.size() == 1) best = 0;
+    const double ratio = ms[best] / ms[0];  // the planner's speed over the best forced plan's
+    within += ratio >= 0.95;
+    std::string note = "planner: " + plans[0].str() + "; forced plans (us):";
+    for (size_t i = 1; i < ms.size(); ++i) note += " [" + plans[i].str().substr(0, plans[i].str().find(',')) + "] " + bench::fmt(ms[i] * 1e3, 2);
+    note += std::string("; ") + dt_name + " in/out, A row-major, B column-major, D row-major; L2 evicted by a read pass before each run";
+    report.add(Record{"gemm", "tessera", "plan_choice", size, tflops(m, n, k, ms[0]), "TFLOP/s", "best forced plan: " + plans[best].str(),
+                      tflops(m, n, k, ms[best]), ratio, note});
+    table.push_back({size, plans[0].str().substr(0, plans[0].str().find(',')), bench::fmt(ms[0] * 1e3, 1),
+                     plans[best].str().substr(0, plans[best].str().find(',')), bench::fmt(ms[best] * 1e3, 1), bench::fmt(ratio, 3),
+                     std::to_string(ms.size() - 1)});
+    cudaFree(A); cudaFree(B); cudaFree(Dt); cudaFree(Dc);
+    if (ws) cudaFree(ws);
+  }
+  bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
+  std::printf("\n%s GEMM: the planner's plan against every forced plan, bare GEMM, us (median of %d, L2 evicted before each run)\n",
+              dt_name, g.repeats);
+  bench::print_table(stdout, {"size", "planner's plan", "us", "best forced plan", "us", "planner / best (speed)", "forced plans"}, table);
+  std::printf("the planner within 5%% of the best forced plan on %d of %zu shapes (%.0f%%)\n", within, g.shapes.size(),
+              g.shapes.empty() ? 0.0 : 100.0 * within / static_cast<double>(g.shapes.size()));
+  return 0;
+}
+
+}  // namespace tessera::bench::gemm_bench
