@@ -61,6 +61,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
                                    : gemm_core::TileScheduler(c.tiles_m, c.tiles_n, c.group_m, c.splits, k_tiles);
   }
   kp.ep = p.ep;
+  kp.scale_a = p.scale_a;
+  kp.scale_b = p.scale_b;
+  kp.fp8_fast_accum = p.fp8_fast_accum;
   if (c.splits > 1 || c.sk_tiles > 0) {
     kp.counters = static_cast<int*>(workspace);
     // stream-K: one slot per block of the grid (c.ctas = workers x cluster_m)

@@ -54,7 +54,11 @@ struct Operand {
 
 struct Problem {
   GemmMath math = GemmMath::tensor_core;
-  Dtype in = Dtype::bf16;
+  Dtype in = Dtype::bf16;    // A's type
+  Dtype in_b = Dtype::bf16;  // B's type (differs from A's only for two FP8 types)
+  const float* scale_a = nullptr;  // FP8: the per-tensor scales (their product scales A B; a transposition swaps them)
+  const float* scale_b = nullptr;
+  bool fp8_fast_accum = false;
   int64_t m = 0, n = 0, k = 0;
   Operand a, b;
   bool transposed = false;

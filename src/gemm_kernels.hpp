@@ -31,6 +31,11 @@ KernelInfo sm90_bf16_wgmma128x128(Combo c);  // src/gemm_sm90.cu
 KernelInfo sm90_f16_wgmma128x128(Combo c);   // src/gemm_sm90.cu
 KernelInfo sm90_bf16_wgmma128x256(Combo c);  // src/gemm_sm90.cu
 KernelInfo sm90_f16_wgmma128x256(Combo c);   // src/gemm_sm90.cu
+// FP8 (A, B types in the name; K-major A and B only): src/gemm_sm90_fp8.cu.
+KernelInfo sm90_e4m3_e4m3_wgmma128x128(Combo c);
+KernelInfo sm90_e4m3_e5m2_wgmma128x128(Combo c);
+KernelInfo sm90_e5m2_e4m3_wgmma128x128(Combo c);
+KernelInfo sm90_e5m2_e5m2_wgmma128x128(Combo c);
 // The persistent kernels (kernel/gemm_sm90/persistent_kernel.hpp): src/gemm_sm90_persistent.cu, over one unit per
 // type and operand order (src/gemm_sm90_persistent.hpp).
 KernelInfo sm90_bf16_coop128x256(Combo c);   // src/gemm_sm90_persistent.cu

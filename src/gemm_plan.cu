@@ -172,6 +172,10 @@ Problem normalise(const GemmArgs& g, bool weights_as_a) {
   Problem p;
   p.math = resolve_math(g);
   p.in = g.a.type;
+  p.in_b = g.b.type;
+  p.scale_a = g.scale_a;
+  p.scale_b = g.scale_b;
+  p.fp8_fast_accum = g.fp8_accum == GemmFp8Accum::fast;
   p.m = g.m;
   p.n = g.n;
   p.k = g.k;
@@ -222,6 +226,8 @@ Problem normalise(const GemmArgs& g, bool weights_as_a) {
       p.transposed = true;
       std::swap(p.m, p.n);
       std::swap(p.a, p.b);  // A' = B^T keeps B's majorness: K stays K, N becomes M'
+      std::swap(p.in, p.in_b);
+      std::swap(p.scale_a, p.scale_b);
       e.d_row_major = !e.d_row_major;
       e.c_row_major = !e.c_row_major;
       e.r_row_major = !e.r_row_major;
@@ -251,7 +257,7 @@ KernelInfo kernel_for(const Problem& p, const GemmKernelEntry& e) {
     const int eb = dtype_bytes(p.in);
     if (!vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
   }
-  return e.kernel(p.math, p.in, combo_of(p));
+  return e.kernel(p.math, p.in, p.in_b, combo_of(p));
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -272,11 +278,11 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   const double blocks = static_cast<double>(tiles) * splits;
   const double waves = std::ceil(blocks / slots);
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
-  // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth
-  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : 1.0;
+  // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth; FP8 at twice
+  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : is_fp8(p.in) ? 0.5 : 1.0;
   const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
-  const int in_b = dtype_bytes(p.in), out_b = dtype_bytes(p.ep.d_type);
-  const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_b + static_cast<double>(p.m) * p.n * out_b;
+  const int in_bytes = dtype_bytes(p.in), out_bytes = dtype_bytes(p.ep.d_type);
+  const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_bytes + static_cast<double>(p.m) * p.n * out_bytes;
   // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
   const double busy = blocks / (waves * slots);
   const double t_mem = bytes * f.mac_per_byte / f.sms / (streamed ? 1.0 : busy);
@@ -453,7 +459,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       return fail(GemmError::unsupported,
                   fmt("tile %s is not built for this problem (math %s, %s operands, A %s-major, B %s-major after "
                       "normalisation%s) or cannot run on this device",
-                      gemm_tile_name(g.tile), math_name(p.math), dtype_name(p.in), p.a.k_major ? "K" : "M",
+                      gemm_tile_name(g.tile), math_name(p.math), p.in == p.in_b ? dtype_name(p.in) : fmt("%s x %s", dtype_name(p.in), dtype_name(p.in_b)).c_str(), p.a.k_major ? "K" : "M",
                       p.b.k_major ? "K" : "N", p.transposed ? ", transposed" : ""));
     return fail(GemmError::unsupported, "no GEMM kernel can run this problem on this device");
   }
@@ -464,6 +470,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
 void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->tile = c.entry->tile;
   plan->math = p.math;
+  plan->a_type = p.transposed ? p.in_b : p.in;  // the caller's A and B
+  plan->b_type = p.transposed ? p.in : p.in_b;
   plan->split_k = c.splits;
   plan->stream_k_tiles = c.sk_tiles;
   plan->group_m = c.group_m;
@@ -484,7 +492,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
 // ---------------------------------------------------------------------------------------------------
 struct PlanKey {
   int dev;
-  int math, in, d_type, tile, split_k, stream_k;
+  int math, in, in_b, d_type, tile, split_k, stream_k;
   bool a_kmajor, b_kmajor, a_vec, b_vec;
   bool fused;  // persistent_fused_menu: the persistent kernel's fill rule
   int64_t m, n, k;
@@ -502,6 +510,7 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
   const PlanKey key{dev,
                     static_cast<int>(p.math),
                     static_cast<int>(p.in),
+                    static_cast<int>(p.in_b),
                     static_cast<int>(p.ep.d_type),
                     static_cast<int>(g.tile),
                     g.split_k,
@@ -560,19 +569,24 @@ GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* p
 }
 
 std::string GemmPlan::str() const {
-  // The tile's registry name, which spells the 16-bit K extent; a tf32 plan shows its own (32).
+  // The tile's registry name, which spells the 16-bit K extent; a tf32 or FP8 plan shows its own (32, 128).
   std::string tile_str = gemm_tile_name(tile);
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile);
-  const gemm_core::GemmKernelType* t = e && math == GemmMath::tf32 ? e->type(GemmMath::tf32, Dtype::f32) : nullptr;
+  const bool f8 = is_fp8(a_type);
+  const gemm_core::GemmKernelType* t = !e ? nullptr
+                                       : math == GemmMath::tf32 ? e->type(GemmMath::tf32, Dtype::f32)
+                                       : f8 ? e->type(GemmMath::tensor_core, a_type, b_type)
+                                            : nullptr;
   if (t) {
     const gemm_core::KernelInfo k = t->get(Combo::kk);  // the block tile is the same in every order
     tile_str = fmt("%dx%dx%d", k.block_m, k.block_n, k.block_k);
   }
   const std::string sk = stream_k_tiles > 0 ? fmt(" stream-K %d", stream_k_tiles) : std::string();
+  const std::string fp8_name = a_type == b_type ? fmt("tc-%s", dtype_name(a_type)) : fmt("tc-%sx%s", dtype_name(a_type), dtype_name(b_type));
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s %s split %d%s%s, %" PRId64 " tiles in groups of %d rows, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
-                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : "tc", tile_str.c_str(),
+                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : f8 ? fp8_name.c_str() : "tc", tile_str.c_str(),
                 split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, group_m, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;

@@ -2,29 +2,12 @@
 // majorness (K, K), (K, N) and (M, N), tiles 128x64, 128x128 and 128x256 (18 kernels).  Built for every target architecture; the
 // kernels have code only for sm_90a.
 #include "gemm_kernels.hpp"                          // the getters this unit defines
-#include "tessera/kernel/gemm_sm80/instantiate.hpp"  // kernel_info_of
-#include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"  // GemmSm90, gemm_sm90_kernel
+#include "gemm_sm90_info.hpp"                         // sm90_info
 #include "tessera/kernel/gemm_sm90/trace.hpp"        // TESSERA_GEMM_TRACE_ACCESS
 
 namespace tessera::gemm_core {
 
 namespace {
-template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
-KernelInfo sm90_info() {
-  using K = gemm_sm90::GemmSm90<Elem, kBN, kBNMajor, kAMMajor>;
-  KernelInfo info =
-      gemm_sm80::kernel_info_of<K>(reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor, kAMMajor>), 1);
-  // The boxes of the kernel's stage tiles (GemmSm90::kTileA / kTileB, 128-byte swizzle).
-  info.box_a[0] = K::kBoxA.inner;
-  info.box_a[1] = K::kBoxA.outer;
-  info.box_b[0] = K::kBoxB.inner;
-  info.box_b[1] = K::kBoxB.outer;
-  info.tma_store = kBN >= 64;  // the bare GEMM's D (GemmSm90::store_bare: 64-column tiles)
-  info.box_d[0] = K::kBoxD.inner;
-  info.box_d[1] = K::kBoxD.outer;
-  return info;
-}
-
 template <class Elem, int kBN>
 KernelInfo sm90_pick(Combo c) {
   switch (c) {

@@ -61,7 +61,7 @@ bool valid_order(MatrixOrder o) { return o == MatrixOrder::row_major || o == Mat
 bool operand_type(Dtype t) {
   for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
     for (const gemm_core::GemmKernelType& k : e.types)
-      if (k.in == t) return true;
+      if (k.in == t || k.b_type() == t) return true;
   return false;
 }
 // "bf16, f16 or f32": the Dtypes `ok` accepts, in Dtype order.
@@ -131,20 +131,64 @@ GemmStatus gemm_validate(const GemmArgs& g) {
   if (!st) return st;
   st = check_matrix("d", true, g.d.data, g.d.type, g.d.order, g.d.ld, g.m, g.n);
   if (!st) return st;
-  if (g.a.type != g.b.type)
-    return invalid(fmt("arguments 'a.type' (%s) and 'b.type' (%s) differ; A and B must have the same type",
+  const bool f8a = is_fp8(g.a.type), f8b = is_fp8(g.b.type);
+  if (f8a != f8b || (!f8a && g.a.type != g.b.type))
+    return invalid(fmt("arguments 'a.type' (%s) and 'b.type' (%s) differ; A and B must have the same type (two FP8 types, "
+                       "e4m3 and e5m2, may be mixed)",
                        dtype_name(g.a.type), dtype_name(g.b.type)));
+  if (static_cast<int>(g.fp8_accum) < 0 || static_cast<int>(g.fp8_accum) > static_cast<int>(GemmFp8Accum::fast))
+    return invalid(fmt("argument 'fp8_accum' is %d; expected GemmFp8Accum::promoted (0) or fast (1)", static_cast<int>(g.fp8_accum)));
+  if (f8a) {
+    // wgmma reads 8-bit operands K-major only, and the FP8 kernels load them by TMA (16-byte bases and rows).
+    if (g.a.order != MatrixOrder::row_major)
+      return invalid(fmt("argument 'a.order' is column-major with %s operands; FP8 operands must be K-major: A row-major "
+                         "(m x k), B column-major (k x n)", dtype_name(g.a.type)));
+    if (g.b.order != MatrixOrder::col_major)
+      return invalid(fmt("argument 'b.order' is row-major with %s operands; FP8 operands must be K-major: B column-major "
+                         "(k x n, i.e. the n x k weights row-major), A row-major", dtype_name(g.b.type)));
+    const struct {
+      const char* name;
+      const GemmMatrix& x;
+      int64_t rows, cols;
+    } ops[] = {{"a", g.a, g.m, g.k}, {"b", g.b, g.k, g.n}};
+    for (const auto& o : ops) {
+      if (reinterpret_cast<uintptr_t>(o.x.data) % 16 != 0)
+        return invalid(fmt("argument '%s.data' (%p) is not 16-byte aligned; FP8 operands are loaded by TMA, which needs "
+                           "16-byte aligned bases", o.name, o.x.data));
+      const int64_t ld = effective_ld(o.x.ld, o.x.order, o.rows, o.cols);
+      if (ld % 16 != 0)
+        return invalid(fmt("argument '%s.ld' is %" PRId64 " (in effect %" PRId64 "); FP8 operands need a leading dimension "
+                           "that is a multiple of 16 elements (16 bytes, for TMA): pad the rows",
+                           o.name, o.x.ld, ld));
+    }
+    const struct {
+      const char* name;
+      const float* p;
+    } scales[] = {{"scale_a", g.scale_a}, {"scale_b", g.scale_b}};
+    for (const auto& sc : scales)
+      if (reinterpret_cast<uintptr_t>(sc.p) % 4 != 0)
+        return invalid(fmt("argument '%s' (%p) is not aligned to 4 bytes; expected a device pointer to one float (or null)",
+                           sc.name, static_cast<const void*>(sc.p)));
+  } else {
+    if (g.scale_a || g.scale_b)
+      return invalid(fmt("argument '%s' is set with %s operands; the per-tensor scales are for FP8 operands (e4m3, e5m2) only",
+                         g.scale_a ? "scale_a" : "scale_b", dtype_name(g.a.type)));
+    if (g.fp8_accum != GemmFp8Accum::promoted)
+      return invalid(fmt("argument 'fp8_accum' is fast with %s operands; it applies to FP8 operands (e4m3, e5m2) only",
+                         dtype_name(g.a.type)));
+  }
   switch (g.math) {
     case GemmMath::automatic: break;
     case GemmMath::tensor_core:
       if (g.a.type == Dtype::f32)
-        return invalid("argument 'math' is tensor_core with f32 operands; tensor_core takes bf16 or f16 operands, use "
+        return invalid("argument 'math' is tensor_core with f32 operands; tensor_core takes bf16, f16 or FP8 operands, use "
                        "GemmMath::tf32 or fp32_exact for f32");
       break;
     case GemmMath::tf32:
     case GemmMath::fp32_exact:
       if (g.a.type != Dtype::f32)
-        return invalid(fmt("argument 'math' is %s with %s operands; %s takes f32 operands (use tensor_core for bf16/f16)",
+        return invalid(fmt("argument 'math' is %s with %s operands; %s takes f32 operands (use tensor_core for bf16, f16 "
+                           "or FP8)",
                            math_name(g.math), dtype_name(g.a.type), math_name(g.math)));
       break;
     default: return invalid(fmt("argument 'math' is %d; expected a GemmMath value", static_cast<int>(g.math)));

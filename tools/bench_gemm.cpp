@@ -28,6 +28,8 @@
 // and passed with workspace_zeroed = true (every call leaves its counters at zero).
 // The kernels' resource usage (registers, local memory = spills/stack, shared memory, occupancy) is
 // printed first (`--kernels` prints only that).
+// Two other modes share this setup: --plans (bench_gemm_plans.cpp) and --dtype e4m3|e5m2, FP8 A and B against
+// cuBLASLt's FP8 GEMM and Tessera's bf16 GEMM (bench_gemm_fp8.cpp); bench_gemm_shared.hpp describes both.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -186,6 +188,7 @@ void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, 
 
 int run_gemm_bench(const BenchOptions& o) {
   std::string which = "all";
+  bool shapes_given = false;  // --shapes (the FP8 mode has other default shapes: kFp8Shapes)
   bool kernels_only = false;
   bool plans_mode = false;  // --plans: the planner against every forced plan (PlanGrid)
   bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
@@ -195,13 +198,17 @@ int run_gemm_bench(const BenchOptions& o) {
   GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
   Elem16 et;                                      // --dtype bf16|f16: A, B, D, the bias and the residual
   std::string tile_name;                          // --tile NAME (checked once --dtype is known)
+  bool fp8_mode = false;                          // --dtype e4m3|e5m2: A and B in FP8, D bf16 (run_fp8_bench)
+  Dtype fp8_dt = Dtype::e4m3;
+  GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;  // --fp8-accum promoted|fast (FP8 mode only)
+  bool fp8_accum_given = false;
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N]\n"
           "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans]\n"
           "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
-          "                          [--dtype bf16|f16]\n\n"
+          "                          [--dtype bf16|f16|e4m3|e5m2] [--fp8-accum promoted|fast]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
@@ -216,10 +223,18 @@ int run_gemm_bench(const BenchOptions& o) {
           "(each tile with 1, 2, 3, 4, 6 and 8 K splits; records \"plan_choice\": the planner's speed over the best's);\n"
           "decode-grid is its grid: M = 1, 2, 4, ..., 256 x (N, K) = (4096, 4096), (8192, 8192), (14336, 4096),\n"
           "(4096, 14336), (28672, 8192).\n"
+          "--dtype e4m3|e5m2 times Tessera's FP8 GEMM (A and B of that type, per-tensor scales, bf16 D) against\n"
+          "cuBLASLt's FP8 GEMM with the same scales (records \"fp8_tensor\"; none for e5m2, which cuBLASLt does not\n"
+          "take as both operands) and against Tessera's bf16 GEMM of the same values (\"fp8_over_bf16\"); --fp8-accum\n"
+          "promoted|fast (default promoted) sets both libraries' FP8 accumulation.  Default shapes: 2048^3, 4096^3,\n"
+          "8192^3 and the llm set; takes --shapes, not --plans, --tile, --split-k, --stream-k or the order flags.\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
           bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;
-    } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) which = o.args[++i];
+    } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) {
+      which = o.args[++i];
+      shapes_given = true;
+    }
     else if (o.args[i] == "--kernels") kernels_only = true;
     else if (o.args[i] == "--plans") plans_mode = true;
     else if (o.args[i] == "--b-row-major") b_row_major = true;
@@ -245,14 +260,25 @@ int run_gemm_bench(const BenchOptions& o) {
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) tile_name = o.args[++i];
     else if (o.args[i] == "--dtype" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
-      if (v != "bf16" && v != "f16") {
-        std::fprintf(stderr, "bench gemm: --dtype expects bf16 or f16; got '%s'\n", v.c_str());
+      if (v != "bf16" && v != "f16" && v != "e4m3" && v != "e5m2") {
+        std::fprintf(stderr, "bench gemm: --dtype expects bf16, f16, e4m3 or e5m2; got '%s'\n", v.c_str());
         return 2;
       }
-      et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;
+      fp8_mode = v == "e4m3" || v == "e5m2";
+      fp8_dt = v == "e5m2" ? Dtype::e5m2 : Dtype::e4m3;
+      et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;  // (the FP8 mode's D: bf16)
+    }
+    else if (o.args[i] == "--fp8-accum" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      if (v != "promoted" && v != "fast") {
+        std::fprintf(stderr, "bench gemm: --fp8-accum expects promoted or fast; got '%s'\n", v.c_str());
+        return 2;
+      }
+      fp8_accum = v == "fast" ? GemmFp8Accum::fast : GemmFp8Accum::promoted;
+      fp8_accum_given = true;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2, --fp8-accum promoted|fast)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -260,6 +286,15 @@ int run_gemm_bench(const BenchOptions& o) {
   if (plans_mode && (!tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
     std::fprintf(stderr, "bench gemm: --plans forces every plan itself and takes the default operand orders: not with --tile, "
                          "--split-k, --stream-k, --b-row-major or --a-col-major\n");
+    return 2;
+  }
+  if (fp8_accum_given && !fp8_mode) {
+    std::fprintf(stderr, "bench gemm: --fp8-accum goes with --dtype e4m3 or e5m2\n");
+    return 2;
+  }
+  if (fp8_mode && (plans_mode || !tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
+    std::fprintf(stderr, "bench gemm: --dtype %s times the planner's plans with A row-major and B column-major (as FP8 needs): "
+                         "not with --plans, --tile, --split-k, --stream-k, --b-row-major or --a-col-major\n", dtype_name(fp8_dt));
     return 2;
   }
   const Dtype dt = et.dtype;
@@ -307,6 +342,18 @@ int run_gemm_bench(const BenchOptions& o) {
     check_cublas(cublasSasum(evict_h, static_cast<int>(std::min<size_t>(evict_floats, 2147483647u)), evict, 1, evict_sum), "cublasSasum");
   };
 
+  if (fp8_mode) {
+    const std::vector<Shape> fp8_shapes = shapes_for(shapes_given ? which : kFp8Shapes, o.quick);
+    bench::Report fp8_report("gemm");
+    const int rc = run_fp8_bench(o, Fp8Bench{fp8_shapes, fp8_dt, fp8_accum, cub, lth, lt_ws, lt_ws_bytes, stream,
+                                             [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats},
+                                 fp8_report);
+    cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);
+    cublasDestroy(evict_h); cublasLtDestroy(lth); cublasDestroy(cub); cudaStreamDestroy(stream);
+    // The verified shapes' records are written also when another shape failed its check (rc 1).
+    const bool wrote = bench::finish(o, fp8_report);
+    return rc != 0 ? rc : wrote ? 0 : 1;
+  }
   const double d2d = bench::memcpy_d2d_gbps(size_t(1) << 30, stream);
   std::printf("cudaMemcpy D2D (1 GiB, read + write): %.1f GB/s\n", d2d);
 

@@ -1,8 +1,9 @@
-// tools/bench_gemm_shared.hpp -- what `tessera bench gemm` (bench_gemm.cpp) and its --plans mode
-// (bench_gemm_plans.cpp) share: status checks, the shape record, the 16-bit type, the random fill, the comparison
-// against cuBLAS, and the --plans entry point.
+// tools/bench_gemm_shared.hpp -- what `tessera bench gemm` (bench_gemm.cpp), its --plans mode (bench_gemm_plans.cpp)
+// and its FP8 mode (--dtype e4m3|e5m2, bench_gemm_fp8.cpp) share: status checks, the shape record, the 16-bit type,
+// the random fill, the comparison against cuBLAS, and the entry points of the two modes.
 #pragma once
 
+#include <cublasLt.h>   // cublasLtHandle_t (the FP8 mode's reference)
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -55,13 +56,16 @@ struct Elem16 {
   double to_double(uint16_t b) const { return dtype == Dtype::f16 ? value_of<__half>(b) : value_of<__nv_bfloat16>(b); }
 };
 
-// Fills a device 16-bit buffer with values uniform in [-1, 1] from a host pool (never zeros).
-inline void fill_random(uint16_t* d, size_t n, const std::vector<uint16_t>& pool, size_t salt) {
+// Fills a device buffer with windows of a host pool of random values (uniform in [-1, 1], never zeros).  Which
+// windows depends only on n, the pool's length and `salt`: pools of one length (the FP8 mode's 8-bit values and their
+// 16-bit copies) fill two buffers with the same elements.
+template <class T>
+void fill_random(T* d, size_t n, const std::vector<T>& pool, size_t salt) {
   size_t done = 0;
   while (done < n) {
     const size_t start = (salt * 7919 + done * 31) % (pool.size() / 2);
     const size_t len = std::min(n - done, pool.size() - start);
-    TESSERA_BENCH_CUDA(cudaMemcpy(d + done, pool.data() + start, len * sizeof(uint16_t), cudaMemcpyHostToDevice));
+    TESSERA_BENCH_CUDA(cudaMemcpy(d + done, pool.data() + start, len * sizeof(T), cudaMemcpyHostToDevice));
     done += len;
   }
 }
@@ -102,5 +106,29 @@ struct PlanGrid {
 };
 
 int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report);
+
+// --dtype e4m3|e5m2: for each shape, Tessera's FP8 GEMM (A and B of that type, per-tensor scales in device memory,
+// bf16 D) against cuBLASLt's FP8 GEMM with the same scales and accumulation setting, and against Tessera's bf16 GEMM
+// on the same values (bf16 copies of the scaled FP8 inputs, which hold them exactly), all timed in one round-robin
+// with the L2 evicted before every run; each output checked against cuBLAS's bf16 GEMM of those copies and Tessera's
+// against cuBLASLt's before and after timing.  Records "fp8_tensor" (over cuBLASLt FP8; none where cuBLASLt has no
+// kernel for the pair, e5m2 x e5m2) and "fp8_over_bf16" (over Tessera's bf16 GEMM), dtype e4m3 / e5m2.
+// Without a --shapes list the shapes are kFp8Shapes.
+inline constexpr const char* kFp8Shapes =
+    "2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336";
+struct Fp8Bench {
+  const std::vector<Shape>& shapes;
+  Dtype dt;                // e4m3 or e5m2: A and B
+  GemmFp8Accum accum;      // Tessera's GemmArgs::fp8_accum; cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM (fast: 1)
+  cublasHandle_t cub;      // the bf16 reference (cublasGemmEx)
+  cublasLtHandle_t lt;     // the FP8 reference
+  void* lt_ws;             // cuBLASLt's workspace, lt_ws_bytes long
+  size_t lt_ws_bytes;
+  cudaStream_t stream;
+  std::function<void(cudaStream_t)> flush;
+  int warmup, repeats;
+};
+
+int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report);
 
 }  // namespace tessera::bench::gemm_bench

@@ -6,9 +6,9 @@
 //   bf16    2      bfloat16 (8-bit exponent, 7-bit mantissa)  GEMM operands and outputs
 //   f16     2      IEEE half                                  GEMM operands and outputs
 //   f32     4      IEEE single                                GEMM operands (tf32 / fp32_exact) and outputs
-//   e4m3    1      FP8 (4-bit exponent, 3-bit mantissa)       not yet: every entry point rejects it
-//   e5m2    1      FP8 (5-bit exponent, 2-bit mantissa)       not yet
-//   s8      1      signed 8-bit integer                       not yet
+//   e4m3    1      FP8 (4-bit exponent, 3-bit mantissa)       GEMM operands (Hopper)
+//   e5m2    1      FP8 (5-bit exponent, 2-bit mantissa)       GEMM operands (Hopper)
+//   s8      1      signed 8-bit integer                       not yet: every entry point rejects it
 //   s32     4      signed 32-bit integer                      not yet
 //
 // The numeric values are part of the interfaces that pass a Dtype as an integer (the Python module's dtype
@@ -54,6 +54,9 @@ constexpr const char* dtype_name(Dtype t) {
 
 // Whether `t` is one of the enumerators (an integer from outside may be anything).
 constexpr bool is_dtype(Dtype t) { return dtype_bytes(t) != 0; }
+
+// The FP8 types (e4m3, e5m2).
+constexpr bool is_fp8(Dtype t) { return t == Dtype::e4m3 || t == Dtype::e5m2; }
 
 // kDtypes lists every enumerator once, in value order; the switches above cover each of them (the compiler's
 // -Wswitch names a missing case; these catch a new enumerator left out of kDtypes).

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build all tests sanitize bench plans bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace
+# Steps: build all tests sanitize bench plans fp8 bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace
 #        python
 #   bench_orders the two orders with a column-major A (B column- and row-major), JSON to $OUT/gemm_a_col_major*.json
 #   bench        tessera bench gemm on the issue's shapes (planner's choice), JSON to $OUT/gemm.json
 #   plans        tessera bench gemm --plans: the planner against every forced plan on PLAN_SHAPES (default
 #                decode-grid), JSON to $OUT/gemm_plans.json
+#   fp8          the FP8 GEMM's tests and sanitizer subset, then tessera bench gemm --dtype e4m3 against cuBLASLt
+#                FP8 (JSON to $OUT/gemm_fp8.json)
 #   bench_f16    the same in f16 (--dtype f16) on L (SHAPES_L), JSON to $OUT/gemm_f16.json
 #   bench_tiles  the same shapes with each Hopper tile forced (one JSON per tile)
 #   ncu_vs       Tessera's and cuBLAS's kernels of one bench run (NCU_SHAPE; NCU_REGEX picks kernels, NCU_COUNT
@@ -39,7 +41,7 @@ for s in $STEPS; do
       t0=$(date +%s)
       cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
         -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
-      cmake --build "$B" -j 16 --target tessera_cli gemm_device_test gemm_host_test > "$OUT/build.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/build.log" | head -60; exit 1; }
+      cmake --build "$B" -j 16 --target tessera_cli gemm_device_test gemm_host_test gemm_fp8_test > "$OUT/build.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/build.log" | head -60; exit 1; }
       echo "build: $(( $(date +%s) - t0 )) s" ;;
     all)
       # the whole project and every test (ctest; layout_cases needs ../shared, which the device does not have)
@@ -71,6 +73,20 @@ for s in $STEPS; do
       timeout 400 "$B/tools/tessera" bench gemm --plans --shapes "${PLAN_SHAPES:-decode-grid}" --repeats ${REPEATS:-10} \
         --json "$OUT/gemm_plans.json" > "$OUT/plans.log" 2>&1
       echo "plans rc=$?"; sed -n '/the planner.s plan against/,$p' "$OUT/plans.log"; grep -B2 -A3 'differs\|error' "$OUT/plans.log" | head -20 ;;
+    fp8)
+      # the FP8 GEMM: its tests (the long-K test prints both accumulations' errors), its sanitizer subset, and the bench
+      # against cuBLASLt FP8 (FP8_DTYPE e4m3 or e5m2; FP8_ACCUM promoted or fast) on SHAPES_FP8 (default L and 2048^3)
+      T=$B/tests/kernel_gemm
+      timeout 300 "$T/gemm_fp8_test" > "$OUT/fp8_test.log" 2>&1; echo "fp8 tests rc=$?"
+      grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) |relative error|accum' "$OUT/fp8_test.log" | head -40
+      grep -A6 -E 'Failure' "$OUT/fp8_test.log" | head -50
+      for tool in memcheck racecheck synccheck; do
+        timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$T/gemm_fp8_test" --gtest_filter='*Sanitize*' > "$OUT/san_fp8_$tool.log" 2>&1
+        echo "compute-sanitizer $tool (fp8) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$OUT/san_fp8_$tool.log" | head -3 | tr '\n' ' ')"
+      done
+      timeout 300 "$B/tools/tessera" bench gemm --dtype ${FP8_DTYPE:-e4m3} --fp8-accum ${FP8_ACCUM:-promoted} \
+        --shapes "${SHAPES_FP8:-$SHAPES_L,2048x2048x2048}" --repeats ${REPEATS:-10} --json "$OUT/gemm_fp8.json" > "$OUT/bench_fp8.log" 2>&1
+      echo "bench (fp8) rc=$?"; cat "$OUT/bench_fp8.log" | grep -v '^\[gemm\]' | tail -40 ;;
     bench_f16)
       timeout 300 "$B/tools/tessera" bench gemm --dtype f16 --shapes "$SHAPES_L" --repeats ${REPEATS:-15} --json "$OUT/gemm_f16.json" > "$OUT/bench_f16.log" 2>&1
       echo "bench (f16) rc=$?"; sed -n '/^f16 GEMM/,$p' "$OUT/bench_f16.log" ;;

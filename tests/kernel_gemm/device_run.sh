@@ -15,13 +15,18 @@ for s in $STEPS; do
       timeout 60 "$T/gemm_host_test" > "$OUT/host_test.log" 2>&1; echo "host tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/host_test.log" | tr '\n' ' ')"
       timeout 240 "$T/gemm_device_test" > "$OUT/device_test.log" 2>&1; echo "device tests rc=$?"
       grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) ' "$OUT/device_test.log" | head -30
-      grep -A3 -E 'Failure|error' "$OUT/device_test.log" | head -40 ;;
+      grep -A3 -E 'Failure|error' "$OUT/device_test.log" | head -40
+      timeout 120 "$T/gemm_fp8_test" > "$OUT/fp8_test.log" 2>&1; echo "FP8 tests rc=$?"
+      grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) |^FP8 ' "$OUT/fp8_test.log" | head -30
+      grep -A3 -E 'Failure|error' "$OUT/fp8_test.log" | head -40 ;;
     bench)
       timeout 200 "$B/tools/tessera" bench gemm --json "$OUT/gemm.json" > "$OUT/bench.log" 2>&1; echo "bench rc=$?"
       tail -40 "$OUT/bench.log" ;;
     memcheck|racecheck|synccheck)
       timeout 150 compute-sanitizer --tool "$s" --error-exitcode 3 "$T/gemm_device_test" --gtest_filter='GemmSanitize.*:MmaAtomDevice.*' > "$OUT/san_$s.log" 2>&1
-      echo "compute-sanitizer $s rc=$?"; grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/san_$s.log" | head -8 ;;
+      echo "compute-sanitizer $s rc=$?"; grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/san_$s.log" | head -8
+      timeout 150 compute-sanitizer --tool "$s" --error-exitcode 3 "$T/gemm_fp8_test" --gtest_filter='GemmFp8Sanitize.*' > "$OUT/san_fp8_$s.log" 2>&1
+      echo "compute-sanitizer $s (FP8) rc=$?"; grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$OUT/san_fp8_$s.log" | head -8 ;;
     ncu)
       # The first Tessera kernel of a 4096^3 bf16 GEMM (the bench's verification launch).
       R=smsp__average_warps_issue_stalled

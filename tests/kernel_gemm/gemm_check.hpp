@@ -4,12 +4,23 @@
 //
 // Tolerance per element:  |got - ref| <= 1e-6 + r_out * |ref| + c_acc * mag
 //   mag   = (|alpha| * sum_k |a b| + |beta c| + |bias|) * 1.2 + |residual|   (1.2 bounds the activations'
-//           slopes: GELU's is at most 1.13, SiLU's 1.1, the others 1)
+//           slopes: GELU's is at most 1.13, SiLU's 1.1, the others 1; a, b the dequantised FP8 operands)
 //   r_out = rounding to the output type: 2^-7 for bf16 (twice its unit roundoff 2^-8), 2^-10 for f16,
 //           1e-6 for f32 (the activations' own few-ulp errors)
 //   c_acc = error of the product sum in fp32 relative to mag: 2e-5 for bf16/f16 operands (exact fp32
 //           products, fp32 sums in any order) and for the fp32 FFMA path; 1.5e-3 for tf32, whose operands are
 //           rounded to 11 significant bits (each product within 2^-10 of exact).
+//           FP8 operands (e4m3 / e5m2; fp8_c_acc below): the products are exact (at most 4 x 4 significant
+//           bits, exponents within fp32's), but the tensor cores add them into their accumulator with about 14
+//           significant bits (as reported; tessera/kernel/gemm/types.hpp, GemmFp8Accum): each wgmma k32 (a chunk
+//           of 32 products) added in errs by about 2^-13 of the magnitude summed so far.
+//             promoted: a 128-deep K tile is 4 chunks summed from zero, so within 4 * 2^-13 = 4.9e-4 of the tile's
+//             sum_k |a b|; the tiles' sums are added in fp32 registers (K/128 adds of 2^-24 each: 1.6e-5 at
+//             K = 32,768), then scaled by *scale_a and *scale_b (2^-24 each): 6e-4 bounds the total.
+//             fast: the tensor cores' accumulator runs over all of K, ceil(K/32) chunk adds of up to 2^-12 of the
+//             running magnitude each: (K/32) * 2^-12 (0.4% at K = 512; only the short-K tests use it: over a
+//             long K the drift passes promoted's bound, which gemm_fp8_test's GemmFp8.LongKNeedsPromotion shows).
+//           The reference uses the dequantised operands, scale_a * A and scale_b * B (the scales' float values).
 //   + 2^-11 * 1.2 * (|alpha sum| + |bias|) for 16-bit D with beta = 0 and a residual, gelu_tanh or silu: the menus
 //           the cooperative Hopper kernel finishes after carrying alpha sum as f16, the bias added after (2^-9 for the
 //           value sets that pass f16's range, whose warps carry it as bf16).
@@ -18,6 +29,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>  // __nv_fp8_e4m3, __nv_fp8_e5m2 (host conversions: round to nearest even, saturating)
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -27,6 +39,7 @@
 #include <cstdlib>  // std::abort
 #include <cstring>
 #include <functional>  // std::ref
+#include <optional>    // GemmCase::in_b
 #include <random>
 #include <sstream>
 #include <string>
@@ -48,6 +61,7 @@ enum class GemmValues { uniform, wide_columns, zero_rows, inf_rows, inf_bias };
 struct GemmCase {
   int64_t m = 1, n = 1, k = 1;
   Dtype in = Dtype::bf16, out = Dtype::bf16;
+  std::optional<Dtype> in_b;  // B's type where it differs from A's (`in`): the FP8 pairs e4m3 x e5m2
   GemmMath math = GemmMath::automatic;
   MatrixOrder oa = MatrixOrder::row_major, ob = MatrixOrder::row_major;
   MatrixOrder oc = MatrixOrder::row_major, od = MatrixOrder::row_major, orr = MatrixOrder::row_major;
@@ -71,6 +85,10 @@ struct GemmCase {
   size_t shared_workspace_bytes = 0;
   uint32_t seed = 1;
   GemmValues values = GemmValues::uniform;
+  float scale_a = 0.f, scale_b = 0.f;  // FP8 per-tensor scales (GemmArgs::scale_a / scale_b); 0: pass null (1)
+  GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;
+
+  Dtype type_b() const { return in_b.value_or(in); }
 
   std::string str() const {
     auto o = [](MatrixOrder x) { return x == MatrixOrder::row_major ? "R" : "C"; };
@@ -83,6 +101,9 @@ struct GemmCase {
       << "," << p1 << ") residual=" << residual << " c_is_d=" << c_is_d << " tile=" << static_cast<int>(tile)
       << " split_k=" << split_k << " stream_k=" << static_cast<int>(stream_k) << " workspace=" << workspace << " reuse=" << reuse_workspace << " seed=" << seed
       << " values=" << static_cast<int>(values);
+    if (in_b) s << " in_b=" << dtype_name(*in_b);
+    if (scale_a != 0.f || scale_b != 0.f) s << " scales=" << scale_a << "," << scale_b << " (0: null)";
+    if (is_fp8(in)) s << " fp8_accum=" << (fp8_accum == GemmFp8Accum::promoted ? "promoted" : "fast");
     return s.str();
   }
 };
@@ -93,7 +114,9 @@ inline double round_to(Dtype t, double x) {
     case Dtype::bf16: return static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(x))));
     case Dtype::f16: return static_cast<double>(__half2float(__float2half_rn(static_cast<float>(x))));
     case Dtype::f32: return static_cast<double>(static_cast<float>(x));
-    default: std::abort();  // the GEMM takes bf16, f16 and f32 only (validation rejects the others)
+    case Dtype::e4m3: return static_cast<double>(static_cast<float>(__nv_fp8_e4m3(static_cast<float>(x))));
+    case Dtype::e5m2: return static_cast<double>(static_cast<float>(__nv_fp8_e5m2(static_cast<float>(x))));
+    default: std::abort();  // the GEMM takes bf16, f16, f32 and the FP8 types only (validation rejects the others)
   }
 }
 inline void store_elem(Dtype t, void* buf, int64_t i, double x) {
@@ -101,6 +124,8 @@ inline void store_elem(Dtype t, void* buf, int64_t i, double x) {
     case Dtype::bf16: static_cast<__nv_bfloat16*>(buf)[i] = __float2bfloat16_rn(static_cast<float>(x)); break;
     case Dtype::f16: static_cast<__half*>(buf)[i] = __float2half_rn(static_cast<float>(x)); break;
     case Dtype::f32: static_cast<float*>(buf)[i] = static_cast<float>(x); break;
+    case Dtype::e4m3: static_cast<__nv_fp8_e4m3*>(buf)[i] = __nv_fp8_e4m3(static_cast<float>(x)); break;
+    case Dtype::e5m2: static_cast<__nv_fp8_e5m2*>(buf)[i] = __nv_fp8_e5m2(static_cast<float>(x)); break;
     default: std::abort();
   }
 }
@@ -109,6 +134,8 @@ inline double load_elem(Dtype t, const void* buf, int64_t i) {
     case Dtype::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(buf)[i]);
     case Dtype::f16: return __half2float(static_cast<const __half*>(buf)[i]);
     case Dtype::f32: return static_cast<const float*>(buf)[i];
+    case Dtype::e4m3: return static_cast<float>(static_cast<const __nv_fp8_e4m3*>(buf)[i]);
+    case Dtype::e5m2: return static_cast<float>(static_cast<const __nv_fp8_e5m2*>(buf)[i]);
     default: std::abort();
   }
 }
@@ -218,9 +245,33 @@ inline GemmArgs product_args(const GemmCase& cs, const Mat& A, const Mat& B, con
   g.n = cs.n;
   g.k = cs.k;
   g.a = GemmMatrix{A.data(), cs.in, cs.oa, A.ld};
-  g.b = GemmMatrix{B.data(), cs.in, cs.ob, B.ld};
+  g.b = GemmMatrix{B.data(), cs.type_b(), cs.ob, B.ld};
   g.d = GemmOutput{D.data(), cs.out, cs.od, D.ld};
+  g.fp8_accum = cs.fp8_accum;
   return g;
+}
+
+// The FP8 scales of case `cs` (0: null) in device memory (from `db`), set in `g`.
+inline void upload_scales(DeviceBuffers& db, const GemmCase& cs, GemmArgs& g) {
+  const float vals[2] = {cs.scale_a, cs.scale_b};
+  const float* ptrs[2] = {nullptr, nullptr};
+  for (int i = 0; i < 2; ++i) {
+    if (vals[i] == 0.f) continue;
+    void* p = db.alloc(sizeof(float));
+    EXPECT_NE(p, nullptr);
+    if (p) {
+      EXPECT_EQ(cudaMemcpy(p, &vals[i], sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    ptrs[i] = static_cast<const float*>(p);
+  }
+  g.scale_a = ptrs[0];
+  g.scale_b = ptrs[1];
+}
+
+// The accumulation error of an FP8 product sum relative to mag (this file's header).
+inline double fp8_c_acc(GemmFp8Accum acc, int64_t k) {
+  if (acc == GemmFp8Accum::promoted) return 6e-4;
+  return static_cast<double>(std::max<int64_t>(1, (k + 31) / 32)) * 0x1p-12;
 }
 
 // An element of D that misses the float64 reference (run_gemm_case's comparison).
@@ -239,7 +290,10 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
                                              const Mat& D) {
   const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
-  const double c_acc = math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
+  const double c_acc = is_fp8(cs.in) ? fp8_c_acc(cs.fp8_accum, cs.k) : math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
+  // FP8: the dequantised product (scale_a A) (scale_b B) = scale_a scale_b (A B), the scales' float values (0: null, 1).
+  const double s_ab = (cs.scale_a == 0.f ? 1.0 : static_cast<double>(cs.scale_a)) *
+                      (cs.scale_b == 0.f ? 1.0 : static_cast<double>(cs.scale_b));
   // The cooperative Hopper kernel's deferred menus with a residual, gelu_tanh or silu (16-bit D, beta = 0) carry
   // alpha A B as f16 from the drain to the pass that adds the bias and applies the activation and the residual, if any
   // (bf16 where a value of the warp passes f16's range): one more rounding, at most 2^-11 |alpha A B| (2^-9 as bf16),
@@ -276,8 +330,8 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
           sm[0] += std::fabs(pr);
         }
         double acc = (sa[0] + sa[1]) + (sa[2] + sa[3]), mag = (sm[0] + sm[1]) + (sm[2] + sm[3]);
-        double v = cs.alpha * acc;
-        mag *= std::fabs(cs.alpha);
+        double v = cs.alpha * (s_ab * acc);
+        mag *= std::fabs(cs.alpha * s_ab);
         double x_abs = std::fabs(v);  // |alpha sum| + |bias|: the parked value's bound (r_park)
         if (use_c) {
           v += cs.beta * C.at(i, j);
@@ -328,7 +382,7 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   DeviceBuffers db;
   Mat A, B, C, D, R;
   make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, cs.off_a, rng, true);
-  make_mat(B, cs.k, cs.n, cs.ob, cs.in, cs.pad_b, cs.off_b, rng, true);
+  make_mat(B, cs.k, cs.n, cs.ob, cs.type_b(), cs.pad_b, cs.off_b, rng, true);
   switch (cs.values) {
     case GemmValues::uniform: break;
     case GemmValues::wide_columns:
@@ -377,6 +431,7 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   }
 
   GemmArgs g = product_args(cs, A, B, D);
+  upload_scales(db, cs, g);
   if (use_c) g.c = cs.c_is_d ? GemmMatrix{D.data(), cs.out, cs.od, D.ld} : GemmMatrix{C.data(), cs.out, cs.oc, C.ld};
   g.alpha = cs.alpha;
   g.beta = cs.beta;
@@ -487,20 +542,21 @@ inline GemmPlan run_gemm_case(const GemmCase& cs) {
   return plan;
 }
 
-// Runs case `cs` (plain GEMM: its shape, types, orders, tile, split and workspace; no epilogue inputs)
-// three times on the same inputs, D poisoned before each run, and says whether all three outputs have
-// the same bits.
+// Runs case `cs` (plain GEMM: its shape, types, orders, tile, split, workspace, FP8 scales and accumulation; no
+// epilogue inputs) three times on the same inputs, D poisoned before each run, and says whether all three outputs
+// have the same bits.
 inline bool gemm_repeatable(const GemmCase& cs) {
   std::mt19937 rng(cs.seed);
   DeviceBuffers db;
   Mat A, B, D;
   make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, cs.off_a, rng, true);
-  make_mat(B, cs.k, cs.n, cs.ob, cs.in, cs.pad_b, cs.off_b, rng, true);
+  make_mat(B, cs.k, cs.n, cs.ob, cs.type_b(), cs.pad_b, cs.off_b, rng, true);
   make_mat(D, cs.m, cs.n, cs.od, cs.out, cs.pad_d, cs.off_d, rng, false);
   upload(db, A);
   upload(db, B);
   upload(db, D);
   GemmArgs g = product_args(cs, A, B, D);
+  upload_scales(db, cs, g);
   g.tile = cs.tile;
   g.split_k = cs.split_k;
   if (cs.workspace) {

@@ -112,4 +112,80 @@ TEST(GemmCheck, AnInfiniteReferenceMustBeExact) {
   EXPECT_EQ(m[0].j, 9);
 }
 
+// The FP8 conversions (cuda_fp8.h's host ones): round to nearest even, saturating at the largest finite value; the
+// device image's bytes; the poison byte reads as NaN.
+TEST(GemmCheck, Fp8Conversions) {
+  using tessera::test::load_elem;
+  using tessera::test::round_to;
+  using tessera::test::store_elem;
+  EXPECT_EQ(round_to(Dtype::e4m3, 0.34), 0.34375);  // 1.36 x 2^-2: e4m3's 3 mantissa bits give 1.375
+  EXPECT_EQ(round_to(Dtype::e5m2, 0.34), 0.3125);   // e5m2's 2 give 1.25
+  EXPECT_EQ(round_to(Dtype::e4m3, 1.0625), 1.0);    // ties to even: 1.0 (mantissa 000), not 1.125 (001)
+  EXPECT_EQ(round_to(Dtype::e4m3, 1.1875), 1.25);   // 1.25 (010), not 1.125 (001)
+  EXPECT_EQ(round_to(Dtype::e4m3, 1000.0), 448.0);  // saturated
+  EXPECT_EQ(round_to(Dtype::e4m3, -1000.0), -448.0);
+  EXPECT_EQ(round_to(Dtype::e5m2, 1e6), 57344.0);
+  EXPECT_EQ(round_to(Dtype::e4m3, 0x1p-9), 0x1p-9);  // the smallest subnormals
+  EXPECT_EQ(round_to(Dtype::e5m2, 0x1p-16), 0x1p-16);
+  EXPECT_EQ(round_to(Dtype::e4m3, 0x1p-11), 0.0);
+  unsigned char buf[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+  store_elem(Dtype::e4m3, buf, 0, 1.0);
+  store_elem(Dtype::e5m2, buf, 1, 1.0);
+  store_elem(Dtype::e4m3, buf, 2, -2.0);
+  EXPECT_EQ(buf[0], 0x38);  // 0.0111.000: exponent bias 7
+  EXPECT_EQ(buf[1], 0x3C);  // 0.01111.00: exponent bias 15
+  EXPECT_EQ(buf[2], 0xC0);  // 1.1000.000
+  EXPECT_EQ(load_elem(Dtype::e4m3, buf, 2), -2.0);
+  EXPECT_TRUE(std::isnan(load_elem(Dtype::e4m3, buf, 3)));
+  EXPECT_TRUE(std::isnan(load_elem(Dtype::e5m2, buf, 3)));
+}
+
+// FP8 operands (an e4m3 A, an e5m2 B) with scales, f32 D: the exact dequantised product passes; the product without
+// the scales does not; an error just inside promoted accumulation's bound passes and one just outside does not (c_acc
+// = 6e-4 of mag = 1.2 sum_k |a b|, the activations' slope factor applied with any activation: 7.2e-4 of the sum); fast
+// accumulation's bound at K = 300 (10 chunks of 2^-12, times 1.2: 2.93e-3) is the looser.
+TEST(GemmCheck, Fp8ScaledReferenceAndItsBounds) {
+  GemmCase cs;
+  cs.m = 37; cs.n = 29; cs.k = 300;
+  cs.in = Dtype::e4m3; cs.in_b = Dtype::e5m2; cs.out = Dtype::f32;
+  cs.ob = MatrixOrder::col_major;
+  cs.scale_a = 0.37f; cs.scale_b = 1.9f;
+  std::mt19937 rng(11);
+  Mat A, B, C, R, D;
+  using tessera::test::make_mat;
+  make_mat(A, cs.m, cs.k, cs.oa, cs.in, 4, 0, rng, true);
+  make_mat(B, cs.k, cs.n, cs.ob, cs.type_b(), 4, 0, rng, true);
+  make_mat(D, cs.m, cs.n, cs.od, cs.out, 0, 0, rng, false);
+  const double s_ab = static_cast<double>(0.37f) * static_cast<double>(1.9f);
+  std::vector<double> ref, mag;  // row-major m x n: the exact dequantised product, and sum_k |a b| of the same
+  for (int64_t i = 0; i < cs.m; ++i)
+    for (int64_t j = 0; j < cs.n; ++j) {
+      double acc = 0, sum_abs = 0;
+      for (int64_t kk = 0; kk < cs.k; ++kk) {
+        acc += A.at(i, kk) * B.at(kk, j);
+        sum_abs += std::fabs(A.at(i, kk) * B.at(kk, j));
+      }
+      ref.push_back(s_ab * acc);
+      mag.push_back(s_ab * sum_abs);
+    }
+  auto image = [&](double rel_of_mag, double scale) {  // D's image: scale * ref + rel_of_mag * mag
+    std::vector<unsigned char> out = D.bytes;
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const size_t x = static_cast<size_t>(i * cs.n + j);
+        tessera::test::store_elem(cs.out, out.data(), D.index(i, j), scale * ref[x] + rel_of_mag * mag[x]);
+      }
+    return out;
+  };
+  auto misses = [&](const std::vector<unsigned char>& out) { return tessera::test::reference_misses(cs, A, B, C, R, {}, out, D); };
+  EXPECT_TRUE(misses(image(0.0, 1.0)).empty());
+  EXPECT_EQ(misses(image(0.0, 1.0 / s_ab)).size(), 8u);  // the scales left out
+  EXPECT_TRUE(misses(image(7.0e-4, 1.0)).empty());
+  EXPECT_EQ(misses(image(7.4e-4, 1.0)).size(), 8u);
+  cs.fp8_accum = GemmFp8Accum::fast;
+  EXPECT_DOUBLE_EQ(tessera::test::fp8_c_acc(cs.fp8_accum, cs.k), 10 * 0x1p-12);
+  EXPECT_TRUE(misses(image(2.85e-3, 1.0)).empty());
+  EXPECT_EQ(misses(image(3.0e-3, 1.0)).size(), 8u);
+}
+
 }  // namespace

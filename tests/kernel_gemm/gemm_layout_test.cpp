@@ -520,6 +520,17 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
       }
     }
   }
+  // FP8 (the 128 x 128 tile, K-major A and B only): the same 128-byte rows, 128 one-byte elements each.
+  const gemm_core::GemmKernelEntry* e8 = find_gemm_kernel(GemmTile::wgmma128x128);
+  ASSERT_NE(e8, nullptr);
+  for (Dtype a : {Dtype::e4m3, Dtype::e5m2})
+    for (Dtype b : {Dtype::e4m3, Dtype::e5m2}) {
+      const gemm_core::KernelInfo k = e8->kernel(tc, a, b, Combo::kk);
+      expect_box(k, 128, 128, 128, 128, "wgmma FP8 KK");
+      EXPECT_EQ(k.block_k, 128);
+      EXPECT_EQ(e8->kernel(tc, a, b, Combo::k_mn).fn, nullptr) << "FP8 operands are K-major only";
+      EXPECT_EQ(e8->kernel(tc, a, b, Combo::mn_mn).fn, nullptr);
+    }
 }
 
 // The staging tile of D (FragmentEpilogue::kStageTile) is the hardware's 128-byte swizzle on 64 rows of 64

@@ -138,12 +138,13 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
     for (const gemm_core::GemmKernelType& t : e.types) {
       const NamedTile named = named_tile(e.name);
       ASSERT_GT(named.m * named.n * named.k, 0) << e.name << ": the name spells no M x N x K tile";
-      EXPECT_EQ(e.type(t.math, t.in), &t) << e.name;
+      EXPECT_EQ(e.type(t.math, t.in, t.b_type()), &t) << e.name;
       EXPECT_TRUE(e.computes(t.math)) << e.name;
       for (Combo c : gemm_core::kCombos) {
-        const std::string what = std::string(e.name) + " " + dtype_name(t.in) + " " + gemm_core::combo_name(c);
-        const gemm_core::KernelInfo k = e.kernel(t.math, t.in, c);
-        if (!e.has(c)) {
+        const std::string what =
+            std::string(e.name) + " " + dtype_name(t.in) + "x" + dtype_name(t.b_type()) + " " + gemm_core::combo_name(c);
+        const gemm_core::KernelInfo k = e.kernel(t.math, t.in, t.b_type(), c);
+        if (!e.has(t, c)) {
           EXPECT_EQ(k.fn, nullptr) << what;
           EXPECT_EQ(t.get(c).fn, nullptr) << what << ": the unit builds an order the entry does not list";
           continue;
@@ -189,10 +190,11 @@ TEST(GemmRegistry, Sm90BoxesAreSet) {
     if (e.arch != GemmArch::sm90) continue;
     for (const gemm_core::GemmKernelType& t : e.types)
       for (Combo c : gemm_core::kCombos) {
-        if (!e.has(c)) continue;
-        const gemm_core::KernelInfo k = e.kernel(t.math, t.in, c);
+        if (!e.has(t, c)) continue;
+        const gemm_core::KernelInfo k = e.kernel(t.math, t.in, t.b_type(), c);
         if (!k.fn) continue;  // not compiled into this build
-        const std::string what = std::string(e.name) + " " + dtype_name(t.in) + " " + gemm_core::combo_name(c);
+        const std::string what =
+            std::string(e.name) + " " + dtype_name(t.in) + "x" + dtype_name(t.b_type()) + " " + gemm_core::combo_name(c);
         for (unsigned v : {k.box_a[0], k.box_a[1], k.box_b[0], k.box_b[1]}) EXPECT_GT(v, 0u) << what;
         if (k.tma_store) {
           EXPECT_GT(k.box_d[0], 0u) << what;

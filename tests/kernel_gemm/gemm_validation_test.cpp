@@ -87,16 +87,20 @@ TEST(GemmValidation, Types) {
   EXPECT_TRUE(gemm_validate(g).ok());
 }
 
-// The 8-bit and integer types are Dtypes that no GEMM kernel takes yet: each is refused for every matrix and for
-// the bias, with the argument and the type named.
+// The integer types are Dtypes that no GEMM kernel takes yet: each is refused for every matrix and for the bias,
+// with the argument and the type named.  The FP8 types are operands only (GemmValidation.Fp8*): refused as D, C, the
+// residual and the bias.
 TEST(GemmValidation, TypesNotBuiltYet) {
   for (Dtype t : {Dtype::e4m3, Dtype::e5m2, Dtype::s8, Dtype::s32}) {
     const std::string name = dtype_name(t);
     SCOPED_TRACE(name);
-    GemmArgs g = good(); g.a.type = g.b.type = t;
-    expect_error(g, GemmError::invalid_argument, {"argument 'a.type' is ", name.c_str(), "expected bf16, f16 or f32"});
-    g = good(); g.b.type = t;
-    expect_error(g, GemmError::invalid_argument, {"argument 'b.type' is ", name.c_str(), "expected bf16, f16 or f32"});
+    GemmArgs g = good();
+    if (!is_fp8(t)) {
+      g.a.type = g.b.type = t;
+      expect_error(g, GemmError::invalid_argument, {"argument 'a.type' is ", name.c_str(), "no GEMM kernel is built for"});
+      g = good(); g.b.type = t;
+      expect_error(g, GemmError::invalid_argument, {"argument 'b.type' is ", name.c_str(), "no GEMM kernel is built for"});
+    }
     g = good(); g.d.type = t;
     expect_error(g, GemmError::invalid_argument, {"argument 'd.type' is ", name.c_str(), "expected bf16, f16 or f32"});
     g = good(); g.beta = 1.f; g.c = GemmMatrix{fake(4), t, MatrixOrder::row_major, 0};
@@ -113,6 +117,128 @@ TEST(GemmValidation, TypesNotBuiltYet) {
   }
   GemmArgs g = good(); g.bias_mode = BiasMode::scalar; g.bias = fake(6); g.bias_size = 1; g.bias_type = static_cast<Dtype>(9);
   expect_error(g, GemmError::invalid_argument, {"'bias_type'", "9"});
+}
+
+// ---- FP8 operands (e4m3, e5m2): K-major A and B, 16-byte bases and leading dimensions, scales, accumulation ----
+
+// FP8 arguments that pass: A row-major, B column-major, every leading dimension a multiple of 16 (96 x 80 x 64,
+// packed: lda = ldb = 64, and D's 80).
+GemmArgs good_fp8(Dtype ta = Dtype::e4m3, Dtype tb = Dtype::e4m3) {
+  GemmArgs g = good();
+  g.m = 96; g.n = 80; g.k = 64;
+  g.a = GemmMatrix{fake(1), ta, MatrixOrder::row_major, 0};
+  g.b = GemmMatrix{fake(2), tb, MatrixOrder::col_major, 0};
+  return g;
+}
+
+TEST(GemmValidation, Fp8GoodArgumentsPass) {
+  for (Dtype ta : {Dtype::e4m3, Dtype::e5m2})
+    for (Dtype tb : {Dtype::e4m3, Dtype::e5m2}) {
+      SCOPED_TRACE(std::string(dtype_name(ta)) + " x " + dtype_name(tb));
+      GemmArgs g = good_fp8(ta, tb);
+      EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+      for (Dtype out : {Dtype::bf16, Dtype::f16, Dtype::f32})
+        for (MatrixOrder od : {MatrixOrder::row_major, MatrixOrder::col_major}) {
+          g = good_fp8(ta, tb); g.d.type = out; g.d.order = od;
+          EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+        }
+      g = good_fp8(ta, tb);  // scales (4-byte aligned), fast accumulation, the one FP8 tile, math named
+      g.scale_a = static_cast<const float*>(fake(7)); g.scale_b = reinterpret_cast<const float*>(static_cast<char*>(fake(7)) + 4);
+      g.fp8_accum = GemmFp8Accum::fast; g.tile = GemmTile::wgmma128x128; g.math = GemmMath::tensor_core;
+      EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+      g = good_fp8(ta, tb);  // any K with padded rows; m = n = 1
+      g.m = 1; g.n = 1; g.k = 60; g.a.ld = 64; g.b.ld = 64; g.d.ld = 0;
+      EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+      g = good_fp8(ta, tb);  // the epilogue menu as with any operands
+      g.beta = 0.5f; g.c = GemmMatrix{fake(4), Dtype::bf16, MatrixOrder::col_major, 0};
+      g.bias_mode = BiasMode::per_row; g.bias = fake(6); g.bias_size = 96; g.bias_type = Dtype::f32;
+      g.activation = Activation::gelu_tanh; g.residual = GemmMatrix{fake(5), Dtype::bf16, MatrixOrder::row_major, 0};
+      g.split_k = 3;
+      EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+    }
+}
+
+TEST(GemmValidation, Fp8OperandOrders) {
+  GemmArgs g = good_fp8(); g.a.order = MatrixOrder::col_major;  // (lda = m = 96: a multiple of 16 either way)
+  expect_error(g, GemmError::invalid_argument, {"'a.order'"});
+  g = good_fp8(Dtype::e5m2, Dtype::e5m2); g.b.order = MatrixOrder::row_major;  // (ldb = n = 80)
+  expect_error(g, GemmError::invalid_argument, {"'b.order'"});
+  g = good_fp8(Dtype::e4m3, Dtype::e5m2); g.a.order = MatrixOrder::col_major; g.b.order = MatrixOrder::row_major;
+  expect_error(g, GemmError::invalid_argument, {"'a.order'"});
+}
+
+TEST(GemmValidation, Fp8LeadingDimensions) {
+  GemmArgs g = good_fp8(); g.k = 60;  // packed rows of 60 bytes
+  expect_error(g, GemmError::invalid_argument, {"'a.ld'"});
+  g.a.ld = 64;
+  expect_error(g, GemmError::invalid_argument, {"'b.ld'"});
+  g.b.ld = 80;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g = good_fp8(); g.a.ld = 72;  // >= k, not a multiple of 16
+  expect_error(g, GemmError::invalid_argument, {"'a.ld'"});
+  g = good_fp8(Dtype::e5m2, Dtype::e4m3); g.b.ld = 100;
+  expect_error(g, GemmError::invalid_argument, {"'b.ld'"});
+  g = good_fp8(); g.d.ld = 81;  // D's leading dimension is free (as with any operands)
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+}
+
+TEST(GemmValidation, Fp8Alignment) {
+  for (int off : {1, 4, 8}) {
+    SCOPED_TRACE(off);
+    GemmArgs g = good_fp8(); g.a.data = static_cast<char*>(fake(1)) + off;  // element-aligned (1 byte), not 16
+    expect_error(g, GemmError::invalid_argument, {"'a.data'"});
+    g = good_fp8(); g.b.data = static_cast<char*>(fake(2)) + off;
+    expect_error(g, GemmError::invalid_argument, {"'b.data'"});
+  }
+  GemmArgs g = good_fp8(); g.a.data = static_cast<char*>(fake(1)) + 32;  // 16-byte aligned, not 128: fine
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+}
+
+TEST(GemmValidation, Fp8Scales) {
+  GemmArgs g = good(); g.scale_a = static_cast<const float*>(fake(7));  // bf16 operands take no scales
+  expect_error(g, GemmError::invalid_argument, {"'scale_a'"});
+  g = good(); g.scale_b = static_cast<const float*>(fake(7));
+  expect_error(g, GemmError::invalid_argument, {"'scale_b'"});
+  g = good(); g.a.type = g.b.type = Dtype::f32; g.scale_a = static_cast<const float*>(fake(7));
+  expect_error(g, GemmError::invalid_argument, {"'scale_a'"});
+  g = good_fp8(); g.scale_a = reinterpret_cast<const float*>(static_cast<char*>(fake(7)) + 2);  // not 4-byte aligned
+  expect_error(g, GemmError::invalid_argument, {"'scale_a'"});
+  g = good_fp8(); g.scale_b = reinterpret_cast<const float*>(static_cast<char*>(fake(7)) + 1);
+  expect_error(g, GemmError::invalid_argument, {"'scale_b'"});
+  g = good_fp8(); g.scale_a = static_cast<const float*>(fake(7));  // one scale alone: the other is 1
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+}
+
+TEST(GemmValidation, Fp8Accumulation) {
+  GemmArgs g = good(); g.fp8_accum = GemmFp8Accum::fast;  // bf16 operands
+  expect_error(g, GemmError::invalid_argument, {"'fp8_accum'"});
+  g = good_fp8(); g.fp8_accum = static_cast<GemmFp8Accum>(7);
+  expect_error(g, GemmError::invalid_argument, {"'fp8_accum'", "7"});
+  g = good(); g.fp8_accum = static_cast<GemmFp8Accum>(7);
+  expect_error(g, GemmError::invalid_argument, {"'fp8_accum'"});
+  g = good(); g.fp8_accum = GemmFp8Accum::promoted;  // the default: fine with any operands
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+}
+
+TEST(GemmValidation, Fp8Types) {
+  for (Dtype f8 : {Dtype::e4m3, Dtype::e5m2})
+    for (Dtype other : {Dtype::bf16, Dtype::f16, Dtype::f32}) {
+      SCOPED_TRACE(std::string(dtype_name(f8)) + " with " + dtype_name(other));
+      GemmArgs g = good_fp8(f8, other);  // an FP8 type mixed with a wider one, either way round
+      expect_error(g, GemmError::invalid_argument, {"'a.type'", "'b.type'"});
+      g = good_fp8(other, f8);
+      expect_error(g, GemmError::invalid_argument, {"'a.type'", "'b.type'"});
+    }
+  for (GemmMath m : {GemmMath::fp32_exact, GemmMath::tf32}) {
+    GemmArgs g = good_fp8(); g.math = m;
+    expect_error(g, GemmError::invalid_argument, {"'math'"});
+  }
+  GemmArgs g = good_fp8(); g.tile = GemmTile::simt128x128;  // the FFMA tile computes fp32_exact only
+  expect_error(g, GemmError::invalid_argument, {"'tile'"});
+  g = good_fp8(); g.a.type = g.b.type = Dtype::s8;  // the integer operands are still refused
+  expect_error(g, GemmError::invalid_argument, {"'a.type'", "s8"});
+  g = good_fp8(); g.d.type = Dtype::e4m3;  // FP8 operands, FP8 D: D is stored as bf16, f16 or f32 only
+  expect_error(g, GemmError::invalid_argument, {"'d.type'", "e4m3"});
 }
 
 TEST(GemmValidation, Alignment) {

@@ -10,6 +10,8 @@
 //   wgmma_m64n{64,128,256}k16  wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}
 //                       D (64 x N, fp32) += A (64 x 16) * B (16 x N); each operand K-major or, with
 //                       imm-trans-a / imm-trans-b = 1, M- / N-major; scale-d = 0 ignores the old D.
+//   wgmma_m64n{16,64,128,256}k32_f8  wgmma.mma_async.sync.aligned.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}
+//                       D += A (64 x 32) * B (32 x N), FP8 operands, both K-major.
 // Accumulator fragment (PTX ISA, wgmma "Register Fragments", matrix D): warp w of the warpgroup holds rows
 // 16w .. 16w+15; thread `lane`'s registers d[4j .. 4j+3] are the elements
 //     (16w + lane/4, 8j + 2*(lane%4) + {0, 1})  and  (16w + lane/4 + 8, 8j + 2*(lane%4) + {0, 1})
@@ -165,6 +167,44 @@ TESSERA_WGMMA_DEFINE(wgmma_m64n128k16, 64, "m64n128k16", TESSERA_WGMMA_D64_REGS,
 TESSERA_WGMMA_DEFINE(wgmma_m64n256k16, 128, "m64n256k16", TESSERA_WGMMA_D128_REGS, "%128, %129", "%130", "%131, %132",
                      TESSERA_WGMMA_D128_OPERANDS)
 
+// FP8: wgmma_m64n{N}k32_f8<kAE5M2, kBE5M2>: D (64 x N fp32) += A (64 x 32) * B (32 x N), A and B e4m3 (false) or
+// e5m2 (true), both K-major (8-bit operands have no imm-trans-a / imm-trans-b: the instruction reads them K-major only).
+// The products of two FP8 values are exact in fp32; the tensor cores sum them into D with fewer bits than fp32 keeps
+// (GemmFp8Accum says what the kernels do about it).
+#if defined(TESSERA_ARCH_SM90A)
+#define TESSERA_WGMMA_F8_ASM(SHAPE, TA, TB, REGS, DA_DB, SCALE, ...)                                 \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                 \
+               "wgmma.mma_async.sync.aligned." SHAPE ".f32." TA "." TB " " REGS ", " DA_DB ", p, 1, 1;\n}\n" \
+               : __VA_ARGS__                                                                         \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define TESSERA_WGMMA_F8_BODY(SHAPE, REGS, DA_DB, SCALE, ...)                                                   \
+  if constexpr (!kAE5M2 && !kBE5M2) TESSERA_WGMMA_F8_ASM(SHAPE, "e4m3", "e4m3", REGS, DA_DB, SCALE, __VA_ARGS__); \
+  else if constexpr (!kAE5M2) TESSERA_WGMMA_F8_ASM(SHAPE, "e4m3", "e5m2", REGS, DA_DB, SCALE, __VA_ARGS__);       \
+  else if constexpr (!kBE5M2) TESSERA_WGMMA_F8_ASM(SHAPE, "e5m2", "e4m3", REGS, DA_DB, SCALE, __VA_ARGS__);       \
+  else TESSERA_WGMMA_F8_ASM(SHAPE, "e5m2", "e5m2", REGS, DA_DB, SCALE, __VA_ARGS__);
+#else
+#define TESSERA_WGMMA_F8_BODY(SHAPE, REGS, DA_DB, SCALE, ...) \
+  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;         \
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+#define TESSERA_WGMMA_F8_DEFINE(NAME, NREGS, SHAPE, REGS, DA_DB, SCALE, ...)                               \
+  template <bool kAE5M2, bool kBE5M2>                                                                     \
+  TESSERA_DEVICE_INLINE void NAME(float (&d)[NREGS], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) { \
+    TESSERA_WGMMA_F8_BODY(SHAPE, REGS, DA_DB, SCALE, __VA_ARGS__)                                         \
+  }
+
+TESSERA_WGMMA_F8_DEFINE(wgmma_m64n16k32_f8, 8, "m64n16k32", TESSERA_WGMMA_D8_REGS, "%8, %9", "%10", TESSERA_WGMMA_D8_OPERANDS)
+TESSERA_WGMMA_F8_DEFINE(wgmma_m64n64k32_f8, 32, "m64n64k32", TESSERA_WGMMA_D32_REGS, "%32, %33", "%34", TESSERA_WGMMA_D32_OPERANDS)
+TESSERA_WGMMA_F8_DEFINE(wgmma_m64n128k32_f8, 64, "m64n128k32", TESSERA_WGMMA_D64_REGS, "%64, %65", "%66",
+                        TESSERA_WGMMA_D64_OPERANDS)
+TESSERA_WGMMA_F8_DEFINE(wgmma_m64n256k32_f8, 128, "m64n256k32", TESSERA_WGMMA_D128_REGS, "%128, %129", "%130",
+                        TESSERA_WGMMA_D128_OPERANDS)
+
+#undef TESSERA_WGMMA_F8_DEFINE
+#undef TESSERA_WGMMA_F8_BODY
+#if defined(TESSERA_ARCH_SM90A)
+#undef TESSERA_WGMMA_F8_ASM
+#endif
 #undef TESSERA_WGMMA_DEFINE
 #undef TESSERA_WGMMA_BODY
 #if defined(TESSERA_ARCH_SM90A)

@@ -1,5 +1,6 @@
-// include/tessera/atom/mma_sm90.hpp -- the Hopper warpgroup MMA atom: wgmma.mma_async m64nNk16 with
-// 16-bit operands (bf16 or f16) from shared memory and fp32 accumulators in registers.
+// include/tessera/atom/mma_sm90.hpp -- the Hopper warpgroup MMA atoms: wgmma.mma_async m64nNk16 with
+// 16-bit operands (bf16 or f16), and m64nNk32 with FP8 operands (e4m3, e5m2), from shared memory and fp32
+// accumulators in registers.
 //
 // The accumulator fragment (PTX ISA, wgmma "Register Fragments", matrix D), as a layout:
 //
@@ -84,6 +85,23 @@ struct WgmmaSm90 : WgmmaAccum64xN<kN> {
     else if constexpr (kN == 128) arch::wgmma_m64n128k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
     else if constexpr (kN == 64) arch::wgmma_m64n64k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
     else arch::wgmma_m64n16k16<kF16, kTransB, kTransA>(acc, desc_a, desc_b, scale_d);
+  }
+#endif
+};
+
+// wgmma.mma_async m64nNk32 f32 += {e4m3, e5m2} x {e4m3, e5m2} (kAE5M2 / kBE5M2: e5m2, else e4m3); A (64 x 32) and B
+// (32 x N) from shared memory through descriptors, both K-major (the instruction has no transposed 8-bit form).  The
+// accumulator fragment is the 16-bit atom's: the same C layout, so the epilogues take either.
+template <int kN, bool kAE5M2, bool kBE5M2>
+struct WgmmaSm90F8 : WgmmaAccum64xN<kN> {
+  static constexpr int kK = 32;
+  static constexpr int kElementBytes = 1;
+#if defined(__CUDACC__)
+  __device__ __forceinline__ static void fma(float (&acc)[kN / 2], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+    if constexpr (kN == 256) arch::wgmma_m64n256k32_f8<kAE5M2, kBE5M2>(acc, desc_a, desc_b, scale_d);
+    else if constexpr (kN == 128) arch::wgmma_m64n128k32_f8<kAE5M2, kBE5M2>(acc, desc_a, desc_b, scale_d);
+    else if constexpr (kN == 64) arch::wgmma_m64n64k32_f8<kAE5M2, kBE5M2>(acc, desc_a, desc_b, scale_d);
+    else arch::wgmma_m64n16k32_f8<kAE5M2, kBE5M2>(acc, desc_a, desc_b, scale_d);
   }
 #endif
 };

@@ -76,10 +76,12 @@ struct SmemTileSm90 {
     uint64_t desc = 0;
     int k_step = 0;
   };
-  TESSERA_HD constexpr WgmmaOperand wgmma_operand(bool k_major, uint32_t next_box_bytes, Int k_extent) const {
-    const int step = wgmma_k_offset_bytes(k_major, 16);
-    for (Int k = 0; k < k_extent; k += 16)
-      if (wgmma_k_offset_bytes(k_major, k) != static_cast<int>(k / 16) * step) return {};
+  // `k_atom`: the K elements of one instruction (16 for 16-bit operands, 32 for FP8: 32 bytes of a K-major row either
+  // way).
+  TESSERA_HD constexpr WgmmaOperand wgmma_operand(bool k_major, uint32_t next_box_bytes, Int k_extent, Int k_atom = 16) const {
+    const int step = wgmma_k_offset_bytes(k_major, k_atom);
+    for (Int k = 0; k < k_extent; k += k_atom)
+      if (wgmma_k_offset_bytes(k_major, k) != static_cast<int>(k / k_atom) * step) return {};
     return {wgmma_desc_fields(k_major, next_box_bytes), step};
   }
 

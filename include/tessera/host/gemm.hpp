@@ -6,15 +6,19 @@
 //   its own leading dimension (ld = elements between the starts of consecutive rows (row-major) or
 //   columns (column-major); 0 means packed).  Any m, n, k >= 1.
 //
-// Types (A and B have the same type):
+// Types (A and B have the same type, except that two FP8 types may be mixed):
 //   A, B          math (GemmMath::automatic picks the first)        accumulation
 //   bf16 / f16    tensor cores, mma.sync m16n8k16                    fp32
 //   f32           fp32_exact: CUDA-core FFMA, fp32 products and sums  fp32
 //   f32           tf32: tensor cores, operands rounded to tf32 (10-bit mantissa, round to nearest)
+//   e4m3 / e5m2   tensor cores on Hopper (wgmma k32, compute capability 9.0), any pair of the two; fp32
+//                 A row-major and B column-major (both K-major: the      (GemmArgs::fp8_accum)
+//                 instruction reads 8-bit operands only that way), 16-byte aligned bases,
+//                 lda and ldb multiples of 16; per-tensor scales (scale_a, scale_b)
 //   D: bf16, f16 or f32 (any, whatever A and B are); C and the residual have D's type;
 //   bias: f32 or D's type, one value per column (length n), per row (length m), or one scalar.
-//   The 8-bit and integer Dtypes (e4m3, e5m2, s8, s32) are not taken yet: validation refuses them by name.
-// Order of the epilogue, all in fp32 registers: scale by alpha; + beta * C (C is not read when
+//   The integer Dtypes (s8, s32) are not taken yet: validation refuses them by name.
+// Order of the epilogue, all in fp32 registers: (FP8: scale by *scale_a * *scale_b); scale by alpha; + beta * C (C is not read when
 // beta == 0, so C may then be null); + bias; activation; + residual; round to D's type (nearest even);
 // one store per element.  The accumulator never leaves registers/shared memory before the epilogue and
 // D is written once.
@@ -50,7 +54,7 @@
 #include <string>   // std::string
 
 #include "tessera/kernel/epilogue/types.hpp"  // Dtype, MatrixOrder, Activation, BiasMode
-#include "tessera/kernel/gemm/types.hpp"      // GemmMath, GemmTile, GemmStreamK
+#include "tessera/kernel/gemm/types.hpp"      // GemmMath, GemmTile, GemmStreamK, GemmFp8Accum
 
 namespace tessera {
 
@@ -105,6 +109,15 @@ struct GemmArgs {
   // large); on: whenever the last wave is partial, also without a large enough workspace, which then fails with
   // insufficient_workspace; off: never.  Not with split-K.
   GemmStreamK stream_k = GemmStreamK::automatic;
+
+  // FP8 operands (e4m3 / e5m2): per-tensor scales, device pointers to one float each (null: 1).  The product is
+  // (*scale_a * A) @ (*scale_b * B): the kernel multiplies the fp32 accumulator by both before the epilogue.  Read on
+  // the device when the kernel runs (a scale computed by an earlier kernel on the stream is seen); 4-byte aligned.
+  // Only with FP8 operands.
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
+  // FP8 accumulation (GemmFp8Accum: promoted, the default, or fast).  Only with FP8 operands.
+  GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;
 };
 
 enum class GemmError : int {
@@ -126,6 +139,7 @@ struct GemmStatus {
 struct GemmPlan {
   GemmTile tile = GemmTile::automatic;
   GemmMath math = GemmMath::automatic;
+  Dtype a_type = Dtype::bf16, b_type = Dtype::bf16;  // the operands' types (as the arguments give them)
   int split_k = 1;
   int stream_k_tiles = 0;      // tiles (of clusters) of the stream-K tail; 0: none
   int group_m = 8;             // tile order: groups of group_m tile rows, column by column inside a group
@@ -135,7 +149,7 @@ struct GemmPlan {
   int blocks_per_sm = 0;       // occupancy of the chosen kernel
   int threads = 0, smem_bytes = 0;
   size_t workspace_bytes = 0;  // needed by this plan (0 without split-K)
-  std::string str() const;     // e.g. "tc bf16 128x256x64 KN split 1, 512 tiles, 1 block/SM"
+  std::string str() const;     // e.g. "tc 128x256x64 split 1, 512 tiles ..." ("tc-e4m3 128x128x128 ..." for FP8)
 };
 
 // Checks the arguments without touching the GPU.

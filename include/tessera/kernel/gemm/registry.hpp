@@ -12,6 +12,7 @@
 //   schedule    cooperative                                  bench's kernel listing
 //   types       {tensor_core, bf16, getter},                 validation (operand types, tile_supports),
 //               {tensor_core, f16, getter}                   planner, bench
+//               (FP8: {tensor_core, e4m3, getter, e5m2}: A's type, then B's where it differs)
 //   combos      (K, K), (K, N), (M, N)                       planner, bench
 //   tma         operands by TMA: launched with tensor maps   planner (16-byte rule), launch
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
@@ -64,8 +65,11 @@ inline constexpr unsigned kKMajorACombos = combo_bit(Combo::kk) | combo_bit(Comb
 // (KernelInfo of one operand order, the block tile's K extent in elements of that type among its facts).
 struct GemmKernelType {
   GemmMath math = GemmMath::tensor_core;
-  Dtype in = Dtype::bf16;  // A and B
+  Dtype in = Dtype::bf16;  // A (and B, unless in_b says otherwise)
   KernelInfo (*get)(Combo) = nullptr;
+  int in_b = -1;  // B's Dtype where it differs from A's (the FP8 pairs); -1: B has A's type
+  unsigned combos = 0;  // the operand orders built for this type (combo_bit), where fewer than the entry's; 0: the entry's
+  constexpr Dtype b_type() const { return in_b < 0 ? in : static_cast<Dtype>(in_b); }
 };
 
 // One kernel family (see the table at the top).
@@ -89,12 +93,13 @@ struct GemmKernelEntry {
   int max_m = 0;
   int max_n = 0;
 
-  // The type entry for (math, operand type); null when the family is not built for it.
-  constexpr const GemmKernelType* type(GemmMath m, Dtype in) const {
+  // The type entry for (math, A's type, B's type); null when the family is not built for it.
+  constexpr const GemmKernelType* type(GemmMath m, Dtype in, Dtype in_b) const {
     for (const GemmKernelType& t : types)
-      if (t.math == m && t.in == in) return &t;
+      if (t.math == m && t.in == in && t.b_type() == in_b) return &t;
     return nullptr;
   }
+  constexpr const GemmKernelType* type(GemmMath m, Dtype in) const { return type(m, in, in); }
   // Whether some type of the family computes `m` (what a forced tile is validated against).
   constexpr bool computes(GemmMath m) const {
     for (const GemmKernelType& t : types)
@@ -102,11 +107,14 @@ struct GemmKernelEntry {
     return false;
   }
   constexpr bool has(Combo c) const { return (combos & combo_bit(c)) != 0; }
-  // The kernel for (math, operand type, operand order); fn == nullptr where none is built.
-  KernelInfo kernel(GemmMath m, Dtype in, Combo c) const {
-    const GemmKernelType* t = type(m, in);
-    return t && has(c) ? t->get(c) : KernelInfo{};
+  // Whether the order is built for type t (its own combos where it lists them).
+  constexpr bool has(const GemmKernelType& t, Combo c) const { return ((t.combos ? t.combos : combos) & combo_bit(c)) != 0; }
+  // The kernel for (math, A's type, B's type, operand order); fn == nullptr where none is built.
+  KernelInfo kernel(GemmMath m, Dtype in, Dtype in_b, Combo c) const {
+    const GemmKernelType* t = type(m, in, in_b);
+    return t && has(*t, c) ? t->get(c) : KernelInfo{};
   }
+  KernelInfo kernel(GemmMath m, Dtype in, Combo c) const { return kernel(m, in, in, c); }
 };
 
 // Every family, in the planner's order of preference: a tie in cost goes to the earlier entry.

@@ -38,4 +38,11 @@ enum class GemmTile : int {
 // The stream-K tail of the persistent kernels that have one (GemmArgs::stream_k).
 enum class GemmStreamK : int { automatic = 0, off, on };
 
+// How an FP8 GEMM accumulates (GemmArgs::fp8_accum).  The tensor cores add FP8 products into their accumulator with
+// fewer bits than fp32 keeps (docs/GEMM.md, "Reduced precision"), so over a long K the sum drifts.  promoted: each K
+// tile of 128 is summed by the tensor cores from zero, and those partial sums are added in fp32 registers (the error
+// then grows with K as an fp32 sum's does); fast: the tensor cores' accumulator runs over the whole of K (fewer
+// instructions, less accurate for long K).
+enum class GemmFp8Accum : int { promoted = 0, fast };
+
 }  // namespace tessera

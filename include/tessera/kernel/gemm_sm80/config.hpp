@@ -90,6 +90,12 @@ struct Params {
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives
                                  // through the tensor map argument map_r into the staging tiles (the persistent
                                  // kernels compiled for the bare menus, KernelInfo::fn_bare, alone)
+  // FP8 operands (the Hopper kernels built for them): per-tensor scales (device pointers to one float; null: 1), by
+  // which the accumulators are multiplied before the epilogue, and the accumulation (GemmFp8Accum::fast: the tensor
+  // cores' accumulator over all of K; else each 128-deep K tile's sum added in fp32 registers).
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
+  bool fp8_fast_accum = false;
   gemm_core::TileScheduler sched;  // the Hopper kernels' units (a persistent kernel's: cluster tiles of the fields
                                    // above, the stream-K tail, the grid's workers), built by the launch with its
                                    // divisors' constants; the other kernels place their blocks from the fields above

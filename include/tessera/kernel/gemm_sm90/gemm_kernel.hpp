@@ -52,29 +52,49 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
+// FP8 operands: A e4m3 or e5m2 (kAE5M2), B likewise (kBE5M2).  One byte an element: a K tile of 128 elements is one
+// 128-byte swizzle row, as 64 16-bit elements are, so the stages, boxes and descriptors keep their bytes.
+template <bool kAE5M2_, bool kBE5M2_>
+struct ElemF8 {
+  static constexpr int kBytes = 1;
+  static constexpr bool kAE5M2 = kAE5M2_, kBE5M2 = kBE5M2_;
+};
+
+// The wgmma atom of an element type: m64nNk16 for bf16 / f16 (kTransA / kTransB: MN-major operands), m64nNk32 for FP8.
+template <class Elem, int kBN, int kTransA, int kTransB>
+struct WgmmaAtomFor {
+  using type = atom::WgmmaSm90<kBN, std::is_same_v<Elem, gemm_sm80::ElemF16>, kTransA, kTransB>;
+};
+template <bool kAE5M2, bool kBE5M2, int kBN, int kTransA, int kTransB>
+struct WgmmaAtomFor<ElemF8<kAE5M2, kBE5M2>, kBN, kTransA, kTransB> {
+  using type = atom::WgmmaSm90F8<kBN, kAE5M2, kBE5M2>;
+};
+
 template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
 struct GemmSm90 {
-  static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
+  static constexpr int kBM = 128, kBN = kBN_;
+  static constexpr bool kF8 = Elem::kBytes == 1;
+  static constexpr int kBK = 128 / Elem::kBytes;  // one 128-byte swizzle row: 64 16-bit or 128 FP8 elements
   static_assert(kBN == 16 || kBN == 64 || kBN == 128 || kBN == 256,
-                "gemm_sm90: BLK_N is 16, 64, 128 or 256 (one wgmma m64nNk16 per k-step)");
+                "gemm_sm90: BLK_N is 16, 64, 128 or 256 (one wgmma m64nNk16 / m64nNk32 per k-step)");
   static_assert(kBN >= 64 || (!kBNMajor && !kAMMajor), "gemm_sm90: the decode tile takes K-major A and B only");
-  static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;  // else bf16
-  // One atom per consumer warpgroup and K step: wgmma m64nNk16 with N = BLK_N.
-  using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
+  static_assert(!kF8 || (!kBNMajor && !kAMMajor), "gemm_sm90: FP8 operands are K-major (wgmma reads 8-bit operands only so)");
+  // One atom per consumer warpgroup and K step: wgmma m64nNk16 (m64nNk32 for FP8) with N = BLK_N.
+  using Atom = typename WgmmaAtomFor<Elem, kBN, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
   static constexpr int kAcc = Atom::kValuesC;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   // The narrow tile (small problems: a block's whole K range is a few dozen K tiles) keeps twice the stages in flight.
   // The decode tile (BLK_N 16: B is the batch, A the weights) streams A: as many stages as the shared memory holds.
   static constexpr int kStages = kBN == 16 ? 12 : kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
-  static_assert(Elem::kBytes == 2, "gemm_sm90: 16-bit operands (bf16 or f16)");
+  static_assert(Elem::kBytes == 2 || Elem::kBytes == 1, "gemm_sm90: 16-bit (bf16, f16) or FP8 operands");
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
   // side by side; consumer warpgroup w then reads A box w.
   static constexpr int kBoxBytesN = 64 * kBK * 2;
   // The operand tiles in shared memory as layouts (atom/smem_sm90.hpp), 128-byte swizzled: K-major operands one tile
   // of BLK rows x 64 K, MN-major ones 64-row boxes (64 K rows x 64 M or N).  TMA writes them, wgmma reads them; the
   // host's boxes (KernelInfo::box_a / box_b), the descriptors' fields, the K steps and the stage buffers come from them.
-  static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, 2);
-  static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBN, 2);
+  static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, Elem::kBytes);
+  static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBN, Elem::kBytes);
   static_assert(kTileA.matches_hw_sw128() && kTileB.matches_hw_sw128(), "gemm_sm90: the stage layouts must match the 128-byte swizzle");
   static_assert((!kAMMajor || kTileA.bytes() == kBoxBytesN) && (!kBNMajor || kTileB.bytes() == kBoxBytesN),
                 "gemm_sm90: an MN-major operand's box is one 64-row tile");
@@ -85,12 +105,12 @@ struct GemmSm90 {
   static constexpr int kRingBytes = kStages * kStageBytes;
   // Consumer warpgroup w's 64 rows of A: rows 64 w.. of the K-major tile, whose offset is the layout's at (64 w, 0) (the
   // swizzle leaves rows that are multiples of 8 in place, so 64 w times one row's bytes), or M-major box w.
-  static constexpr int kRowBytesA = static_cast<int>(kTileA.row_stride_elems()) * 2;
+  static constexpr int kRowBytesA = static_cast<int>(kTileA.row_stride_elems()) * Elem::kBytes;
   static_assert(kAMMajor || (kTileA.offset_bytes(64, 0) == 64 * kRowBytesA && kTileA.offset_bytes(0, 0) == 0),
                 "gemm_sm90: a consumer's rows of A start at the layout's offset of its first row");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
-  static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytesN, kBK);
-  static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytesN, kBK);
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytesN, kBK, Atom::kK);
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytesN, kBK, Atom::kK);
   static_assert(kOpA.desc != 0 && kOpB.desc != 0, "gemm_sm90: the stage tiles give wgmma descriptors (128-byte swizzle, evenly spaced K steps)");
   static_assert(kTileBytesA % 16 == 0 && kTileBytesB % 16 == 0 && kBoxBytesN % 16 == 0 && kOpA.k_step % 16 == 0 &&
                     kOpB.k_step % 16 == 0,
@@ -210,7 +230,42 @@ struct GemmSm90 {
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
       unsigned long long fwait = 0;
-      for (int it = 0; it < nk; ++it) {
+      bool nk_done = false;  // the FP8 promoted loop ran the K tiles
+      // FP8: the per-tensor scales, read now (their loads' latency hidden by the main loop) and applied to the
+      // accumulators after it: D = (scale_a A)(scale_b B) = scale_a scale_b (A B).
+      float scale_ab = 1.f;
+      if constexpr (kF8) scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
+      if constexpr (kF8) {
+        if (!p.fp8_fast_accum) {
+          // Promoted accumulation: each K tile's four wgmma (128 deep) sum from zero into `part` (scale-d 0 on the
+          // first), and part is added to acc in fp32 registers once they complete.  The tensor cores' own sums then
+          // span 128 products, whatever K is.  (The wait for the tile's group before the adds leaves no group in
+          // flight across stages; the other consumer warpgroup's wgmma run meanwhile.)
+          float part[kAcc];
+          for (int it = 0; it < nk; ++it) {
+            const int s = it % kStages;
+            arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
+            const uint32_t sa16 = a16 + static_cast<uint32_t>(s * (kTileBytesA / 16));
+            const uint32_t sb16 = b16 + static_cast<uint32_t>(s * (kTileBytesB / 16));
+            arch::wgmma_fence_operands(part);
+            arch::wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < kBK / Atom::kK; ++ks) {
+              const uint64_t da = arch::smem_desc16(sa16 + static_cast<uint32_t>(ks * kOpA.k_step / 16), kOpA.desc);
+              const uint64_t db = arch::smem_desc16(sb16 + static_cast<uint32_t>(ks * kOpB.k_step / 16), kOpB.desc);
+              Atom::fma(part, da, db, ks == 0 ? 0u : 1u);
+            }
+            arch::wgmma_commit();
+            arch::wgmma_wait<0>();
+            arch::wgmma_fence_operands(part);
+            if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
+#pragma unroll
+            for (int i = 0; i < kAcc; ++i) acc[i] += part[i];
+          }
+          nk_done = true;
+        }
+      }
+      for (int it = 0; it < (nk_done ? 0 : nk); ++it) {
         const int s = it % kStages;
         const unsigned long long tf0 = TCLK();
         arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
@@ -225,8 +280,8 @@ struct GemmSm90 {
         arch::wgmma_fence_operands(acc);
         arch::wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
-                                                 // 16 rows of 128 bytes in an MN-major box
+        for (int ks = 0; ks < kBK / Atom::kK; ++ks) {  // 16 (FP8: 32) K-elements per wgmma: 32 bytes along a K-major
+                                                       // row, 16 rows of 128 bytes in an MN-major box
           const uint64_t da = arch::smem_desc16(sa16 + static_cast<uint32_t>(ks * kOpA.k_step / 16), kOpA.desc);
           const uint64_t db = arch::smem_desc16(sb16 + static_cast<uint32_t>(ks * kOpB.k_step / 16), kOpB.desc);
           Atom::fma(acc, da, db, 1u);
@@ -244,6 +299,10 @@ struct GemmSm90 {
       arch::wgmma_wait<0>();
       arch::wgmma_fence_operands(acc);
       if (tracer) TTRACE(wg, 0, 4, TCLK());
+      if constexpr (kF8) {
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i) acc[i] *= scale_ab;
+      }
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
 

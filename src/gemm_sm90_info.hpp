@@ -1,0 +1,28 @@
+// src/gemm_sm90_info.hpp -- the KernelInfo of one non-persistent Hopper GEMM kernel (GemmSm90) from its compile-time
+// constants, for the instantiation units that define its getters (src/gemm_sm90.cu: bf16 and f16; src/gemm_sm90_fp8.cu:
+// FP8).  Not installed.
+#pragma once
+
+#include "gemm_kernels.hpp"                          // KernelInfo, Combo
+#include "tessera/kernel/gemm_sm80/instantiate.hpp"  // kernel_info_of
+#include "tessera/kernel/gemm_sm90/gemm_kernel.hpp"  // GemmSm90, gemm_sm90_kernel
+
+namespace tessera::gemm_core {
+
+template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
+KernelInfo sm90_info() {
+  using K = gemm_sm90::GemmSm90<Elem, kBN, kBNMajor, kAMMajor>;
+  KernelInfo info =
+      gemm_sm80::kernel_info_of<K>(reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor, kAMMajor>), 1);
+  // The boxes of the kernel's stage tiles (GemmSm90::kTileA / kTileB, 128-byte swizzle).
+  info.box_a[0] = K::kBoxA.inner;
+  info.box_a[1] = K::kBoxA.outer;
+  info.box_b[0] = K::kBoxB.inner;
+  info.box_b[1] = K::kBoxB.outer;
+  info.tma_store = kBN >= 64;  // the bare GEMM's D (GemmSm90::store_bare: 64-column tiles)
+  info.box_d[0] = K::kBoxD.inner;
+  info.box_d[1] = K::kBoxD.outer;
+  return info;
+}
+
+}  // namespace tessera::gemm_core

@@ -1,0 +1,327 @@
+// tools/bench_gemm_fp8.cpp -- `tessera bench gemm --dtype e4m3|e5m2 [--fp8-accum promoted|fast]`: Tessera's FP8
+// GEMM against cuBLASLt's FP8 GEMM and against Tessera's own bf16 GEMM, shape by shape (bench_gemm_shared.hpp says
+// what it records).
+//
+// For each shape, D = (scale_a * X) @ (scale_b * W)^T: X (M x K) row-major and W (N x K) row-major (B = W^T column-major),
+// both FP8 of one type, K-major as FP8 needs; scale_a = 0.5, scale_b = 0.25 in device memory (per-tensor); D bf16
+// row-major, fp32 accumulation.
+//   Tessera FP8     tessera::gemm with the FP8 operands and scales (GemmArgs::scale_a / scale_b / fp8_accum)
+//   cuBLASLt FP8    cublasLtMatmul, CUBLAS_COMPUTE_32F, scale type CUDA_R_32F, A/B_SCALE_POINTER on the same scales,
+//                   FAST_ACCUM = (--fp8-accum fast); the heuristic's first algorithm with a 32 MiB workspace.  "n/a"
+//                   (no record) where it has no kernel: e5m2 x e5m2, or no algorithm for the shape
+//   Tessera bf16    tessera::gemm, bare, on bf16 copies of the scaled inputs (the planner's plan): what FP8 buys
+// Inputs: a pool of values uniform in [-1, 1], rounded to the FP8 type (never zero), with bf16 copies of scale * value;
+// bf16 holds every e4m3 / e5m2 value times a power of two exactly, so the bf16 GEMM multiplies the very same numbers.
+// Checks, before timing and again on what the last timed runs left (max |diff| / max |ref| over sampled rows):
+//   Tessera bf16 vs cuBLAS bf16 (cublasGemmEx on the copies)      <= 2e-2, as the bf16 bench
+//   cuBLASLt FP8 vs cuBLAS bf16                                    beyond tol: cuBLASLt's figure is not used
+//   Tessera FP8 vs cuBLAS bf16, and vs cuBLASLt FP8 where usable  beyond tol: the row is marked WRONG, no record
+// with tol = 2e-2 (promoted: both accumulate in fp32, the only difference is D's rounding), 5e-2 with fast
+// accumulation (the tensor cores' FP8 accumulator keeps fewer bits than fp32 over all of K).  A wrong result is not
+// timed and makes the suite's status 1 (the other shapes' records are still written); a GemmStatus error skips the
+// shape with its message.
+#include <cuda_fp8.h>  // __nv_fp8_e4m3, __nv_fp8_e5m2: the host rounding to FP8
+
+#include <algorithm>   // std::max
+#include <cstdint>     // uint8_t, uint16_t
+#include <cstdio>      // std::fprintf, std::printf
+#include <functional>  // std::function
+#include <random>      // std::mt19937, std::uniform_real_distribution
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include "bench_gemm_shared.hpp"  // Fp8Bench, Shape, Elem16, fill_random, rel_diff, tflops, check_cublas
+
+namespace tessera::bench::gemm_bench {
+
+namespace {
+
+// A device allocation freed on every way out of a shape (a skipped shape, an exception).
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(size_t bytes) {
+    if (bytes) TESSERA_BENCH_CUDA(cudaMalloc(&p, bytes));
+  }
+  ~DeviceBuffer() {
+    if (p) cudaFree(p);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  template <class T>
+  T* as() const { return static_cast<T*>(p); }
+};
+
+// One value rounded to the FP8 type `dt` (round to nearest, saturating): its bits and its value.
+struct Fp8Value {
+  uint8_t bits;
+  float value;
+};
+Fp8Value to_fp8(Dtype dt, float x) {
+  if (dt == Dtype::e5m2) {
+    const __nv_fp8_e5m2 q(x);
+    return {static_cast<uint8_t>(q.__x), static_cast<float>(q)};
+  }
+  const __nv_fp8_e4m3 q(x);
+  return {static_cast<uint8_t>(q.__x), static_cast<float>(q)};
+}
+
+cudaDataType_t cuda_fp8_type(Dtype dt) { return dt == Dtype::e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3; }
+
+// cuBLASLt's FP8 GEMM for one shape.  cuBLASLt is column-major and its FP8 kernels take only the "TN" form (A
+// transposed, B not): it computes D^T (N x M, ld N; = row-major D) = op(A) * B with
+//   cuBLASLt A = the K-major weight buffer W, layout K x N (ld K), TRANSA = T  (op(A) = W, N x K)
+//   cuBLASLt B = the K-major activation buffer X, layout K x M (ld K), TRANSB = N  (= X^T)
+// so cuBLASLt's A scale is W's (scale_b) and its B scale is X's (scale_a), each 16-byte aligned (see run_fp8_bench).
+// C is D's layout and type (beta = 0).
+struct LtFp8 {
+  bool ok = false;
+  std::string why;  // when !ok: why cuBLASLt does not run this shape ("n/a" in the table)
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  LtFp8() = default;
+  LtFp8(const LtFp8&) = delete;
+  LtFp8& operator=(const LtFp8&) = delete;
+  ~LtFp8() {
+    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (la) cublasLtMatrixLayoutDestroy(la);
+    if (lb) cublasLtMatrixLayoutDestroy(lb);
+    if (ld) cublasLtMatrixLayoutDestroy(ld);
+  }
+};
+
+void lt_fp8_setup(const Fp8Bench& g, LtFp8& lt, int64_t m, int64_t n, int64_t k, const float* scale_a, const float* scale_b) {
+  if (g.dt == Dtype::e5m2) {  // cuBLASLt's FP8 type table: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3; not e5m2 x e5m2
+    lt.why = "cuBLASLt has no e5m2 x e5m2 FP8 GEMM";
+    return;
+  }
+  auto fail = [&](cublasStatus_t s, const char* what) {
+    if (s == CUBLAS_STATUS_SUCCESS) return false;
+    lt.why = std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s));
+    return true;
+  };
+  if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate")) return;
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  const int8_t fast = g.accum == GemmFp8Accum::fast ? 1 : 0;  // CUBLASLT_MATMUL_DESC_FAST_ACCUM is an int8_t
+  const void* a_scale = scale_b;  // cuBLASLt's A is W
+  const void* b_scale = scale_a;  // cuBLASLt's B is X
+  const cudaDataType_t t8 = cuda_fp8_type(g.dt);
+  if (fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale), "A_SCALE_POINTER") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale), "B_SCALE_POINTER") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.la, t8, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.lb, t8, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
+    return;
+  cublasLtMatmulPreference_t pref = nullptr;
+  if (fail(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate")) return;
+  cublasLtMatmulHeuristicResult_t res{};
+  int found = 0;
+  if (!fail(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &g.lt_ws_bytes, sizeof g.lt_ws_bytes),
+            "MAX_WORKSPACE_BYTES") &&
+      !fail(cublasLtMatmulAlgoGetHeuristic(g.lt, lt.desc, lt.la, lt.lb, lt.ld, lt.ld, pref, 1, &res, &found), "cublasLtMatmulAlgoGetHeuristic")) {
+    if (found > 0) {
+      lt.algo = res.algo;
+      lt.ok = true;
+    } else {
+      lt.why = "cuBLASLt's heuristic offers no FP8 algorithm for this shape";
+    }
+  }
+  cublasLtMatmulPreferenceDestroy(pref);
+}
+
+}  // namespace
+
+int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
+  const char* dt_name = dtype_name(g.dt);
+  const bool fast = g.accum == GemmFp8Accum::fast;
+  const char* accum_name = fast ? "fast" : "promoted";
+  report.set_dtype(dt_name);
+  const std::string lt_name = std::string("cublasLt FP8 ") + dt_name + " per-tensor scales, fast accum " + (fast ? "on" : "off");
+  const double tol_ref = 2e-2;              // bf16 (Tessera vs cuBLAS), as the bf16 bench
+  const double tol_fp8 = fast ? 5e-2 : 2e-2;  // the FP8 GEMMs vs the bf16 reference and vs each other
+  const Elem16 bf16{Dtype::bf16};           // D's type, for rel_diff
+  const float scale_host[2] = {0.5f, 0.25f};  // scale_a, scale_b (powers of two: the bf16 copies stay exact)
+
+  // The pools: FP8 bits, and bf16 copies of scale_a * value (A) and scale_b * value (B), index for index.
+  const size_t pool_n = size_t(1) << 24;
+  std::vector<uint8_t> pool8(pool_n);
+  std::vector<uint16_t> pool_a(pool_n), pool_b(pool_n);
+  {
+    std::mt19937 rng(12345);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (size_t i = 0; i < pool_n; ++i) {
+      Fp8Value q{};
+      do q = to_fp8(g.dt, u(rng));
+      while (q.value == 0.f);  // (values near zero round to +-0 in FP8)
+      pool8[i] = q.bits;
+      pool_a[i] = bf16.from_float(scale_host[0] * q.value);
+      pool_b[i] = bf16.from_float(scale_host[1] * q.value);
+    }
+  }
+  // Each scale 16-byte aligned: cuBLASLt 13.1's FP8 matmul refuses (CUBLAS_STATUS_NOT_SUPPORTED, after its heuristic
+  // has offered an algorithm) a scale pointer aligned to 4 or 8 bytes only; Tessera needs 4.
+  const float scale_dev[8] = {scale_host[0], 0, 0, 0, scale_host[1], 0, 0, 0};
+  DeviceBuffer scales(sizeof scale_dev);
+  TESSERA_BENCH_CUDA(cudaMemcpy(scales.p, scale_dev, sizeof scale_dev, cudaMemcpyHostToDevice));
+  const float* scale_a = scales.as<float>();
+  const float* scale_b = scales.as<float>() + 4;
+
+  std::vector<std::vector<std::string>> table;
+  int done = 0, wrong = 0, skipped = 0;
+  for (const Shape& s : g.shapes) {
+    const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
+    bench::progress(o, "gemm", done++, static_cast<int>(g.shapes.size()), size);
+    const int64_t m = s.m, n = s.n, k = s.k;
+    const size_t mk = static_cast<size_t>(m * k), nk = static_cast<size_t>(n * k), mn = static_cast<size_t>(m * n);
+    DeviceBuffer A8(mk), B8(nk), A16(mk * 2), B16(nk * 2);
+    DeviceBuffer D8(mn * 2), Dlt(mn * 2), D16(mn * 2), Dref(mn * 2);  // Tessera FP8, cuBLASLt FP8, Tessera bf16, cuBLAS bf16
+    fill_random(A8.as<uint8_t>(), mk, pool8, 1);
+    fill_random(B8.as<uint8_t>(), nk, pool8, 2);
+    fill_random(A16.as<uint16_t>(), mk, pool_a, 1);  // the same elements as A8, times scale_a
+    fill_random(B16.as<uint16_t>(), nk, pool_b, 2);
+
+    GemmArgs f8;
+    f8.m = m; f8.n = n; f8.k = k;
+    f8.a = GemmMatrix{A8.p, g.dt, MatrixOrder::row_major, k};
+    f8.b = GemmMatrix{B8.p, g.dt, MatrixOrder::col_major, k};
+    f8.d = GemmOutput{D8.p, Dtype::bf16, MatrixOrder::row_major, n};
+    f8.scale_a = scale_a;
+    f8.scale_b = scale_b;
+    f8.fp8_accum = g.accum;
+    GemmArgs b16;
+    b16.m = m; b16.n = n; b16.k = k;
+    b16.a = GemmMatrix{A16.p, Dtype::bf16, MatrixOrder::row_major, k};
+    b16.b = GemmMatrix{B16.p, Dtype::bf16, MatrixOrder::col_major, k};
+    b16.d = GemmOutput{D16.p, Dtype::bf16, MatrixOrder::row_major, n};
+    // Workspace for split-K / stream-K: the size the planner asks for, zero-filled once (every call leaves the counters
+    // at zero), shared by both Tessera GEMMs as the bf16 bench shares it between its variants.
+    const size_t ws_bytes = std::max(gemm_workspace_size(f8), gemm_workspace_size(b16));
+    DeviceBuffer ws(ws_bytes);
+    if (ws_bytes) TESSERA_BENCH_CUDA(cudaMemset(ws.p, 0, ws_bytes));
+    for (GemmArgs* a : {&f8, &b16}) {
+      a->workspace = ws.p;
+      a->workspace_bytes = ws_bytes;
+      a->workspace_zeroed = true;
+    }
+    auto skip = [&](const char* what, const GemmStatus& st) {
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: %s: %s; shape skipped\n", dt_name, size.c_str(), what, st.message.c_str());
+      table.push_back({size, std::string("skipped (") + what + ")", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      ++skipped;
+    };
+    GemmPlan plan8, plan16;
+    if (const GemmStatus st = gemm_plan(f8, &plan8); !st.ok()) { skip("tessera FP8", st); continue; }
+    if (const GemmStatus st = gemm_plan(b16, &plan16); !st.ok()) { skip("tessera bf16", st); continue; }
+    LtFp8 lt;
+    lt_fp8_setup(g, lt, m, n, k, scale_a, scale_b);
+
+    const float one = 1.f, zero = 0.f;
+    auto t_f8 = [&](cudaStream_t st) { check_gemm(gemm(f8, st)); };
+    auto t_b16 = [&](cudaStream_t st) { check_gemm(gemm(b16, st)); };
+    auto lt_f8 = [&](cudaStream_t st) {
+      check_cublas(cublasLtMatmul(g.lt, lt.desc, &one, B8.p, lt.la, A8.p, lt.lb, &zero, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo, g.lt_ws,
+                                  g.lt_ws_bytes, st),
+                   "cublasLtMatmul");
+    };
+
+    // ---- verify before timing (outputs poisoned first: 0xFFFF is a bf16 NaN, which rel_diff reports as inf) ----
+    for (const DeviceBuffer* d : {&D8, &Dlt, &D16, &Dref}) TESSERA_BENCH_CUDA(cudaMemsetAsync(d->p, 0xFF, mn * 2, g.stream));
+    if (const GemmStatus st = gemm(f8, g.stream); !st.ok()) { skip("tessera FP8", st); continue; }
+    if (const GemmStatus st = gemm(b16, g.stream); !st.ok()) { skip("tessera bf16", st); continue; }
+    check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
+                              B16.p, CUDA_R_16BF, static_cast<int>(k), A16.p, CUDA_R_16BF, static_cast<int>(k), &zero, Dref.p,
+                              CUDA_R_16BF, static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+    if (lt.ok) {
+      const cublasStatus_t st = cublasLtMatmul(g.lt, lt.desc, &one, B8.p, lt.la, A8.p, lt.lb, &zero, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo,
+                                               g.lt_ws, g.lt_ws_bytes, g.stream);
+      if (st != CUBLAS_STATUS_SUCCESS) {
+        lt.ok = false;
+        lt.why = "cublasLtMatmul: cuBLAS status " + std::to_string(static_cast<int>(st));
+      }
+    }
+    TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
+    const double err_b16 = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+    const double err_f8 = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+    const double err_lt_ref = lt.ok ? rel_diff(bf16, Dlt.as<uint16_t>(), Dref.as<uint16_t>(), m, n) : 0;
+    if (lt.ok && !(err_lt_ref <= tol_fp8)) {  // then it is no yardstick for Tessera either
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt FP8 differs from cuBLAS bf16 on the same values (%.3g; tolerance %.g); "
+                           "its figure is not reported\n", dt_name, size.c_str(), err_lt_ref, tol_fp8);
+      lt.ok = false;
+      lt.why = "cuBLASLt FP8 differs from the bf16 reference";
+    }
+    const double err_f8_lt = lt.ok ? rel_diff(bf16, D8.as<uint16_t>(), Dlt.as<uint16_t>(), m, n) : 0;
+    if (!lt.ok) std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt n/a (%s)\n", dt_name, size.c_str(), lt.why.c_str());
+    const std::string plan_cell = plan8.str().substr(0, plan8.str().find(','));
+    const std::string err_cell = (lt.ok ? bench::fmt(err_f8_lt, 4) : std::string("n/a")) + " / " + bench::fmt(err_f8, 4);
+    if (!(err_f8 <= tol_fp8) || !(err_f8_lt <= tol_fp8)) {
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera FP8 (%s) differs from cuBLASLt FP8 (%s) / cuBLAS bf16 (%.3g) "
+                           "beyond the tolerance %.g; not timed, not recorded\n", dt_name, size.c_str(), plan8.str().c_str(),
+                   lt.ok ? bench::fmt(err_f8_lt, 4).c_str() : "n/a", err_f8, tol_fp8);
+      table.push_back({size, plan_cell, "WRONG", "-", "-", "-", "-", "-", "-", "-", "-", err_cell + " (WRONG)"});
+      ++wrong;
+      continue;
+    }
+    const bool b16_ok = err_b16 <= tol_ref;
+    if (!b16_ok)
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera bf16 (%s) differs from cuBLAS bf16 (%.3g; tolerance %.g); "
+                           "fp8_over_bf16 not recorded\n", dt_name, size.c_str(), plan16.str().c_str(), err_b16, tol_ref);
+
+    // ---- time: Tessera FP8, cuBLASLt FP8, Tessera bf16 in one round-robin, the L2 evicted before each run ----
+    std::vector<std::function<void(cudaStream_t)>> all = {t_f8, t_b16};
+    if (lt.ok) all.push_back(lt_f8);
+    const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
+    // What the last timed runs left must still be right (the reused workspace, the scales read on the device).
+    const double err_f8_after = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+    const double err_b16_after = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+    if (!(err_f8_after <= tol_fp8)) {
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera FP8 (%s) differs from cuBLAS bf16 after the timed runs "
+                           "(%.3g; tolerance %.g); not recorded\n", dt_name, size.c_str(), plan8.str().c_str(), err_f8_after, tol_fp8);
+      table.push_back({size, plan_cell, "WRONG", "-", "-", "-", "-", "-", "-", "-", "-", err_cell + " (WRONG after timing)"});
+      ++wrong;
+      continue;
+    }
+    const bool b16_recorded = b16_ok && err_b16_after <= tol_ref;
+    if (b16_ok && !b16_recorded)
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera bf16 differs from cuBLAS bf16 after the timed runs (%.3g); "
+                           "fp8_over_bf16 not recorded\n", dt_name, size.c_str(), err_b16_after);
+    const double ms_f8 = ms[0], ms_b16 = ms[1], ms_lt = lt.ok ? ms[2] : 0;
+    const double f_f8 = tflops(m, n, k, ms_f8), f_b16 = tflops(m, n, k, ms_b16), f_lt = lt.ok ? tflops(m, n, k, ms_lt) : 0;
+
+    const std::string note = "plan: " + plan8.str() + "; " + dt_name + " A row-major x " + dt_name +
+                             " B column-major (W N x K), per-tensor scales " + bench::fmt(scale_host[0], 2) + " / " +
+                             bench::fmt(scale_host[1], 2) + " (device), fp8_accum " + accum_name +
+                             ", bf16 D row-major; L2 evicted by a read pass before each run" +
+                             (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "") +
+                             "; max|diff|/max|ref| vs cuBLAS bf16 " + bench::fmt(err_f8, 4) +
+                             (lt.ok ? ", vs cuBLASLt FP8 " + bench::fmt(err_f8_lt, 4) : std::string());
+    if (lt.ok)
+      report.add(Record{"gemm", "tessera", "fp8_tensor", size, f_f8, "TFLOP/s", lt_name, f_lt, f_f8 / f_lt,
+                        note + "; cuBLASLt: TN, CUBLAS_COMPUTE_32F, heuristic's first algorithm, 32 MiB workspace"});
+    if (b16_recorded)
+      report.add(Record{"gemm", "tessera", "fp8_over_bf16", size, f_f8, "TFLOP/s", "tessera bf16 (same run)", f_b16, f_f8 / f_b16,
+                        note + "; the bf16 GEMM on bf16 copies of the scaled inputs, plan: " + plan16.str()});
+    table.push_back({size, plan_cell, bench::fmt(ms_f8 * 1e3, 1), bench::fmt(f_f8, 1), lt.ok ? bench::fmt(ms_lt * 1e3, 1) : "n/a",
+                     lt.ok ? bench::fmt(f_lt, 1) : "n/a", lt.ok ? bench::fmt(f_f8 / f_lt, 2) : "n/a", bench::fmt(ms_b16 * 1e3, 1),
+                     bench::fmt(f_b16, 1), b16_recorded ? bench::fmt(f_f8 / f_b16, 2) : "n/a (bf16 wrong)", err_cell,
+                     bench::fmt(err_b16, 4)});
+  }
+  bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
+  std::printf("\n%s x %s GEMM, bf16 D, per-tensor scales, fp8_accum %s: us and TFLOP/s (median of %d, L2 evicted by a read pass "
+              "before each run)\n", dt_name, dt_name, accum_name, g.repeats);
+  bench::print_table(stdout,
+                     {"size", "tessera FP8 plan", "FP8 us", "FP8 TFLOP/s", "cuBLASLt us", "cuBLASLt TFLOP/s", "FP8/cuBLASLt",
+                      "bf16 us", "bf16 TFLOP/s", "FP8/bf16", "FP8 err vs Lt / vs bf16 ref", "bf16 err"},
+                     table);
+  if (skipped) std::printf("%d of %zu shapes skipped (Tessera refused them; messages above)\n", skipped, g.shapes.size());
+  if (wrong) {
+    std::fprintf(stderr, "bench gemm --dtype %s: Tessera FP8 gave wrong results on %d of %zu shapes (marked WRONG)\n", dt_name, wrong,
+                 g.shapes.size());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tessera::bench::gemm_bench
