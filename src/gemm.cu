@@ -113,7 +113,12 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       const epilogue::Params& e = kp.ep;
       // Not with split-K: the kernel's store warps know which units store D only when every unit does.
       const bool d16 = e.d_type == Dtype::bf16 || e.d_type == Dtype::f16;  // the kernels stage D as bf16 or f16
-      kp.d_tma = k.tma_store && kp.splits == 1 && d16 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 && (e.ldd * 2) % 16 == 0;
+      // The contiguous extent a whole number of 16-byte units too: a row of 7 elements in a pitch of 8 had its eighth
+      // element written by the TMA store (H200, the FP8 test's m = 7 x n = 264 with a column-major D of ld 8), which
+      // would clobber a padded or sliced D's neighbours.
+      const int64_t d_inner = e.d_row_major ? p.n : p.m;
+      kp.d_tma = k.tma_store && kp.splits == 1 && d16 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 && (e.ldd * 2) % 16 == 0 &&
+                 (d_inner * 2) % 16 == 0;
       // A 16-bit M x N matrix of D's boxes (64 x 64 along its contiguous dimension), 128-byte swizzled.
       auto map_mn = [&](const void* x, bool row_major, int64_t ld) {
         const uint64_t m = static_cast<uint64_t>(p.m), n = static_cast<uint64_t>(p.n);

@@ -287,6 +287,31 @@ TEST(GemmDevice, WgmmaTiles) {
   }
 }
 
+// D with a padded leading dimension whose rows (columns) are not a whole number of 16-byte units: TMA stores write whole
+// 16-byte units, so D must not leave through them there (the padding, or a sliced D's neighbours, would be written).
+// The bare GEMM and a menu of the persistent kernels' bare-menus kernel, on every Hopper tile with a TMA store, both D
+// orders, a contiguous extent of 70 (140 bytes) in a pitch of 72.
+TEST(GemmDevice, TmaStoreKeepsThePadding) {
+  TESSERA_REQUIRE_SM(90);
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::cooperative128x256})
+    for (MatrixOrder od : {R, C})
+      for (bool menu : {false, true}) {
+        GemmCase cs;
+        cs.m = od == R ? 300 : 70; cs.n = od == R ? 70 : 300; cs.k = 192;
+        cs.ob = C;
+        cs.od = od;
+        cs.pad_d = 2;
+        cs.tile = wt;
+        if (menu) {
+          cs.bias = BiasMode::per_column; cs.bias_type = Dtype::bf16; cs.act = Activation::silu;
+        }
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, wt) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
 // A split-K case with a workspace: column-major B, bias per column, SiLU, a fresh seed.
 GemmCase split_case(const Shape& s) {
   GemmCase cs;

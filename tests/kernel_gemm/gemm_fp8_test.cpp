@@ -295,13 +295,15 @@ TEST(GemmFp8, LongKNeedsPromotion) {
         }
     }
     std::printf("FP8 long K (m = n = 128, k = %lld, e4m3 in [0.5, 1], f32 D): relative error max |D - ref| / sum|ab|: "
-                "promoted accumulation %.3e, fast accumulation %.3e (promoted's bound %.1e; fast's model (K/32) 2^-12 = %.3e)\n",
-                static_cast<long long>(k), err[0], err[1], bound, tessera::test::fp8_c_acc(GemmFp8Accum::fast, k));
+                "promoted accumulation %.3e, fast accumulation %.3e (promoted's bound %.1e)\n",
+                static_cast<long long>(k), err[0], err[1], bound);
     EXPECT_LE(err[0], bound) << "promoted accumulation misses its stated bound at k = " << k;
     EXPECT_TRUE(std::isfinite(err[1])) << "fast accumulation gave a non-finite D at k = " << k;
     EXPECT_GT(err[1], bound) << "fast accumulation met promoted's bound (" << bound << ") at k = " << k
                              << ": the claim that long K needs fp32 promotion is wrong on this GPU";
-    EXPECT_LE(err[1], tessera::test::fp8_c_acc(GemmFp8Accum::fast, k)) << "fast accumulation misses its own model at k = " << k;
+    // (No upper bound for fast: once the running sum is about 2^14 times a product, the tensor cores' accumulator adds
+    // the products as zeros and stops growing -- H200, 2026-11-29: 0.29 at k = 16,384, 0.56 at 32,768; promoted 3.7e-5
+    // and 3.4e-5.  docs/GEMM.md, "Reduced precision".)
   }
 }
 
