@@ -36,6 +36,10 @@ KernelInfo sm90_e4m3_e4m3_wgmma128x128(Combo c);
 KernelInfo sm90_e4m3_e5m2_wgmma128x128(Combo c);
 KernelInfo sm90_e5m2_e4m3_wgmma128x128(Combo c);
 KernelInfo sm90_e5m2_e5m2_wgmma128x128(Combo c);
+KernelInfo sm90_e4m3_e4m3_wgmma128x16(Combo c);
+KernelInfo sm90_e4m3_e5m2_wgmma128x16(Combo c);
+KernelInfo sm90_e5m2_e4m3_wgmma128x16(Combo c);
+KernelInfo sm90_e5m2_e5m2_wgmma128x16(Combo c);
 // The persistent kernels (kernel/gemm_sm90/persistent_kernel.hpp): src/gemm_sm90_persistent.cu, over one unit per
 // type and operand order (src/gemm_sm90_persistent.hpp).
 KernelInfo sm90_bf16_coop128x256(Combo c);   // src/gemm_sm90_persistent.cu

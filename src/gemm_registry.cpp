@@ -17,8 +17,8 @@ constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma12
                                             {kTc, Dtype::f16, sm90_f16_wgmma128x256}};
 constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x64},
                                            {kTc, Dtype::f16, sm90_f16_wgmma128x64}};
-// The 128 x 128 tile also for FP8 (K tiles of 128 one-byte elements; every pair of e4m3 and e5m2; K-major A and B, the
-// getters return no kernel for the other orders).
+// The 128 x 128 tile and the decode tile also for FP8 (K tiles of 128 one-byte elements; every pair of e4m3 and e5m2;
+// K-major A and B, the getters return no kernel for the other orders).
 constexpr int kE4m3 = static_cast<int>(Dtype::e4m3), kE5m2 = static_cast<int>(Dtype::e5m2);
 constexpr unsigned kKK = combo_bit(Combo::kk);
 constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x128},
@@ -27,7 +27,12 @@ constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma12
                                             {kTc, Dtype::e4m3, sm90_e4m3_e5m2_wgmma128x128, kE5m2, kKK},
                                             {kTc, Dtype::e5m2, sm90_e5m2_e4m3_wgmma128x128, kE4m3, kKK},
                                             {kTc, Dtype::e5m2, sm90_e5m2_e5m2_wgmma128x128, kE5m2, kKK}};
-constexpr GemmKernelType kWgmma128x16[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x16}, {kTc, Dtype::f16, sm90_f16_wgmma128x16}};
+constexpr GemmKernelType kWgmma128x16[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x16},
+                                           {kTc, Dtype::f16, sm90_f16_wgmma128x16},
+                                           {kTc, Dtype::e4m3, sm90_e4m3_e4m3_wgmma128x16, kE4m3},
+                                           {kTc, Dtype::e4m3, sm90_e4m3_e5m2_wgmma128x16, kE5m2},
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e4m3_wgmma128x16, kE4m3},
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e5m2_wgmma128x16, kE5m2}};
 constexpr GemmKernelType k128x256[] = {{kTc, Dtype::bf16, sm80_bf16_128x256}, {kTc, Dtype::f16, sm80_f16_128x256}};
 constexpr GemmKernelType k128x128[] = {{kTc, Dtype::bf16, sm80_bf16_128x128},
                                        {kTc, Dtype::f16, sm80_f16_128x128},

@@ -35,9 +35,10 @@ using tessera::GemmPlan;
 constexpr Dtype E4 = Dtype::e4m3, E5 = Dtype::e5m2;
 const std::pair<Dtype, Dtype> kFp8Pairs[] = {{E4, E4}, {E4, E5}, {E5, E4}, {E5, E5}};  // (A, B)
 
-// The only tile built for FP8 so far: forced or planned, every FP8 plan uses it (GemmTile::automatic must pick it).
-// Widen this check when another FP8 tile is built.
+// The FP8 tiles: the 128 x 128 tile, and the decode tile for problems with at most 16 columns once decode-shaped
+// problems are oriented with the weights as A (the planner's choice there; forced, it takes those problems only).
 constexpr GemmTile kFp8Tile = GemmTile::wgmma128x128;
+constexpr GemmTile kFp8DecodeTile = GemmTile::wgmma128x16;
 
 // An FP8 case: A row-major and B column-major (both K-major, as FP8 needs), rows padded to a multiple of 16 bytes
 // where k is not one (the padding poisoned), bf16 D row-major, a fresh seed.
@@ -53,11 +54,17 @@ GemmCase fp8_case(int64_t m, int64_t n, int64_t k, Dtype ta, Dtype tb) {
   return cs;
 }
 
-// Runs `cs` through run_gemm_case (its checks) and expects the FP8 tile and, when `split` > 0, that many splits.
+// Runs `cs` through run_gemm_case (its checks) and expects the forced tile (else an FP8 tile: the decode tile for at
+// most 16 columns after the planner's orientation) and, when `split` > 0, that many splits.
 GemmPlan run_fp8(const GemmCase& cs, int split = 0) {
   const GemmPlan plan = run_gemm_case(cs);
   if (::testing::Test::HasFailure()) return plan;
-  EXPECT_EQ(plan.tile, kFp8Tile) << cs.str() << "\n  plan: " << plan.str();
+  if (cs.tile != GemmTile::automatic) {
+    EXPECT_EQ(plan.tile, cs.tile) << cs.str() << "\n  plan: " << plan.str();
+  } else {
+    const int64_t cols = plan.transposed ? cs.m : cs.n;
+    EXPECT_EQ(plan.tile, cols <= 16 ? kFp8DecodeTile : kFp8Tile) << cs.str() << "\n  plan: " << plan.str();
+  }
   if (split > 0) {
     EXPECT_EQ(plan.split_k, split) << cs.str() << "\n  plan: " << plan.str();
   }
@@ -194,6 +201,27 @@ TEST(GemmFp8, DecodePlans) {
     const GemmPlan plan = run_fp8(cs);
     std::printf("FP8 decode m=%lld n=%lld k=%lld %s x %s: %s\n", static_cast<long long>(s.m), static_cast<long long>(s.n),
                 static_cast<long long>(s.k), tessera::dtype_name(ta), tessera::dtype_name(tb), plan.str().c_str());
+    if (::testing::Test::HasFailure()) return;
+  }
+  // The decode tile forced: a batch of at most 16 (the weights as A), split in a cluster pair, through the workspace,
+  // and whole, with the epilogue and scales.
+  const struct {
+    Shape s;
+    int split;
+  } forced[] = {{{1, 4096, 4096}, 2}, {{16, 2048, 1024}, 3}, {{5, 1000, 300}, 1}, {{12, 264, 4096}, 4}};
+  for (const auto& f : forced) {
+    ++i;
+    const auto [ta, tb] = kFp8Pairs[i % 4];
+    GemmCase cs = fp8_case(f.s.m, f.s.n, f.s.k, ta, tb);
+    cs.tile = kFp8DecodeTile;
+    cs.split_k = f.split;
+    cs.workspace = true;
+    cs.bias = BiasMode::per_column;
+    cs.act = i % 2 ? Activation::silu : Activation::gelu_tanh;
+    cs.residual = i % 2 == 0;
+    cs.out = i % 3 == 0 ? Dtype::f32 : Dtype::bf16;
+    cs.scale_a = 0.37f; cs.scale_b = 1.9f;
+    run_fp8(cs, f.split);
     if (::testing::Test::HasFailure()) return;
   }
 }

@@ -530,6 +530,10 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
       EXPECT_EQ(k.block_k, 128);
       EXPECT_EQ(e8->kernel(tc, a, b, Combo::k_mn).fn, nullptr) << "FP8 operands are K-major only";
       EXPECT_EQ(e8->kernel(tc, a, b, Combo::mn_mn).fn, nullptr);
+      // The decode tile: 16 rows of B a stage.
+      const gemm_core::KernelInfo kd = find_gemm_kernel(GemmTile::wgmma128x16)->kernel(tc, a, b, Combo::kk);
+      expect_box(kd, 128, 128, 128, 16, "wgmma FP8 decode KK");
+      EXPECT_EQ(kd.block_k, 128);
     }
 }
 
