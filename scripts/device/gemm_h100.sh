@@ -106,7 +106,7 @@ for s in $STEPS; do
     sass)
       for f in "$B"/CMakeFiles/tessera_kernels.dir/src/gemm_sm90*.o; do
         cuobjdump -sass "$f" > /tmp/sass.txt 2>&1
-        echo "$(basename "$f"): HGMMA $(grep -c HGMMA /tmp/sass.txt) UTMALDG $(grep -c UTMALDG /tmp/sass.txt) UTMASTG $(grep -c UTMASTG /tmp/sass.txt) LDL $(grep -c 'LDL' /tmp/sass.txt) STL $(grep -c 'STL' /tmp/sass.txt)"
+        echo "$(basename "$f"): HGMMA $(grep -c HGMMA /tmp/sass.txt) QGMMA (FP8) $(grep -c QGMMA /tmp/sass.txt) UTMALDG $(grep -c UTMALDG /tmp/sass.txt) UTMASTG $(grep -c UTMASTG /tmp/sass.txt) LDL $(grep -c 'LDL' /tmp/sass.txt) STL $(grep -c 'STL' /tmp/sass.txt)"
       done
       cuobjdump -res-usage "$B"/CMakeFiles/tessera_kernels.dir/src/gemm_sm90_persistent_bf16_coop_kk.cu.o 2>&1 | grep -E 'Function|REG' | head -12 ;;
     ncu)
