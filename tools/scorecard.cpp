@@ -7,6 +7,8 @@
 //   GEMM            geomean over the large shapes (every dimension >= 4096) >= 1.00 of cuBLAS, each
 //                   shape >= 0.97; the same against cuBLASLt's own fused bias+GELU; bias+SiLU+residual
 //                   fused >= 1.15x cuBLAS + a separate epilogue kernel
+//   GEMM FP8        e4m3 with per-tensor scales, geomean over the large shapes >= 1.00 of cuBLASLt's FP8 GEMM with
+//                   the same scales, each shape >= 0.95
 //   decode GEMM     B (the weights) read at >= 90% of cudaMemcpy D2D for M <= 16; against cuBLAS at
 //                   M = 16 and 64 no target is stated (the line shows the ratio)
 //   fused kernels   the cases the suite marks with a target (record field "target": the fp32 row
@@ -239,6 +241,11 @@ std::vector<Line> score(const std::vector<Record>& rs) {
                            Target{1.0, false, 0.97}));
   out.push_back(geomean_of("GEMM + bias + SiLU + residual", "cuBLAS + epilogue", gemm_case("bias_silu_residual"),
                            Target{1.15}));
+  out.push_back(geomean_of("GEMM FP8 e4m3, large shapes", "cuBLASLt FP8", pick(rs, [](const Record& r) {
+                             return is(r, "gemm") && r.dtype == "e4m3" && r.kernel == "tessera" && r.variant == "fp8_tensor" &&
+                                    large_gemm(r);
+                           }),
+                           Target{1.0, false, 0.95}));
   for (long long m : {16LL, 64LL})
     out.push_back(worst_of("GEMM decode M=" + std::to_string(m) + ", N=K=8192", "cuBLAS", pick(rs, [m](const Record& r) {
                              return gemm_bf16(r) && r.kernel == "tessera" && r.variant == "bare" && gemm_is(r, m, 8192, 8192);

@@ -96,7 +96,7 @@ TEST(ScorecardCli, ReportIsWrittenFromTheScorecardDocument) {
   ASSERT_FALSE(md.empty());
   EXPECT_NE(md.find(doc.find("gpu")->text("name")), std::string::npos);
   const auto& lines = doc.find("scorecard")->items;
-  ASSERT_EQ(lines.size(), 11u);
+  ASSERT_EQ(lines.size(), 12u);
   int rows = 0;
   for (const auto& l : lines) {
     // the family's row: "| family | measured: detail | figure unit | reference figure unit | ratio | target | verdict |"

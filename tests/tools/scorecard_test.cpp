@@ -56,7 +56,8 @@ TEST(Scorecard, EveryFamilyHasALineInAFixedOrderAndEmptyInputIsNotRun) {
   const std::vector<sc::Line> lines = sc::score({});
   const std::vector<std::string> families = {
       "copy, >= 256 MiB",           "GEMM bf16, large shapes",      "GEMM + bias + GELU, fused",
-      "GEMM + bias + SiLU + residual", "GEMM decode M=16, N=K=8192", "GEMM decode M=64, N=K=8192",
+      "GEMM + bias + SiLU + residual", "GEMM FP8 e4m3, large shapes", "GEMM decode M=16, N=K=8192",
+      "GEMM decode M=64, N=K=8192",
       "GEMM decode, B read, M <= 16", "row norms",                  "fused elementwise chains",
       "chains fused vs unfused",     "pipeline, memory-bound"};
   ASSERT_EQ(lines.size(), families.size());
@@ -142,6 +143,34 @@ TEST(Scorecard, GemmFamiliesCountBf16RecordsOnly) {
   EXPECT_EQ(line(lines, "GEMM decode, B read, M <= 16").verdict, sc::Verdict::not_run);
 }
 
+// FP8: the e4m3 records against cuBLASLt's FP8 GEMM (case fp8_tensor) at the large shapes, geomean >= 1.00 and each
+// >= 0.95; the bf16 families never count them, nor does this line count other FP8 cases (FP8 over bf16), e5m2 or
+// small shapes.
+TEST(Scorecard, Fp8IsTheGeomeanOfTheE4m3RecordsAgainstCublasLt) {
+  std::vector<Record> rs = {gemm("bare", "4096x4096x4096", 700, 760)};
+  for (Record r : {gemm("fp8_tensor", "4096x4096x4096", 1100, 1337), gemm("fp8_tensor", "8192x8192x8192", 1250, 1478),
+                   gemm("fp8_over_bf16", "8192x8192x8192", 1250, 858), gemm("fp8_tensor", "2048x2048x2048", 658, 799),
+                   gemm("bare", "8192x4096x4096", 100, 760)}) {
+    r.dtype = "e4m3";
+    rs.push_back(r);
+  }
+  Record e5 = gemm("fp8_tensor", "8192x4096x4096", 10, 1000);
+  e5.dtype = "e5m2";
+  rs.push_back(e5);
+  const std::vector<sc::Line> lines = sc::score(rs);
+  const sc::Line& f8 = line(lines, "GEMM FP8 e4m3, large shapes");
+  EXPECT_EQ(f8.records, 2);
+  EXPECT_NEAR(f8.ratio, std::sqrt(1100.0 / 1337 * (1250.0 / 1478)), 1e-12);
+  EXPECT_EQ(f8.target, ">= 1.00, each >= 0.95");
+  EXPECT_EQ(f8.verdict, sc::Verdict::missed);
+  EXPECT_EQ(f8.reference, "cuBLASLt FP8");
+  EXPECT_EQ(line(lines, "GEMM bf16, large shapes").records, 1);  // the e4m3 "bare" record is not bf16's
+  // Met: both shapes at or above 0.95, geomean above 1.
+  for (Record& r : rs)
+    if (r.variant == "fp8_tensor" && r.dtype == "e4m3") r.ratio = r.size == "M=4096,N=4096,K=4096" ? 0.96 : 1.10;
+  EXPECT_EQ(line(sc::score(rs), "GEMM FP8 e4m3, large shapes").verdict, sc::Verdict::met);
+}
+
 TEST(Scorecard, DecodeReadRateIsTheWorstSmallMShape) {
   std::vector<Record> rs = {
       rec("gemm", "tessera", "plain: B streamed", "M=16,N=8192,K=8192", 2700, 3000, "GB/s", "cudaMemcpy D2D"),
@@ -218,7 +247,7 @@ TEST(Scorecard, TableHasOneAlignedRowPerFamily) {
   std::stringstream ss(t);
   std::vector<std::string> rows;
   for (std::string r; std::getline(ss, r);) rows.push_back(r);
-  ASSERT_EQ(rows.size(), 12u) << t;  // header + 11 families
+  ASSERT_EQ(rows.size(), 13u) << t;  // header + 12 families
   EXPECT_EQ(rows[0].rfind("kernel family", 0), 0u);
   EXPECT_NE(rows[1].find("3012 GB/s"), std::string::npos) << rows[1];
   EXPECT_NE(rows[1].find("cudaMemcpy D2D 3005"), std::string::npos) << rows[1];
