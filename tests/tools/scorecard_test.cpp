@@ -120,17 +120,22 @@ TEST(Scorecard, GemmIsTheGeomeanOverTheLargeShapesAndEachShapeCounts) {
   EXPECT_EQ(line(lines, "GEMM decode M=64, N=K=8192").verdict, sc::Verdict::not_run);
 }
 
+// The records, each with its type set to `dtype` (the bench's --dtype).
+std::vector<Record> typed(std::vector<Record> rs, const std::string& dtype) {
+  for (Record& r : rs) r.dtype = dtype;
+  return rs;
+}
+
 TEST(Scorecard, GemmFamiliesCountBf16RecordsOnly) {
   // `tessera bench gemm --dtype f16` records (dtype "f16") stay out of the bf16 families; records of no named type
   // count as the bench's default, bf16.
   std::vector<Record> rs = {gemm("bare", "4096x4096x4096", 700, 760), gemm("bare", "8192x8192x8192", 850, 760),
                             gemm("bare", "16x8192x8192", 38, 42)};
   rs[1].dtype = "bf16";
-  for (Record r : {gemm("bare", "8192x4096x4096", 100, 760), gemm("bare", "16x8192x8192", 1, 42),
-                   gemm("bias_gelu", "4096x4096x4096", 100, 600)}) {
-    r.dtype = "f16";
+  for (const Record& r : typed({gemm("bare", "8192x4096x4096", 100, 760), gemm("bare", "16x8192x8192", 1, 42),
+                                gemm("bias_gelu", "4096x4096x4096", 100, 600)},
+                               "f16"))
     rs.push_back(r);
-  }
   Record streamed = rec("gemm", "tessera", "plain: B streamed", "M=16,N=8192,K=8192", 100, 3000, "GB/s", "cudaMemcpy D2D");
   streamed.dtype = "f16";
   rs.push_back(streamed);
@@ -148,15 +153,12 @@ TEST(Scorecard, GemmFamiliesCountBf16RecordsOnly) {
 // small shapes.
 TEST(Scorecard, Fp8IsTheGeomeanOfTheE4m3RecordsAgainstCublasLt) {
   std::vector<Record> rs = {gemm("bare", "4096x4096x4096", 700, 760)};
-  for (Record r : {gemm("fp8_tensor", "4096x4096x4096", 1100, 1337), gemm("fp8_tensor", "8192x8192x8192", 1250, 1478),
-                   gemm("fp8_over_bf16", "8192x8192x8192", 1250, 858), gemm("fp8_tensor", "2048x2048x2048", 658, 799),
-                   gemm("bare", "8192x4096x4096", 100, 760)}) {
-    r.dtype = "e4m3";
+  for (const Record& r : typed({gemm("fp8_tensor", "4096x4096x4096", 1100, 1337), gemm("fp8_tensor", "8192x8192x8192", 1250, 1478),
+                                gemm("fp8_over_bf16", "8192x8192x8192", 1250, 858), gemm("fp8_tensor", "2048x2048x2048", 658, 799),
+                                gemm("bare", "8192x4096x4096", 100, 760), gemm("fp8_tensor", "8192x4096x4096", 10, 1000)},
+                               "e4m3"))
     rs.push_back(r);
-  }
-  Record e5 = gemm("fp8_tensor", "8192x4096x4096", 10, 1000);
-  e5.dtype = "e5m2";
-  rs.push_back(e5);
+  rs.back().dtype = "e5m2";  // the last one: an e5m2 record, not counted
   const std::vector<sc::Line> lines = sc::score(rs);
   const sc::Line& f8 = line(lines, "GEMM FP8 e4m3, large shapes");
   EXPECT_EQ(f8.records, 2);
