@@ -105,7 +105,7 @@ std::vector<Shape> shapes_for(const std::string& which, bool quick) {
 void print_kernels(std::FILE* out) {
   using namespace gemm_core;
   std::vector<std::vector<std::string>> rows;
-  auto add = [&](const char* family, const GemmKernelEntry& e, const char* order, const KernelInfo& k) {
+  auto add = [&](const std::string& family, const GemmKernelEntry& e, const char* order, const KernelInfo& k) {
     if (!k.fn) return;
     cudaFuncAttributes a{};
     if (cudaFuncGetAttributes(&a, k.fn) != cudaSuccess) { (void)cudaGetLastError(); return; }
@@ -121,13 +121,16 @@ void print_kernels(std::FILE* out) {
   };
   for (const GemmKernelEntry& e : gemm_kernels())
     for (const GemmKernelType& t : e.types) {
-      const char* family = t.math == GemmMath::tf32 ? "tf32" : dtype_name(t.in);
+      // (FP8 pairs: A's type x B's)
+      const std::string family = t.math == GemmMath::tf32 ? "tf32"
+                                 : t.b_type() != t.in  ? std::string(dtype_name(t.in)) + "x" + dtype_name(t.b_type())
+                                                       : dtype_name(t.in);
       if (e.any_order) {
         add(family, e, "any", t.get(Combo::kk));
         continue;
       }
       for (Combo c : kCombos)
-        if (e.has(c)) add(family, e, combo_name(c), t.get(c));
+        if (e.has(t, c)) add(family, e, combo_name(c), t.get(c));
     }
   std::fprintf(out, "GEMM kernels (registers and local memory per thread: local > 0 means a stack frame or spills):\n");
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
