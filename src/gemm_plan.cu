@@ -455,11 +455,12 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   }
   if (!have) {
     if (!too_many_splits.empty()) return invalid(too_many_splits);
+    const std::string types = p.in == p.in_b ? dtype_name(p.in) : fmt("%s x %s", dtype_name(p.in), dtype_name(p.in_b));
     if (g.tile != GemmTile::automatic)
       return fail(GemmError::unsupported,
                   fmt("tile %s is not built for this problem (math %s, %s operands, A %s-major, B %s-major after "
                       "normalisation%s) or cannot run on this device",
-                      gemm_tile_name(g.tile), math_name(p.math), p.in == p.in_b ? dtype_name(p.in) : fmt("%s x %s", dtype_name(p.in), dtype_name(p.in_b)).c_str(), p.a.k_major ? "K" : "M",
+                      gemm_tile_name(g.tile), math_name(p.math), types.c_str(), p.a.k_major ? "K" : "M",
                       p.b.k_major ? "K" : "N", p.transposed ? ", transposed" : ""));
     return fail(GemmError::unsupported, "no GEMM kernel can run this problem on this device");
   }
@@ -582,11 +583,15 @@ std::string GemmPlan::str() const {
     tile_str = fmt("%dx%dx%d", k.block_m, k.block_n, k.block_k);
   }
   const std::string sk = stream_k_tiles > 0 ? fmt(" stream-K %d", stream_k_tiles) : std::string();
-  const std::string fp8_name = a_type == b_type ? fmt("tc-%s", dtype_name(a_type)) : fmt("tc-%sx%s", dtype_name(a_type), dtype_name(b_type));
+  const std::string math_str = math == GemmMath::fp32_exact ? "simt"
+                               : math == GemmMath::tf32     ? "tc-tf32"
+                               : !f8                        ? "tc"
+                               : a_type == b_type           ? fmt("tc-%s", dtype_name(a_type))
+                                                            : fmt("tc-%sx%s", dtype_name(a_type), dtype_name(b_type));
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s %s split %d%s%s, %" PRId64 " tiles in groups of %d rows, %" PRId64 " blocks, %d block%s/SM, %d threads, %d B smem, workspace %zu B",
-                math == GemmMath::fp32_exact ? "simt" : math == GemmMath::tf32 ? "tc-tf32" : f8 ? fp8_name.c_str() : "tc", tile_str.c_str(),
+                math_str.c_str(), tile_str.c_str(),
                 split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, group_m, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
   return buf;

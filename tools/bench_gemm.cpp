@@ -143,24 +143,11 @@ std::string bench_tile_names(Dtype dt) {
   return s;
 }
 
-struct LtFused {
-  bool ok = false;
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-  cublasLtMatmulAlgo_t algo{};
-  ~LtFused() {
-    if (desc) cublasLtMatmulDescDestroy(desc);
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (ld) cublasLtMatrixLayoutDestroy(ld);
-  }
-};
-
 // cuBLASLt, column-major view: D^T (N x M) = B^T (op T of the K x N buffer) * A^T (the K x M buffer),
 // epilogue GELU(tanh) + bias, the bias running along the N rows of D^T (= per column of row-major D).
 // b_row_major: B is stored K x N row-major (the N x K column-major buffer, no transpose).
 // a_col_major: A is stored column-major (the M x K column-major buffer, transposed).
-void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes,
+void lt_setup(cublasLtHandle_t h, LtMatmul& lt, int64_t m, int64_t n, int64_t k, const void* bias, size_t ws_bytes,
               bool b_row_major, bool a_col_major, cudaDataType_t t16) {
   if (cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) return;
   const cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -176,17 +163,7 @@ void lt_setup(cublasLtHandle_t h, LtFused& lt, int64_t m, int64_t n, int64_t k, 
   if (a_col_major) cublasLtMatrixLayoutCreate(&lt.lb, t16, m, k, m);
   else cublasLtMatrixLayoutCreate(&lt.lb, t16, k, m, k);
   cublasLtMatrixLayoutCreate(&lt.ld, t16, n, m, n);
-  cublasLtMatmulPreference_t pref = nullptr;
-  cublasLtMatmulPreferenceCreate(&pref);
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes);
-  cublasLtMatmulHeuristicResult_t res{};
-  int found = 0;
-  if (cublasLtMatmulAlgoGetHeuristic(h, lt.desc, lt.la, lt.lb, lt.ld, lt.ld, pref, 1, &res, &found) == CUBLAS_STATUS_SUCCESS &&
-      found > 0) {
-    lt.algo = res.algo;
-    lt.ok = true;
-  }
-  cublasLtMatmulPreferenceDestroy(pref);
+  lt_pick_algo(h, lt, ws_bytes);
 }
 
 int run_gemm_bench(const BenchOptions& o) {
@@ -457,7 +434,7 @@ int run_gemm_bench(const BenchOptions& o) {
     auto c_silu = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu, st)); };
     auto t_silu_res = [&](cudaStream_t st) { check_gemm(gemm(silu_res, st)); };
     auto c_silu_res = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu_res, st)); };
-    LtFused lt;
+    LtMatmul lt;
     lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major, a_col_major, et.cuda());
     auto lt_gelu = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(lth, lt.desc, &one, B, lt.la, A, lt.lb, &zero, Dc, lt.ld, Dc, lt.ld, &lt.algo, lt_ws,

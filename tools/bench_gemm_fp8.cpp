@@ -73,24 +73,8 @@ cudaDataType_t cuda_fp8_type(Dtype dt) { return dt == Dtype::e5m2 ? CUDA_R_8F_E5
 //   cuBLASLt B = the K-major activation buffer X, layout K x M (ld K), TRANSB = N  (= X^T)
 // so cuBLASLt's A scale is W's (scale_b) and its B scale is X's (scale_a), each 16-byte aligned (see run_fp8_bench).
 // C is D's layout and type (beta = 0).
-struct LtFp8 {
-  bool ok = false;
-  std::string why;  // when !ok: why cuBLASLt does not run this shape ("n/a" in the table)
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-  cublasLtMatmulAlgo_t algo{};
-  LtFp8() = default;
-  LtFp8(const LtFp8&) = delete;
-  LtFp8& operator=(const LtFp8&) = delete;
-  ~LtFp8() {
-    if (desc) cublasLtMatmulDescDestroy(desc);
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (ld) cublasLtMatrixLayoutDestroy(ld);
-  }
-};
-
-void lt_fp8_setup(const Fp8Bench& g, LtFp8& lt, int64_t m, int64_t n, int64_t k, const float* scale_a, const float* scale_b) {
+// (lt.why: why cuBLASLt does not run this shape, "n/a" in the table.)
+void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t k, const float* scale_a, const float* scale_b) {
   if (g.dt == Dtype::e5m2) {  // cuBLASLt's FP8 type table: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3; not e5m2 x e5m2
     lt.why = "cuBLASLt has no e5m2 x e5m2 FP8 GEMM";
     return;
@@ -115,21 +99,7 @@ void lt_fp8_setup(const Fp8Bench& g, LtFp8& lt, int64_t m, int64_t n, int64_t k,
       fail(cublasLtMatrixLayoutCreate(&lt.lb, t8, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
       fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
     return;
-  cublasLtMatmulPreference_t pref = nullptr;
-  if (fail(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate")) return;
-  cublasLtMatmulHeuristicResult_t res{};
-  int found = 0;
-  if (!fail(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &g.lt_ws_bytes, sizeof g.lt_ws_bytes),
-            "MAX_WORKSPACE_BYTES") &&
-      !fail(cublasLtMatmulAlgoGetHeuristic(g.lt, lt.desc, lt.la, lt.lb, lt.ld, lt.ld, pref, 1, &res, &found), "cublasLtMatmulAlgoGetHeuristic")) {
-    if (found > 0) {
-      lt.algo = res.algo;
-      lt.ok = true;
-    } else {
-      lt.why = "cuBLASLt's heuristic offers no FP8 algorithm for this shape";
-    }
-  }
-  cublasLtMatmulPreferenceDestroy(pref);
+  lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
 }
 
 }  // namespace
@@ -214,7 +184,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     GemmPlan plan8, plan16;
     if (const GemmStatus st = gemm_plan(f8, &plan8); !st.ok()) { skip("tessera FP8", st); continue; }
     if (const GemmStatus st = gemm_plan(b16, &plan16); !st.ok()) { skip("tessera bf16", st); continue; }
-    LtFp8 lt;
+    LtMatmul lt;
     lt_fp8_setup(g, lt, m, n, k, scale_a, scale_b);
 
     const float one = 1.f, zero = 0.f;

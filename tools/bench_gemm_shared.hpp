@@ -1,9 +1,10 @@
 // tools/bench_gemm_shared.hpp -- what `tessera bench gemm` (bench_gemm.cpp), its --plans mode (bench_gemm_plans.cpp)
 // and its FP8 mode (--dtype e4m3|e5m2, bench_gemm_fp8.cpp) share: status checks, the shape record, the 16-bit type,
-// the random fill, the comparison against cuBLAS, and the entry points of the two modes.
+// the random fill, the comparison against cuBLAS, a cuBLASLt matmul's descriptors and algorithm, and the entry points
+// of the two modes.
 #pragma once
 
-#include <cublasLt.h>   // cublasLtHandle_t (the FP8 mode's reference)
+#include <cublasLt.h>   // the cuBLASLt references (fused GELU_BIAS, FP8)
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -36,6 +37,47 @@ struct Shape {
   const char* group;
   int64_t m, n, k;
 };
+
+// One cuBLASLt matmul: its descriptors (destroyed with it) and the heuristic's first algorithm; `ok` once one is found,
+// else `why` says what failed (where the caller keeps it).
+struct LtMatmul {
+  bool ok = false;
+  std::string why;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  LtMatmul() = default;
+  LtMatmul(const LtMatmul&) = delete;
+  LtMatmul& operator=(const LtMatmul&) = delete;
+  ~LtMatmul() {
+    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (la) cublasLtMatrixLayoutDestroy(la);
+    if (lb) cublasLtMatrixLayoutDestroy(lb);
+    if (ld) cublasLtMatrixLayoutDestroy(ld);
+  }
+};
+
+// The heuristic's first algorithm for lt's descriptors (D in place of C) with up to ws_bytes of workspace: lt.ok and
+// lt.algo, or lt.why.
+inline void lt_pick_algo(cublasLtHandle_t h, LtMatmul& lt, size_t ws_bytes) {
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasStatus_t s = cublasLtMatmulPreferenceCreate(&pref);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    lt.why = "cublasLtMatmulPreferenceCreate: cuBLAS status " + std::to_string(static_cast<int>(s));
+    return;
+  }
+  cublasLtMatmulHeuristicResult_t res{};
+  int found = 0;
+  s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulAlgoGetHeuristic(h, lt.desc, lt.la, lt.lb, lt.ld, lt.ld, pref, 1, &res, &found);
+  if (s != CUBLAS_STATUS_SUCCESS) lt.why = "cuBLASLt's heuristic: cuBLAS status " + std::to_string(static_cast<int>(s));
+  else if (found == 0) lt.why = "cuBLASLt's heuristic offers no algorithm for this problem";
+  else {
+    lt.algo = res.algo;
+    lt.ok = true;
+  }
+  cublasLtMatmulPreferenceDestroy(pref);
+}
 
 // The registry entries --tile accepts: those that run this benchmark's GEMMs (`dt` on tensor cores).
 inline bool bench_tile(const gemm_core::GemmKernelEntry& e, Dtype dt) { return e.type(GemmMath::tensor_core, dt) != nullptr; }

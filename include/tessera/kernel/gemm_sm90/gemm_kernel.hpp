@@ -230,67 +230,62 @@ struct GemmSm90 {
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
       unsigned long long fwait = 0;
-      bool nk_done = false;  // the FP8 promoted loop ran the K tiles
-      // FP8: the per-tensor scales, read now (their loads' latency hidden by the main loop) and applied to the
-      // accumulators after it: D = (scale_a A)(scale_b B) = scale_a scale_b (A B).
-      float scale_ab = 1.f;
-      if constexpr (kF8) scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
-      if constexpr (kF8) {
-        if (!p.fp8_fast_accum) {
-          // Promoted accumulation: each K tile's four wgmma (128 deep) sum from zero into `part` (scale-d 0 on the
-          // first), and part is added to acc in fp32 registers once they complete.  The tensor cores' own sums then
-          // span 128 products, whatever K is.  (The wait for the tile's group before the adds leaves no group in
-          // flight across stages; the other consumer warpgroup's wgmma run meanwhile.)
-          float part[kAcc];
-          for (int it = 0; it < nk; ++it) {
-            const int s = it % kStages;
-            arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
-            const uint32_t sa16 = a16 + static_cast<uint32_t>(s * (kTileBytesA / 16));
-            const uint32_t sb16 = b16 + static_cast<uint32_t>(s * (kTileBytesB / 16));
-            arch::wgmma_fence_operands(part);
-            arch::wgmma_fence();
-#pragma unroll
-            for (int ks = 0; ks < kBK / Atom::kK; ++ks) {
-              const uint64_t da = arch::smem_desc16(sa16 + static_cast<uint32_t>(ks * kOpA.k_step / 16), kOpA.desc);
-              const uint64_t db = arch::smem_desc16(sb16 + static_cast<uint32_t>(ks * kOpB.k_step / 16), kOpB.desc);
-              Atom::fma(part, da, db, ks == 0 ? 0u : 1u);
-            }
-            arch::wgmma_commit();
-            arch::wgmma_wait<0>();
-            arch::wgmma_fence_operands(part);
-            if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
-#pragma unroll
-            for (int i = 0; i < kAcc; ++i) acc[i] += part[i];
-          }
-          nk_done = true;
-        }
-      }
-      for (int it = 0; it < (nk_done ? 0 : nk); ++it) {
-        const int s = it % kStages;
-        const unsigned long long tf0 = TCLK();
-        arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
-        if (it == 0) {
-          if (tracer) TTRACE(wg, 0, 1, TCLK());
-        } else {
-          fwait += TCLK() - tf0;
-        }
+      // K tile `it`, in stage s, into d: its wgmma as one group (16 (FP8: 32) K-elements each: 32 bytes along a K-major
+      // row, 16 rows of 128 bytes in an MN-major box); `fresh`: the first with scale-d 0, the tile's sum from zero.
+      auto mma_stage = [&](float (&d)[kAcc], int s, bool fresh) {
         // K-major A: rows row0.. of the (128 x 64) box; M-major A: box row0/64.  Both start 8 KB * (wg-1) in.
         const uint32_t sa16 = a16 + static_cast<uint32_t>(s * (kTileBytesA / 16));
         const uint32_t sb16 = b16 + static_cast<uint32_t>(s * (kTileBytesB / 16));
-        arch::wgmma_fence_operands(acc);
+        arch::wgmma_fence_operands(d);
         arch::wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kBK / Atom::kK; ++ks) {  // 16 (FP8: 32) K-elements per wgmma: 32 bytes along a K-major
-                                                       // row, 16 rows of 128 bytes in an MN-major box
+        for (int ks = 0; ks < kBK / Atom::kK; ++ks) {
           const uint64_t da = arch::smem_desc16(sa16 + static_cast<uint32_t>(ks * kOpA.k_step / 16), kOpA.desc);
           const uint64_t db = arch::smem_desc16(sb16 + static_cast<uint32_t>(ks * kOpB.k_step / 16), kOpB.desc);
-          Atom::fma(acc, da, db, 1u);
+          Atom::fma(d, da, db, fresh && ks == 0 ? 0u : 1u);
         }
         arch::wgmma_commit();
-        arch::wgmma_wait<1>();
-        arch::wgmma_fence_operands(acc);
-        if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
-        prev = s;
+      };
+      // FP8: the per-tensor scales, read now (their loads' latency hidden by the main loop) and applied to the
+      // accumulators after it: D = (scale_a A)(scale_b B) = scale_a scale_b (A B).
+      float scale_ab = 1.f;
+      bool promoted = false;
+      if constexpr (kF8) {
+        scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
+        promoted = !p.fp8_fast_accum;
+      }
+      if (promoted) {
+        // Promoted accumulation: each K tile's four wgmma (128 deep) sum from zero into `part`, and part is added to acc
+        // in fp32 registers once they complete.  The tensor cores' own sums then span 128 products, whatever K is.
+        // (The wait for the tile's group before the adds leaves no group in flight across stages; the other consumer
+        // warpgroup's wgmma run meanwhile.)
+        float part[kAcc];
+        for (int it = 0; it < nk; ++it) {
+          const int s = it % kStages;
+          arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
+          mma_stage(part, s, true);
+          arch::wgmma_wait<0>();
+          arch::wgmma_fence_operands(part);
+          if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
+#pragma unroll
+          for (int i = 0; i < kAcc; ++i) acc[i] += part[i];
+        }
+      } else {
+        for (int it = 0; it < nk; ++it) {
+          const int s = it % kStages;
+          const unsigned long long tf0 = TCLK();
+          arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
+          if (it == 0) {
+            if (tracer) TTRACE(wg, 0, 1, TCLK());
+          } else {
+            fwait += TCLK() - tf0;
+          }
+          mma_stage(acc, s, false);
+          arch::wgmma_wait<1>();
+          arch::wgmma_fence_operands(acc);
+          if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
+          prev = s;
+        }
       }
       if (tracer) {
         TTRACE(wg, 0, 2, fwait);
