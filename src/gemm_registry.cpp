@@ -12,7 +12,6 @@ constexpr GemmMath kTc = GemmMath::tensor_core;
 
 // The operand types of each family: (math, A/B type, getter[, B's type]).  Every tensor-core K tile is 128 bytes deep
 // (one 128-byte swizzle row): 64 16-bit, 32 tf32 or 128 FP8 elements (the getters' KernelInfo::block_k).
-constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, sm90_bf16_coop128x256}, {kTc, Dtype::f16, sm90_f16_coop128x256}};
 constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x256},
                                             {kTc, Dtype::f16, sm90_f16_wgmma128x256}};
 constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x64},
@@ -21,6 +20,13 @@ constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128
 // K-major A and B, the getters return no kernel for the other orders).
 constexpr int kE4m3 = static_cast<int>(Dtype::e4m3), kE5m2 = static_cast<int>(Dtype::e5m2);
 constexpr unsigned kKK = combo_bit(Combo::kk);
+// The persistent cooperative kernels: 16-bit in every order, FP8 (every pair) K-major.
+constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, sm90_bf16_coop128x256},
+                                           {kTc, Dtype::f16, sm90_f16_coop128x256},
+                                           {kTc, Dtype::e4m3, sm90_e4m3_e4m3_coop128x256, kE4m3, kKK},
+                                           {kTc, Dtype::e4m3, sm90_e4m3_e5m2_coop128x256, kE5m2, kKK},
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e4m3_coop128x256, kE4m3, kKK},
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e5m2_coop128x256, kE5m2, kKK}};
 constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x128},
                                             {kTc, Dtype::f16, sm90_f16_wgmma128x128},
                                             {kTc, Dtype::e4m3, sm90_e4m3_e4m3_wgmma128x128, kE4m3, kKK},

@@ -7,6 +7,7 @@
 
 #include "gemm_kernels.hpp"                     // KernelInfo, Combo, the getters
 #include "tessera/kernel/gemm_sm80/config.hpp"  // ElemBf16, ElemF16
+#include "tessera/kernel/gemm_sm90/elem.hpp"    // ElemF8
 
 namespace tessera::gemm_core {
 

@@ -1,6 +1,7 @@
 // src/gemm_sm90_persistent_info.hpp -- the definition of persistent_info (src/gemm_sm90_persistent.hpp), for the
 // instantiation units of the persistent Hopper GEMM alone (src/gemm_sm90_persistent_<type>_coop_<order>.cu): each
-// instantiates it, and with it the two kernels of one element type and operand order.  Not installed.
+// instantiates it, and with it the two kernels of one element type and operand order (FP8: the general kernel
+// alone).  Not installed.
 #pragma once
 
 #include "gemm_sm90_persistent.hpp"                        // the declaration
@@ -26,9 +27,12 @@ KernelInfo persistent_info() {
   info.tma_store = true;  // the box of D's staging tile (Epilogue::kStageTile)
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
-  info.fn_bare =
-      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
-  info.bare_menus = true;
+  // The kernel compiled for the bare GEMM and its menus, whose D is of the operands' type: 16-bit operands only.
+  if constexpr (Elem::kBytes == 2) {
+    info.fn_bare =
+        reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
+    info.bare_menus = true;
+  }
   return info;
 }
 

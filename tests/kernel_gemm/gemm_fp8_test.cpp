@@ -35,10 +35,13 @@ using tessera::GemmPlan;
 constexpr Dtype E4 = Dtype::e4m3, E5 = Dtype::e5m2;
 const std::pair<Dtype, Dtype> kFp8Pairs[] = {{E4, E4}, {E4, E5}, {E5, E4}, {E5, E5}};  // (A, B)
 
-// The FP8 tiles: the 128 x 128 tile, and the decode tile for problems with at most 16 columns once decode-shaped
-// problems are oriented with the weights as A (the planner's choice there; forced, it takes those problems only).
+// The FP8 tiles: the 128 x 128 tile, the persistent cooperative 128 x 256 tile (clusters of two, B multicast), and
+// the decode tile for problems with at most 16 columns once decode-shaped problems are oriented with the weights as A
+// (the planner's choice there; forced, it takes those problems only).
 constexpr GemmTile kFp8Tile = GemmTile::wgmma128x128;
+constexpr GemmTile kFp8Coop = GemmTile::cooperative128x256;
 constexpr GemmTile kFp8DecodeTile = GemmTile::wgmma128x16;
+constexpr GemmTile kFp8Tiles[] = {kFp8Tile, kFp8Coop};  // the two tiles for any shape, forced in turn
 
 // An FP8 case: A row-major and B column-major (both K-major, as FP8 needs), rows padded to a multiple of 16 bytes
 // where k is not one (the padding poisoned), bf16 D row-major, a fresh seed.
@@ -55,7 +58,7 @@ GemmCase fp8_case(int64_t m, int64_t n, int64_t k, Dtype ta, Dtype tb) {
 }
 
 // Runs `cs` through run_gemm_case (its checks) and expects the forced tile (else an FP8 tile: the decode tile for at
-// most 16 columns after the planner's orientation) and, when `split` > 0, that many splits.
+// most 16 columns after the planner's orientation, else one of kFp8Tiles) and, when `split` > 0, that many splits.
 GemmPlan run_fp8(const GemmCase& cs, int split = 0) {
   const GemmPlan plan = run_gemm_case(cs);
   if (::testing::Test::HasFailure()) return plan;
@@ -63,7 +66,8 @@ GemmPlan run_fp8(const GemmCase& cs, int split = 0) {
     EXPECT_EQ(plan.tile, cs.tile) << cs.str() << "\n  plan: " << plan.str();
   } else {
     const int64_t cols = plan.transposed ? cs.m : cs.n;
-    EXPECT_EQ(plan.tile, cols <= 16 ? kFp8DecodeTile : kFp8Tile) << cs.str() << "\n  plan: " << plan.str();
+    if (cols <= 16) EXPECT_EQ(plan.tile, kFp8DecodeTile) << cs.str() << "\n  plan: " << plan.str();
+    else EXPECT_TRUE(plan.tile == kFp8Tile || plan.tile == kFp8Coop) << cs.str() << "\n  plan: " << plan.str();
   }
   if (split > 0) {
     EXPECT_EQ(plan.split_k, split) << cs.str() << "\n  plan: " << plan.str();
@@ -75,8 +79,8 @@ MatrixOrder other(MatrixOrder o) { return o == R ? C : R; }
 
 // 1. Every pair of FP8 types over residue shapes: each of m in {1, 7, 64, 130, 257}, n in {1, 16, 48, 136, 264} and
 // k in {16, 32, 144, 1000 (rows padded to 1008), 4096} several times (a Latin square of 25 shapes and 5 more), with
-// scales (0.37, 1.9), one scale, or none; D bf16 mostly, f16 and f32, row- and column-major, padded; the tile forced
-// and planned (with a workspace, so the planner may split K).
+// scales (0.37, 1.9), one scale, or none; D bf16 mostly, f16 and f32, row- and column-major, padded; each tile forced
+// (the 128 x 128 one and the persistent one in turn) and planned (with a workspace, so the planner may split K).
 TEST(GemmFp8, TypePairsAndShapes) {
   TESSERA_REQUIRE_SM90_FP8();
   const int64_t ms[] = {1, 7, 64, 130, 257}, ns[] = {1, 16, 48, 136, 264}, ks[] = {16, 32, 144, 1000, 4096};
@@ -90,7 +94,7 @@ TEST(GemmFp8, TypePairsAndShapes) {
     cs.od = c % 6 == 4 ? C : R;
     cs.pad_d = c % 3;
     if (c % 5 == 2 && cs.k % 16 == 0) cs.pad_a = cs.pad_b = 16;  // rows longer than K, 16-byte multiples
-    cs.tile = c % 2 ? kFp8Tile : GemmTile::automatic;
+    cs.tile = c % 2 ? kFp8Tiles[c / 2 % 2] : GemmTile::automatic;
     cs.workspace = cs.tile == GemmTile::automatic;
     run_fp8(cs);
     if (::testing::Test::HasFailure()) return;
@@ -99,7 +103,7 @@ TEST(GemmFp8, TypePairsAndShapes) {
 
 // 2. The epilogue menu on FP8 operands: alpha != 1, beta * C (C in D's order, in the other, and aliasing D), a bias per
 // row / per column / scalar in f32 and in D's type (one 2-byte aligned only), every activation, the residual in both
-// orders; 16-bit and f32 D in both orders; scales on and off.
+// orders; 16-bit and f32 D in both orders; scales on and off; the two tiles forced in turn, and planned.
 TEST(GemmFp8, EpilogueMenus) {
   TESSERA_REQUIRE_SM90_FP8();
   int i = 0;
@@ -125,7 +129,7 @@ TEST(GemmFp8, EpilogueMenus) {
       cs.orr = i % 4 < 2 ? cs.od : other(cs.od);
       if (i % 2) cs.scale_a = 0.37f;
       if (i % 3) cs.scale_b = 1.9f;
-      cs.tile = alt ? kFp8Tile : GemmTile::automatic;
+      cs.tile = alt ? kFp8Tiles[i / 2 % 2] : GemmTile::automatic;
       run_fp8(cs);
       if (::testing::Test::HasFailure()) return;
     }
@@ -150,7 +154,7 @@ TEST(GemmFp8, EpilogueMenus) {
 
 // 3a. Split K, forced: two splits (on Hopper a cluster pair, the halves added through distributed shared memory), three
 // and four (through the workspace: uneven K ranges, any split may finish the tile), with epilogue menus, D in both
-// orders, C aliasing D; a reused workspace.
+// orders, C aliasing D; a reused workspace.  The persistent tile too (its splits through the workspace).
 TEST(GemmFp8, SplitK) {
   TESSERA_REQUIRE_SM90_FP8();
   const Shape shapes[] = {{200, 136, 1000}, {64, 264, 4096}, {130, 48, 544}};
@@ -160,7 +164,7 @@ TEST(GemmFp8, SplitK) {
       ++i;
       const auto [ta, tb] = kFp8Pairs[i % 4];
       GemmCase cs = fp8_case(s.m, s.n, s.k, ta, tb);
-      cs.tile = kFp8Tile;
+      cs.tile = kFp8Tiles[i % 2];
       cs.split_k = split;
       cs.workspace = true;
       cs.reuse_workspace = i % 4 == 0;
@@ -175,6 +179,40 @@ TEST(GemmFp8, SplitK) {
       cs.residual = i % 3 == 0;
       if (i % 2) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
       run_fp8(cs, split);
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
+// 3c. The persistent tile over many units per block: clusters of two along M with B multicast, edge tiles and a spare
+// cluster row, the stream-K tail (partial sums published and added), D through TMA in both orders (and f32 D
+// without), the fused menus, promoted and fast accumulation, every pair with scales.
+TEST(GemmFp8, PersistentUnits) {
+  TESSERA_REQUIRE_SM90_FP8();
+  struct Case {
+    Shape s;
+    GemmStreamK sk;
+  } shapes[] = {{{2100, 1800, 384}, GemmStreamK::on}, {{2104, 1800, 1000}, GemmStreamK::off},
+                {{2600, 2100, 256}, GemmStreamK::automatic}, {{520, 400, 4096}, GemmStreamK::automatic}};
+  int i = 0;
+  for (const Case& c : shapes)
+    for (GemmFp8Accum acc : {GemmFp8Accum::promoted, GemmFp8Accum::fast}) {
+      ++i;
+      const auto [ta, tb] = kFp8Pairs[i % 4];
+      GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, ta, tb);
+      cs.tile = kFp8Coop;
+      cs.stream_k = c.sk;
+      cs.workspace = true;
+      cs.reuse_workspace = i % 3 == 0;
+      cs.fp8_accum = acc;
+      cs.out = i % 4 == 3 ? Dtype::f32 : Dtype::bf16;
+      cs.od = i % 3 == 1 ? C : R;
+      cs.bias = i % 2 ? BiasMode::per_column : BiasMode::per_row;
+      cs.bias_type = i % 4 == 2 ? Dtype::f32 : cs.out;
+      cs.act = i % 3 == 0 ? Activation::gelu_tanh : i % 3 == 1 ? Activation::silu : Activation::none;
+      cs.residual = i % 2 == 0;
+      cs.beta = i % 5 == 4 ? 0.5f : 0.f;
+      if (i % 2) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
+      run_fp8(cs);
       if (::testing::Test::HasFailure()) return;
     }
 }
@@ -262,7 +300,6 @@ TEST(GemmFp8, LongKNeedsPromotion) {
   for (int64_t k : {16384, 32768}) {
     GemmCase cs = fp8_case(128, 128, k, E4, E4);
     cs.out = Dtype::f32;
-    cs.tile = kFp8Tile;
     cs.split_k = 1;
     std::mt19937 rng(cs.seed);
     std::uniform_real_distribution<double> u(0.5, 1.0);
@@ -297,6 +334,8 @@ TEST(GemmFp8, LongKNeedsPromotion) {
       for (int64_t t = 0; t < threads; ++t) pool.emplace_back(rows, cs.m * t / threads, cs.m * (t + 1) / threads);
       for (std::thread& th : pool) th.join();
     }
+    for (GemmTile tile : kFp8Tiles) {
+    cs.tile = tile;
     double err[2] = {0, 0};  // promoted, fast
     for (GemmFp8Accum acc : {GemmFp8Accum::promoted, GemmFp8Accum::fast}) {
       cs.fp8_accum = acc;
@@ -322,13 +361,15 @@ TEST(GemmFp8, LongKNeedsPromotion) {
           if (!(e <= worst)) worst = e;
         }
     }
-    std::printf("FP8 long K (m = n = 128, k = %lld, e4m3 in [0.5, 1], f32 D): relative error max |D - ref| / sum|ab|: "
-                "promoted accumulation %.3e, fast accumulation %.3e (promoted's bound %.1e)\n",
-                static_cast<long long>(k), err[0], err[1], bound);
-    EXPECT_LE(err[0], bound) << "promoted accumulation misses its stated bound at k = " << k;
-    EXPECT_TRUE(std::isfinite(err[1])) << "fast accumulation gave a non-finite D at k = " << k;
-    EXPECT_GT(err[1], bound) << "fast accumulation met promoted's bound (" << bound << ") at k = " << k
-                             << ": the claim that long K needs fp32 promotion is wrong on this GPU";
+    const char* tname = tile == kFp8Coop ? "persistent 128x256" : "128x128";
+    std::printf("FP8 long K (m = n = 128, k = %lld, e4m3 in [0.5, 1], f32 D, %s tile): relative error max |D - ref| / "
+                "sum|ab|: promoted accumulation %.3e, fast accumulation %.3e (promoted's bound %.1e)\n",
+                static_cast<long long>(k), tname, err[0], err[1], bound);
+    EXPECT_LE(err[0], bound) << "promoted accumulation misses its stated bound at k = " << k << " (" << tname << ")";
+    EXPECT_TRUE(std::isfinite(err[1])) << "fast accumulation gave a non-finite D at k = " << k << " (" << tname << ")";
+    EXPECT_GT(err[1], bound) << "fast accumulation met promoted's bound (" << bound << ") at k = " << k << " (" << tname
+                             << "): the claim that long K needs fp32 promotion is wrong on this GPU";
+    }
     // (No upper bound for fast: once the running sum is about 2^14 times a product, the tensor cores' accumulator adds
     // the products as zeros and stops growing -- H200, 2026-11-29: 0.29 at k = 16,384, 0.56 at 32,768; promoted 3.7e-5
     // and 3.4e-5.  docs/GEMM.md, "Reduced precision".)
@@ -336,7 +377,7 @@ TEST(GemmFp8, LongKNeedsPromotion) {
 }
 
 // 6. The same FP8 plan gives the same bits run to run: one split, two (the cluster pair), three (the workspace), fast
-// accumulation, a mixed pair with scales.
+// accumulation, a mixed pair with scales; both tiles.
 TEST(GemmFp8, Repeatable) {
   TESSERA_REQUIRE_SM90_FP8();
   int i = 0;
@@ -346,7 +387,7 @@ TEST(GemmFp8, Repeatable) {
       const auto [ta, tb] = kFp8Pairs[i % 4];
       GemmCase cs = fp8_case(300, 264, 3000, ta, tb);
       cs.out = i % 2 ? Dtype::f32 : Dtype::bf16;
-      cs.tile = kFp8Tile;
+      cs.tile = kFp8Tiles[i / 2 % 2];
       cs.split_k = split;
       cs.workspace = split > 1;
       cs.fp8_accum = acc;
@@ -425,7 +466,7 @@ TEST(GemmFp8, OtherTilesUnsupported) {
 
 // The FP8 subset for compute-sanitizer (memcheck, racecheck, synccheck): one split with edge tiles and padded rows,
 // two (the cluster pair), three through the workspace (reused, C aliasing D), the full fused menu, fast accumulation,
-// and a planned decode shape.
+// and a planned decode shape; the persistent tile's paths.
 TEST(GemmFp8Sanitize, Subset) {
   TESSERA_REQUIRE_SM90_FP8();
   std::vector<GemmCase> cases;
@@ -455,6 +496,22 @@ TEST(GemmFp8Sanitize, Subset) {
   {
     GemmCase c = fp8_case(4, 512, 2048, E4, E4);
     c.workspace = true; c.bias = BiasMode::per_column; c.act = Activation::silu; cases.push_back(c);
+  }
+  // The persistent tile: edge tiles and a spare cluster row with the fused menu and D through TMA; split K through the
+  // workspace, fast accumulation; the stream-K tail.
+  {
+    GemmCase c = fp8_case(300, 520, 1000, E4, E4);
+    c.tile = kFp8Coop; c.scale_a = 0.37f; c.scale_b = 1.9f; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
+    c.act = Activation::silu; c.residual = true; cases.push_back(c);
+  }
+  {
+    GemmCase c = fp8_case(264, 304, 700, E5, E4);
+    c.tile = kFp8Coop; c.split_k = 3; c.workspace = true; c.out = Dtype::f32; c.fp8_accum = GemmFp8Accum::fast;
+    cases.push_back(c);
+  }
+  {
+    GemmCase c = fp8_case(2100, 1800, 384, E4, E5);
+    c.tile = kFp8Coop; c.stream_k = GemmStreamK::on; c.workspace = true; c.beta = 0.5f; cases.push_back(c);
   }
   for (const GemmCase& c : cases) {
     run_fp8(c, c.split_k);

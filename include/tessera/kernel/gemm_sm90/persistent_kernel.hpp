@@ -13,6 +13,12 @@
 //                TMA-store epilogue: warps 1 and 2 are the store warps of consumers 0 and 1.
 //   warpgroups 1, 2  consumers (setmaxnreg 232): 128 fp32 accumulators per
 //                thread, both on one 128 x 256 unit (rows 0-63, 64-127; one wgmma m64n256k16 per 16-wide K step).
+//                FP8 operands (ElemF8, K-major A and B): K tiles of 128 one-byte elements (the same 128-byte stage
+//                rows), one wgmma m64n256k32 per 32-wide K step; with promoted accumulation (the default,
+//                Params::fp8_fast_accum clear) each K tile is issued as two m64n128k32 groups, one per half of the
+//                unit's columns, that sum from zero into 64 registers of partial sums, which the consumer adds to the
+//                half's accumulators in fp32 once the group completes (the other consumer's wgmma run meanwhile).
+//                The per-tensor scales multiply the accumulators after the main loop.
 //   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
 //                kTileA / kTileB, atom/smem_sm90.hpp)
 //                full[s]  (count 1): the producer's arrive.expect_tx(stage bytes); the TMA bytes, the
@@ -45,9 +51,10 @@
 //                K tile 0, adds them in a fixed order (deterministic) and stores D.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros; the epilogue stores only
-// inside D.  Requires (checked by the host): 16-bit A and B; K-major A and B, or an N-major B (kBNMajor:
-// boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); base addresses 16-byte
-// aligned, lda * 2 and ldb * 2 multiples of 16 bytes.
+// inside D.  Requires (checked by the host): 16-bit A and B with K-major A and B, or an N-major B (kBNMajor:
+// boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); or FP8 A and B, K-major both; base
+// addresses 16-byte aligned, A's and B's rows a multiple of 16 bytes.  The kernel compiled for the bare GEMM
+// (kBareOnly) exists for 16-bit operands only (its D is of the operands' type).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -67,6 +74,7 @@
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"    // FragmentEpilogue
 #include "tessera/kernel/gemm/scheduler.hpp"                // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"              // Params, ElemBf16, ElemF16
+#include "tessera/kernel/gemm_sm90/elem.hpp"                // ElemF8, WgmmaAtomFor
 #include "tessera/kernel/gemm_sm90/persistent_epilogue.hpp"     // PersistentEpilogue (the unit's epilogue)
 #include "tessera/kernel/gemm_sm90/persistent_partials.hpp"     // PersistentPartials (split-K, stream-K)
 #include "tessera/kernel/gemm_sm90/persistent_store_warps.hpp"  // PersistentStoreWarps
@@ -90,11 +98,14 @@ using gemm_sm80::Params;
 template <class Elem, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
 struct GemmSm90Persistent {
   // ---- preconditions ----
-  static_assert(Elem::kBytes == 2, "gemm_sm90 persistent: 16-bit operands (bf16 or f16)");
+  static constexpr bool kF8 = Elem::kBytes == 1;
+  static_assert(Elem::kBytes == 2 || (kF8 && !kBNMajor && !kAMMajor),
+                "gemm_sm90 persistent: 16-bit operands (bf16 or f16), or FP8 ones K-major (wgmma reads 8-bit operands only so)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 persistent: an M-major A comes with an N-major B (the host transposes (M, K))");
   static_assert(kClusterM == 1 || kClusterM == 2 || kClusterM == 4, "gemm_sm90 persistent: clusters of 1, 2 or 4 blocks along M");
 
-  static constexpr int kBM = 128, kBN = 256, kBK = 64;  // BLK_K: 64 16-bit elements = one 128-byte swizzle row
+  // BLK_K: one 128-byte swizzle row, 64 16-bit or 128 FP8 elements
+  static constexpr int kBM = 128, kBN = 256, kBK = 128 / Elem::kBytes;
   static constexpr int kStages = 4;  // 48 KB a stage
   static constexpr int kInFlight = 1;  // wgmma groups (K tiles) a consumer keeps in flight
   static_assert(kInFlight < kStages, "gemm_sm90 persistent: the ring must hold the K tiles in flight and one more");
@@ -111,7 +122,11 @@ struct GemmSm90Persistent {
   static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= kThreads * kLaunchRegs,
                 "gemm_sm90 persistent: the warpgroups' registers fit the block's pool (setmaxnreg.inc would wait forever)");
   static constexpr bool kF16 = std::is_same_v<Elem, gemm_sm80::ElemF16>;
-  using Atom = atom::WgmmaSm90<kBN, kF16, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>;
+  using Atom = typename WgmmaAtomFor<Elem, kBN, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
+  // FP8's promoted accumulation issues each K tile as two groups of m64n128k32, one per half of the unit's columns:
+  // their fragment is the first or second half of the m64n256 fragment (values 0-63: columns 0-127).
+  using HalfAtom = typename WgmmaAtomFor<Elem, kBN / 2, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
+  static_assert(HalfAtom::kValuesC * 2 == Atom::kValuesC, "gemm_sm90 persistent: two half-width atoms make the unit's fragment");
   static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;  // atoms stacked along M per consumer (1)
   // gelu_erf: branch-free (ew::op::GeluHw): ptxas spilled 536 / 466 bytes (bf16, (K, K), general kernel) with libm's
@@ -125,8 +140,9 @@ struct GemmSm90Persistent {
   static constexpr int kSlots = 4;
   __host__ __device__ static constexpr int slot_col(int j) { return 64 * j; }
   static constexpr atom::SmemTileSm90::Box kBoxD = Epilogue::kStageTile.tma_box();
-  // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side.
-  static constexpr int kBoxBytes = 64 * kBK * 2;
+  // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side (and 64 rows of a
+  // K-major tile are as many bytes).
+  static constexpr int kBoxBytes = 64 * 128;
   // B as each block loads it: kBN / kClusterM rows (K-major; one box) or that many columns (N-major boxes).
   static constexpr int kClusterBlocks = kClusterM;
   static constexpr int kBNPerBlock = kBN / kClusterM;
@@ -136,8 +152,8 @@ struct GemmSm90Persistent {
   // and the host's boxes come from them (kBoxA / kBoxB through KernelInfo).
   //   A K-major: one tile of BLK_M rows x 64 K;  A M-major: BLK_M / 64 boxes of 64 K rows x 64 M
   //   B K-major: this block's BLK_N / cluster rows x 64 K;  B N-major: boxes of 64 K rows x 64 N
-  static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, 2);
-  static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBNPerBlock, 2);
+  static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kAMMajor ? kBK : kBM, Elem::kBytes);
+  static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBNMajor ? kBK : kBNPerBlock, Elem::kBytes);
   static_assert(kTileA.matches_hw_sw128() && kTileB.matches_hw_sw128(),
                 "gemm_sm90 persistent: the stage layouts must place every element where the 128-byte TMA/wgmma swizzle does");
   static_assert(kTileA.tma_swizzle_bytes() == 128 && kTileB.tma_swizzle_bytes() == 128,
@@ -152,9 +168,10 @@ struct GemmSm90Persistent {
   static_assert(kOpA.desc != 0 && kOpB.desc != 0,
                 "gemm_sm90 persistent: the stage tiles give wgmma descriptors (128-byte swizzle, evenly spaced K steps)");
 
+  using StageElem = std::conditional_t<kF8, uint8_t, uint16_t>;  // an operand element's bytes
   struct Stage {
-    alignas(1024) uint16_t a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled
-    alignas(1024) uint16_t b[kBN * kBK];  // (BLK_N, BLK_K) 128-byte swizzled
+    alignas(1024) StageElem a[kBM * kBK];  // (BLK_M, BLK_K) 128-byte swizzled: 128 bytes of K a row
+    alignas(1024) StageElem b[kBN * kBK];  // (BLK_N, BLK_K) 128-byte swizzled
   };
   struct DStage {
     alignas(1024) unsigned char tile[2][2][Epilogue::kStageTile.bytes()];  // [consumer][buffer]
@@ -188,7 +205,7 @@ struct GemmSm90Persistent {
                 "gemm_sm90 persistent: the descriptors' start addresses step in whole 16-byte units");
   static_assert(sizeof(SharedStorage) + 1024 <= 227 * 1024, "gemm_sm90 persistent: the shared storage fits the 227 KB a block may have");
   static_assert(offsetof(Stage, b) == sizeof(Stage::a), "gemm_sm90 persistent: a stage's B rows follow its A rows (kRingSlot3)");
-  static_assert(kStageBytes == (kBM + kBN) * kBK * 2, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
+  static_assert(kStageBytes == (kBM + kBN) * kBK * Elem::kBytes, "gemm_sm90 persistent: a stage is exactly the A tile and the B tile");
   static_assert(sizeof(Stage::a) == static_cast<size_t>(kTileA.bytes() * (kAMMajor ? kBM / 64 : 1)) &&
                     sizeof(Stage::b) == static_cast<size_t>(kTileB.bytes() * (kBNMajor ? kBN / 64 : kClusterM)),
                 "gemm_sm90 persistent: the stage buffers hold exactly the tiles the boxes fill");
@@ -216,7 +233,7 @@ struct GemmSm90Persistent {
   // block's last unit, through ring stages 2c and 2c + 1 (Epi::stage_last_in_ring).  The general kernel reads a
   // residual from global memory, whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
-  // D's type in the bare kernel (the operands').
+  // D's type in the bare kernel (the operands'; FP8 operands have no bare kernel, the name stands for bf16).
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
   // A unit's epilogue: the general body, the staging slots, the bare kernel's menus and deferred staging
   // (persistent_epilogue.hpp).
@@ -270,7 +287,10 @@ struct GemmSm90Persistent {
     } else {
       arch::setmaxnreg_inc<kConsumerRegs>();
       if (threadIdx.x == 128) TTRACE(0, 7, 12, TCLK());
-      consume<kBareOnly>(sh, sched, p, wg - 1);
+      // FP8: the promoted and the fast accumulation are two copies of the consumer, chosen once (one body taking
+      // either loop per unit: ptxas serialised every wgmma, C7515).
+      if (kF8 && !p.fp8_fast_accum) consume<kBareOnly, kF8>(sh, sched, p, wg - 1);
+      else consume<kBareOnly, false>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
     __syncwarp();  // the producer's lane 0 rejoins its warp: the cluster barrier is warp-aligned
@@ -315,7 +335,7 @@ struct GemmSm90Persistent {
           for (int j = nb / 64; j < (nb + kBNPerBlock) / 64; ++j)
             load_b(reinterpret_cast<unsigned char*>(st.b) + j * kBoxBytes, map_b, &sh.full[s], n0 + 64 * j, k0);
         } else {
-          load_b(reinterpret_cast<unsigned char*>(st.b) + nb * kBK * 2, map_b, &sh.full[s], k0, n0 + nb);
+          load_b(reinterpret_cast<unsigned char*>(st.b) + nb * 128, map_b, &sh.full[s], k0, n0 + nb);
         }
         if (++s == kStages) {
           s = 0;
@@ -370,7 +390,8 @@ struct GemmSm90Persistent {
   }
 
   // ---- consumers: warpgroup c takes its 64 rows of every unit ----
-  template <bool kBareOnly>
+  // kPromoted: FP8's promoted accumulation (below).
+  template <bool kBareOnly, bool kPromoted>
   __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     float acc[kHalves][Atom::kValuesC];
@@ -441,41 +462,84 @@ struct GemmSm90Persistent {
       // stack slots, and the loop would otherwise load and store them there every K tile.)
       int ls = arch::fresh(s);
       uint32_t lphase = static_cast<uint32_t>(arch::fresh(static_cast<int>(phase)));
-      for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
-        const unsigned long long tf0 = TCLK();
-        arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
-        if (kt == 0) { if (tr) TTRACE(1 + c, v, 1, TCLK()); } else fsum += TCLK() - tf0;
-        const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);  // stage ls, 16-byte units
+      // FP8: the per-tensor scales, read now (the loads' latency hidden by the main loop) and applied after it.
+      [[maybe_unused]] float scale_ab = 1.f;
+      if constexpr (kF8) {
+        static_assert(!kBareOnly, "gemm_sm90 persistent: no bare kernel for FP8 operands");
+        scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
+      }
+      if constexpr (kPromoted) {
+        // Promoted accumulation: per K tile and half of the unit's columns, one group of four m64n128k32 that sums
+        // 128 products from zero (scale-d 0) into `part`; once it completes, part is added to the half's accumulators
+        // in fp32.  The tensor cores' own sums then span 128 products whatever K is.  Nothing stays in flight across
+        // a group; the other consumer warpgroup's wgmma keep the tensor cores busy through the waits and the adds.
+        // A K tile's stage is released once its second group completes, but the unit's last (the post-loop release,
+        // which leaves it to the store warp where it holds staging slot 2, as the other loop does).
+        float part[HalfAtom::kValuesC];
+        for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
+          arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
+          if (kt == 0 && tr) TTRACE(1 + c, v, 1, TCLK());
+          const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);
 #pragma unroll
-        for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        arch::wgmma_fence();
+          for (int nh = 0; nh < 2; ++nh) {
+            arch::wgmma_fence_operands(part);
+            arch::wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < kBK / 16; ++ks) {  // 16 K-elements per wgmma: 32 bytes along a K-major row,
-                                                 // 16 rows of 128 bytes in an MN-major box
-          const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + ks * kOpB.k_step) / 16, kOpB.desc);
+            for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
+              // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
+              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
+              const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
+              HalfAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
+            }
+            arch::wgmma_commit();
+            arch::wgmma_wait<0>();
+            arch::wgmma_fence_operands(part);
+            if (nh == 1 && left > 1 && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(ls));
 #pragma unroll
-          for (int h = 0; h < kHalves; ++h) {
-            // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
-            const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-            Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
+            for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
+          }
+          if (++ls == kStages) {
+            ls = 0;
+            lphase ^= 1u;
           }
         }
-        arch::wgmma_commit();
-        if constexpr (kDefer) {
-          const int dl = Epi::defer_log2(p), kd = kt - Epi::defer_offset(p, c);
-          if (pending && kd >= 0 && kd < (kSlots << dl) && (kd & ((1 << dl) - 1)) == 0) {
-            const unsigned long long ts0 = TCLK();
-            Epi::stage_deferred(pk, p, sh, c, kd >> dl, phases, fwsum);
-            ssum += TCLK() - ts0;
-          }
-        }
-        arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
+      } else {
+        for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
+          const unsigned long long tf0 = TCLK();
+          arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
+          if (kt == 0) { if (tr) TTRACE(1 + c, v, 1, TCLK()); } else fsum += TCLK() - tf0;
+          const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);  // stage ls, 16-byte units
 #pragma unroll
-        for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
-        if (kt >= kInFlight && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(stage_before(ls, kInFlight)));
-        if (++ls == kStages) {
-          ls = 0;
-          lphase ^= 1u;
+          for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+          arch::wgmma_fence();
+#pragma unroll
+          for (int ks = 0; ks < kBK / Atom::kK; ++ks) {  // 16 (FP8: 32) K-elements per wgmma: 32 bytes along a K-major
+                                                         // row, 16 rows of 128 bytes in an MN-major box
+            const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + ks * kOpB.k_step) / 16, kOpB.desc);
+#pragma unroll
+            for (int h = 0; h < kHalves; ++h) {
+              // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
+              const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
+              Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
+            }
+          }
+          arch::wgmma_commit();
+          if constexpr (kDefer) {
+            const int dl = Epi::defer_log2(p), kd = kt - Epi::defer_offset(p, c);
+            if (pending && kd >= 0 && kd < (kSlots << dl) && (kd & ((1 << dl) - 1)) == 0) {
+              const unsigned long long ts0 = TCLK();
+              Epi::stage_deferred(pk, p, sh, c, kd >> dl, phases, fwsum);
+              ssum += TCLK() - ts0;
+            }
+          }
+          arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+          if (kt >= kInFlight && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(stage_before(ls, kInFlight)));
+          if (++ls == kStages) {
+            ls = 0;
+            lphase ^= 1u;
+          }
         }
       }
       s = ls;
@@ -502,6 +566,12 @@ struct GemmSm90Persistent {
       if (tr) TTRACE(1 + c, v, 4, TCLK());
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+      if constexpr (kF8) {  // D = (scale_a A)(scale_b B) = scale_a scale_b (A B), before split-K or stream-K partial sums
+#pragma unroll
+        for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+          for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] *= scale_ab;
+      }
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
       const bool ring_slot = !kDefer && p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
       // Slot 3 lies in this unit's last ring stage (B rows): this consumer writes it once no consumer warp reads the
