@@ -163,8 +163,11 @@ struct GemmSm90Persistent {
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
   // The wgmma descriptors' fields (an MN-major operand: boxes kBoxBytes apart along M or N) and the step between
   // the 16-element K steps, from the same layouts.
-  static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytes, kBK);
-  static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytes, kBK);
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytes, kBK, Atom::kK);
+  static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(!kBNMajor, kBoxBytes, kBK, Atom::kK);
+  // A K-major operand's wgmma steps 32 bytes along its rows (16 16-bit or 32 FP8 elements: the atom's K).
+  static_assert((kAMMajor || kOpA.k_step == Atom::kK * Elem::kBytes) && (kBNMajor || kOpB.k_step == Atom::kK * Elem::kBytes),
+                "gemm_sm90 persistent: the descriptors step one wgmma's K (Atom::kK elements) at a time");
   static_assert(kOpA.desc != 0 && kOpB.desc != 0,
                 "gemm_sm90 persistent: the stage tiles give wgmma descriptors (128-byte swizzle, evenly spaced K steps)");
 
