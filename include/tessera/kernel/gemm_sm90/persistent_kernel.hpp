@@ -479,6 +479,8 @@ struct GemmSm90Persistent {
         // A K tile's stage is released once its second group completes, but the unit's last (the post-loop release,
         // which leaves it to the store warp where it holds staging slot 2, as the other loop does).
         float part[HalfAtom::kValuesC];
+#pragma unroll
+        for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
         for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
           arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
           if (kt == 0 && tr) TTRACE(1 + c, v, 1, TCLK());
