@@ -126,6 +126,10 @@ struct GemmSm90Persistent {
   // FP8's promoted accumulation issues each K tile as two groups of m64n128k32, one per half of the unit's columns:
   // their fragment is the first or second half of the m64n256 fragment (values 0-63: columns 0-127).
   using HalfAtom = typename WgmmaAtomFor<Elem, kBN / 2, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
+  // FP8's promotion interval: the K tiles (and products) the tensor cores sum before the fp32 adds.  Two: a group of
+  // 8 wgmma per half, whose run (about 512 cycles of the tensor cores) covers the other warpgroup's wait and adds.
+  static constexpr int kPromoteTiles = 2;
+  static constexpr int kPromoteK = kPromoteTiles * kBK;
   static_assert(HalfAtom::kValuesC * 2 == Atom::kValuesC, "gemm_sm90 persistent: two half-width atoms make the unit's fragment");
   static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;  // atoms stacked along M per consumer (1)
@@ -472,42 +476,61 @@ struct GemmSm90Persistent {
         scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
       }
       if constexpr (kPromoted) {
-        // Promoted accumulation: per K tile and half of the unit's columns, one group of four m64n128k32 that sums
-        // 128 products from zero (scale-d 0) into `part`; once it completes, part is added to the half's accumulators
-        // in fp32.  The tensor cores' own sums then span 128 products whatever K is.  Nothing stays in flight across
-        // a group; the other consumer warpgroup's wgmma keep the tensor cores busy through the waits and the adds.
-        // A K tile's stage is released once its second group completes, but the unit's last (the post-loop release,
-        // which leaves it to the store warp where it holds staging slot 2, as the other loop does).
+        // Promoted accumulation: per promotion interval (kPromoteTiles K tiles, kPromoteK products) and half of the
+        // unit's columns, one group of m64n128k32 that sums from zero (scale-d 0) into `part`; once it completes, part
+        // is added to the half's accumulators in fp32.  The tensor cores' own sums then span kPromoteK products
+        // whatever K is.  Nothing stays in flight across a group; the other consumer warpgroup's wgmma keep the tensor
+        // cores busy through the waits and the adds.  The interval's stages are released once its second group
+        // completes, but the unit's last (the post-loop release, which leaves it to the store warp where it holds
+        // staging slot 2, as the other loop does).  A unit of an odd count of K tiles ends with a one-tile interval.
         float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
-        for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
-          arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
-          if (kt == 0 && tr) TTRACE(1 + c, v, 1, TCLK());
-          const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);
+        // One interval of n K tiles (a std::integral_constant) with `left` K tiles of the unit still to come.
+        auto interval = [&](auto n, int left) {
+          constexpr int kN = decltype(n)::value;
+#pragma unroll
+          for (int j = 0; j < kN; ++j) {
+            arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
+            if (j == 0 && left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
+            if (++ls == kStages) {
+              ls = 0;
+              lphase ^= 1u;
+            }
+          }
+          // The interval's stage j: kN - j before the ring position (worked out where used, not kept: registers).
+          auto st = [&](int j) { return stage_before(ls, kN - j); };
 #pragma unroll
           for (int nh = 0; nh < 2; ++nh) {
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
-            for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
-              // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
-              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
-              const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-              HalfAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
+            for (int j = 0; j < kN; ++j) {
+              const uint32_t st16 = ring16 + static_cast<uint32_t>(st(j)) * (kStageBytes / 16);
+#pragma unroll
+              for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
+                // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
+                const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
+                const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
+                HalfAtom::fma(part, da, db, (j | ks) != 0 ? 1u : 0u);
+              }
             }
             arch::wgmma_commit();
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
-            if (nh == 1 && left > 1 && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(ls));
+            if (nh == 1 && arch::lane_id_now() == 0) {
+#pragma unroll
+              for (int j = 0; j < kN; ++j)
+                if (left > kN || j < kN - 1) release(empty0 + 8u * static_cast<uint32_t>(st(j)));
+            }
 #pragma unroll
             for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
           }
-          if (++ls == kStages) {
-            ls = 0;
-            lphase ^= 1u;
-          }
-        }
+        };
+        int left = w.k_tiles;
+        static_assert(kPromoteTiles == 1 || kPromoteTiles == 2, "gemm_sm90 persistent: a remainder of at most one K tile");
+        for (; left >= kPromoteTiles; left = arch::fresh(left - kPromoteTiles)) interval(std::integral_constant<int, kPromoteTiles>{}, left);
+        if (left == 1) interval(std::integral_constant<int, 1>{}, left);  // (kPromoteTiles 2, an odd count)
       } else {
         for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
           const unsigned long long tf0 = TCLK();
