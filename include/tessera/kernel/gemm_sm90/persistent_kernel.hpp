@@ -126,9 +126,10 @@ struct GemmSm90Persistent {
   // FP8's promoted accumulation issues each K tile as two groups of m64n128k32, one per half of the unit's columns:
   // their fragment is the first or second half of the m64n256 fragment (values 0-63: columns 0-127).
   using HalfAtom = typename WgmmaAtomFor<Elem, kBN / 2, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
-  // FP8's promotion interval: the K tiles (and products) the tensor cores sum before the fp32 adds.  Two: a group of
-  // 8 wgmma per half, whose run (about 512 cycles of the tensor cores) covers the other warpgroup's wait and adds.
-  static constexpr int kPromoteTiles = 2;
+  // FP8's promotion interval: the K tiles (and products) the tensor cores sum before the fp32 adds.  One: 128 products,
+  // as cuBLASLt's FP8 GEMM (its D bit for bit); two ran 14% faster but summed 30 times less accurately (1.2e-3 of
+  // sum |a b| against 3.7e-5 at K = 16,384, docs/PERF.md).
+  static constexpr int kPromoteTiles = 1;
   static constexpr int kPromoteK = kPromoteTiles * kBK;
   static_assert(HalfAtom::kValuesC * 2 == Atom::kValuesC, "gemm_sm90 persistent: two half-width atoms make the unit's fragment");
   static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
@@ -222,7 +223,7 @@ struct GemmSm90Persistent {
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13,
-                             drained_both = 15 };
+                             drained_both = 15, fp8_offset = 15 /* FP8 kernels alone, which have no bare kernel */ };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
@@ -502,6 +503,11 @@ struct GemmSm90Persistent {
           auto st = [&](int j) { return stage_before(ls, kN - j); };
 #pragma unroll
           for (int nh = 0; nh < 2; ++nh) {
+            // The consumers out of phase: consumer 1 issues a unit's first group once consumer 0 has issued its own.
+            // The tensor cores then run one consumer's group while the other waits and adds (in phase, both groups
+            // ran interleaved and both consumers then waited and added with the tensor cores idle).
+            const bool first = nh == 0 && left == w.k_tiles;
+            if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
@@ -516,6 +522,7 @@ struct GemmSm90Persistent {
               }
             }
             arch::wgmma_commit();
+            if (first && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (nh == 1 && arch::lane_id_now() == 0) {
