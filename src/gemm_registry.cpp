@@ -14,9 +14,7 @@ constexpr GemmMath kTc = GemmMath::tensor_core;
 // (one 128-byte swizzle row): 64 16-bit, 32 tf32 or 128 FP8 elements (the getters' KernelInfo::block_k).
 constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x256},
                                             {kTc, Dtype::f16, sm90_f16_wgmma128x256}};
-constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x64},
-                                           {kTc, Dtype::f16, sm90_f16_wgmma128x64}};
-// The 128 x 128 tile and the decode tile also for FP8 (K tiles of 128 one-byte elements; every pair of e4m3 and e5m2;
+// The 128 x 128, 128 x 64 and decode tiles also for FP8 (K tiles of 128 one-byte elements; every pair of e4m3 and e5m2;
 // K-major A and B, the getters return no kernel for the other orders).
 constexpr int kE4m3 = static_cast<int>(Dtype::e4m3), kE5m2 = static_cast<int>(Dtype::e5m2);
 constexpr unsigned kKK = combo_bit(Combo::kk);
@@ -33,6 +31,12 @@ constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma12
                                             {kTc, Dtype::e4m3, sm90_e4m3_e5m2_wgmma128x128, kE5m2, kKK},
                                             {kTc, Dtype::e5m2, sm90_e5m2_e4m3_wgmma128x128, kE4m3, kKK},
                                             {kTc, Dtype::e5m2, sm90_e5m2_e5m2_wgmma128x128, kE5m2, kKK}};
+constexpr GemmKernelType kWgmma128x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x64},
+                                           {kTc, Dtype::f16, sm90_f16_wgmma128x64},
+                                           {kTc, Dtype::e4m3, sm90_e4m3_e4m3_wgmma128x64, kE4m3, kKK},
+                                           {kTc, Dtype::e4m3, sm90_e4m3_e5m2_wgmma128x64, kE5m2, kKK},
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e4m3_wgmma128x64, kE4m3, kKK},
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e5m2_wgmma128x64, kE5m2, kKK}};
 constexpr GemmKernelType kWgmma128x16[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x16},
                                            {kTc, Dtype::f16, sm90_f16_wgmma128x16},
                                            {kTc, Dtype::e4m3, sm90_e4m3_e4m3_wgmma128x16, kE4m3},

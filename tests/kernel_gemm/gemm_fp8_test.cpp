@@ -41,6 +41,7 @@ const std::pair<Dtype, Dtype> kFp8Pairs[] = {{E4, E4}, {E4, E5}, {E5, E4}, {E5, 
 constexpr GemmTile kFp8Tile = GemmTile::wgmma128x128;
 constexpr GemmTile kFp8Coop = GemmTile::cooperative128x256;
 constexpr GemmTile kFp8DecodeTile = GemmTile::wgmma128x16;
+constexpr GemmTile kFp8Tile64 = GemmTile::wgmma128x64;  // the 128 x 64 tile: M = 64-class problems (one wave of tiles)
 constexpr GemmTile kFp8Tiles[] = {kFp8Tile, kFp8Coop};  // the two tiles for any shape, forced in turn
 
 // An FP8 case: A row-major and B column-major (both K-major, as FP8 needs), rows padded to a multiple of 16 bytes
@@ -66,8 +67,11 @@ GemmPlan run_fp8(const GemmCase& cs, int split = 0) {
     EXPECT_EQ(plan.tile, cs.tile) << cs.str() << "\n  plan: " << plan.str();
   } else {
     const int64_t cols = plan.transposed ? cs.m : cs.n;
-    if (cols <= 16) EXPECT_EQ(plan.tile, kFp8DecodeTile) << cs.str() << "\n  plan: " << plan.str();
-    else EXPECT_TRUE(plan.tile == kFp8Tile || plan.tile == kFp8Coop) << cs.str() << "\n  plan: " << plan.str();
+    if (cols <= 16) {
+      EXPECT_EQ(plan.tile, kFp8DecodeTile) << cs.str() << "\n  plan: " << plan.str();
+    } else {
+      EXPECT_TRUE(plan.tile == kFp8Tile || plan.tile == kFp8Coop || plan.tile == kFp8Tile64) << cs.str() << "\n  plan: " << plan.str();
+    }
   }
   if (split > 0) {
     EXPECT_EQ(plan.split_k, split) << cs.str() << "\n  plan: " << plan.str();
@@ -94,7 +98,7 @@ TEST(GemmFp8, TypePairsAndShapes) {
     cs.od = c % 6 == 4 ? C : R;
     cs.pad_d = c % 3;
     if (c % 5 == 2 && cs.k % 16 == 0) cs.pad_a = cs.pad_b = 16;  // rows longer than K, 16-byte multiples
-    cs.tile = c % 2 ? kFp8Tiles[c / 2 % 2] : GemmTile::automatic;
+    cs.tile = c % 3 == 0 ? kFp8Tile64 : c % 2 ? kFp8Tiles[c / 2 % 2] : GemmTile::automatic;
     cs.workspace = cs.tile == GemmTile::automatic;
     run_fp8(cs);
     if (::testing::Test::HasFailure()) return;
@@ -496,6 +500,10 @@ TEST(GemmFp8Sanitize, Subset) {
   {
     GemmCase c = fp8_case(4, 512, 2048, E4, E4);
     c.workspace = true; c.bias = BiasMode::per_column; c.act = Activation::silu; cases.push_back(c);
+  }
+  {
+    GemmCase c = fp8_case(130, 200, 528, E5, E5);
+    c.tile = kFp8Tile64; c.bias = BiasMode::per_row; c.act = Activation::gelu_tanh; c.scale_b = 1.9f; cases.push_back(c);
   }
   // The persistent tile: edge tiles and a spare cluster row with the fused menu and D through TMA; split K through the
   // workspace, fast accumulation; the stream-K tail.

@@ -530,6 +530,9 @@ TEST(GemmLayouts, Sm90KernelBoxesComeFromTheirLayouts) {
       EXPECT_EQ(k.block_k, 128);
       EXPECT_EQ(e8->kernel(tc, a, b, Combo::k_mn).fn, nullptr) << "FP8 operands are K-major only";
       EXPECT_EQ(e8->kernel(tc, a, b, Combo::mn_mn).fn, nullptr);
+      // The 128 x 64 tile.
+      const gemm_core::KernelInfo k64 = find_gemm_kernel(GemmTile::wgmma128x64)->kernel(tc, a, b, Combo::kk);
+      expect_box(k64, 128, 128, 128, 64, "wgmma FP8 128x64 KK");
       // The decode tile: 16 rows of B a stage.
       const gemm_core::KernelInfo kd = find_gemm_kernel(GemmTile::wgmma128x16)->kernel(tc, a, b, Combo::kk);
       expect_box(kd, 128, 128, 128, 16, "wgmma FP8 decode KK");
