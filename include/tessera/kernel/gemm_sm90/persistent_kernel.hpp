@@ -17,7 +17,8 @@
 //                rows), one wgmma m64n256k32 per 32-wide K step; with promoted accumulation (the default,
 //                Params::fp8_fast_accum clear) each K tile is issued as two m64n128k32 groups, one per half of the
 //                unit's columns, that sum from zero into 64 registers of partial sums, which the consumer adds to the
-//                half's accumulators in fp32 once the group completes (the other consumer's wgmma run meanwhile).
+//                half's accumulators in fp32 once the group completes; consumer 1 starts each unit once consumer 0
+//                has issued its first group, so that one consumer's group runs while the other waits and adds.
 //                The per-tensor scales multiply the accumulators after the main loop.
 //   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
 //                kTileA / kTileB, atom/smem_sm90.hpp)
