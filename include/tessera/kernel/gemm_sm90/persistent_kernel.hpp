@@ -127,11 +127,9 @@ struct GemmSm90Persistent {
   // FP8's promoted accumulation issues each K tile as two groups of m64n128k32, one per half of the unit's columns:
   // their fragment is the first or second half of the m64n256 fragment (values 0-63: columns 0-127).
   using HalfAtom = typename WgmmaAtomFor<Elem, kBN / 2, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
-  // FP8's promotion interval: the K tiles (and products) the tensor cores sum before the fp32 adds.  One: 128 products,
-  // as cuBLASLt's FP8 GEMM (its D bit for bit); two ran 14% faster but summed 30 times less accurately (1.2e-3 of
-  // sum |a b| against 3.7e-5 at K = 16,384, docs/PERF.md).
-  static constexpr int kPromoteTiles = 1;
-  static constexpr int kPromoteK = kPromoteTiles * kBK;
+  // FP8's promotion interval is one K tile: 128 products, as cuBLASLt's FP8 GEMM (its D bit for bit); two K tiles ran
+  // 14% faster but summed 30 times less accurately (1.2e-3 of sum |a b| against 3.7e-5 at K = 16,384; docs/PERF.md,
+  // forty-first section, 3241aba).
   static_assert(HalfAtom::kValuesC * 2 == Atom::kValuesC, "gemm_sm90 persistent: two half-width atoms make the unit's fragment");
   static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;  // atoms stacked along M per consumer (1)
@@ -478,30 +476,23 @@ struct GemmSm90Persistent {
         scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
       }
       if constexpr (kPromoted) {
-        // Promoted accumulation: per promotion interval (kPromoteTiles K tiles, kPromoteK products) and half of the
-        // unit's columns, one group of m64n128k32 that sums from zero (scale-d 0) into `part`; once it completes, part
-        // is added to the half's accumulators in fp32.  The tensor cores' own sums then span kPromoteK products
-        // whatever K is.  Nothing stays in flight across a group; the other consumer warpgroup's wgmma keep the tensor
-        // cores busy through the waits and the adds.  The interval's stages are released once its second group
-        // completes, but the unit's last (the post-loop release, which leaves it to the store warp where it holds
-        // staging slot 2, as the other loop does).  A unit of an odd count of K tiles ends with a one-tile interval.
+        // Promoted accumulation: per K tile and half of the unit's columns, one group of four m64n128k32 that sums the
+        // tile's 128 products from zero (scale-d 0) into `part`; once it completes, part is added to the half's
+        // accumulators in fp32.  The tensor cores' own sums then span 128 products whatever K is.  Nothing stays in
+        // flight across a group; the other consumer warpgroup's wgmma keep the tensor cores busy through the waits and
+        // the adds.  A K tile's stage is released once its second group completes, but the unit's last (the post-loop
+        // release, which leaves it to the store warp where it holds staging slot 2, as the other loop does).
         float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
-        // One interval of n K tiles (a std::integral_constant) with `left` K tiles of the unit still to come.
-        auto interval = [&](auto n, int left) {
-          constexpr int kN = decltype(n)::value;
-#pragma unroll
-          for (int j = 0; j < kN; ++j) {
-            arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
-            if (j == 0 && left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
-            if (++ls == kStages) {
-              ls = 0;
-              lphase ^= 1u;
-            }
+        for (int left = w.k_tiles; left > 0; left = arch::fresh(left - 1)) {
+          arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
+          if (left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
+          if (++ls == kStages) {
+            ls = 0;
+            lphase ^= 1u;
           }
-          // The interval's stage j: kN - j before the ring position (worked out where used, not kept: registers).
-          auto st = [&](int j) { return stage_before(ls, kN - j); };
+          auto st = [&] { return stage_before(ls, 1); };  // the K tile's stage (worked out where used, not kept: registers)
 #pragma unroll
           for (int nh = 0; nh < 2; ++nh) {
             // The consumers out of phase: consumer 1 issues a unit's first group once consumer 0 has issued its own.
@@ -512,33 +503,22 @@ struct GemmSm90Persistent {
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
-            for (int j = 0; j < kN; ++j) {
-              const uint32_t st16 = ring16 + static_cast<uint32_t>(st(j)) * (kStageBytes / 16);
-#pragma unroll
-              for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
-                // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
-                const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
-                const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-                HalfAtom::fma(part, da, db, (j | ks) != 0 ? 1u : 0u);
-              }
+            for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
+              // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
+              const uint32_t st16 = ring16 + static_cast<uint32_t>(st()) * (kStageBytes / 16);
+              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
+              const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
+              HalfAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
             }
             arch::wgmma_commit();
             if (first && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
-            if (nh == 1 && arch::lane_id_now() == 0) {
-#pragma unroll
-              for (int j = 0; j < kN; ++j)
-                if (left > kN || j < kN - 1) release(empty0 + 8u * static_cast<uint32_t>(st(j)));
-            }
+            if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
 #pragma unroll
             for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
           }
-        };
-        int left = w.k_tiles;
-        static_assert(kPromoteTiles == 1 || kPromoteTiles == 2, "gemm_sm90 persistent: a remainder of at most one K tile");
-        for (; left >= kPromoteTiles; left = arch::fresh(left - kPromoteTiles)) interval(std::integral_constant<int, kPromoteTiles>{}, left);
-        if (left == 1) interval(std::integral_constant<int, 1>{}, left);  // (kPromoteTiles 2, an odd count)
+        }
       } else {
         for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
           const unsigned long long tf0 = TCLK();
