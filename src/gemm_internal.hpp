@@ -58,6 +58,7 @@ struct Problem {
   Dtype in_b = Dtype::bf16;  // B's type (differs from A's only for two FP8 types)
   const float* scale_a = nullptr;  // FP8: the per-tensor scales (their product scales A B; a transposition swaps them)
   const float* scale_b = nullptr;
+  bool scale_a_rows = false, scale_b_cols = false;  // channel scales (GemmScale::channel; a transposition swaps them)
   bool fp8_fast_accum = false;
   int64_t m = 0, n = 0, k = 0;
   Operand a, b;

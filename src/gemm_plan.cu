@@ -175,6 +175,8 @@ Problem normalise(const GemmArgs& g, bool weights_as_a) {
   p.in_b = g.b.type;
   p.scale_a = g.scale_a;
   p.scale_b = g.scale_b;
+  p.scale_a_rows = g.scale_a_mode == GemmScale::channel;
+  p.scale_b_cols = g.scale_b_mode == GemmScale::channel;
   p.fp8_fast_accum = g.fp8_accum == GemmFp8Accum::fast;
   p.m = g.m;
   p.n = g.n;
@@ -228,6 +230,7 @@ Problem normalise(const GemmArgs& g, bool weights_as_a) {
       std::swap(p.a, p.b);  // A' = B^T keeps B's majorness: K stays K, N becomes M'
       std::swap(p.in, p.in_b);
       std::swap(p.scale_a, p.scale_b);
+      std::swap(p.scale_a_rows, p.scale_b_cols);  // B's columns are the rows of B^T, A's rows the columns of A^T
       e.d_row_major = !e.d_row_major;
       e.c_row_major = !e.c_row_major;
       e.r_row_major = !e.r_row_major;

@@ -167,12 +167,29 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     } scales[] = {{"scale_a", g.scale_a}, {"scale_b", g.scale_b}};
     for (const auto& sc : scales)
       if (reinterpret_cast<uintptr_t>(sc.p) % 4 != 0)
-        return invalid(fmt("argument '%s' (%p) is not aligned to 4 bytes; expected a device pointer to one float (or null)",
+        return invalid(fmt("argument '%s' (%p) is not aligned to 4 bytes; expected a device pointer to floats (or null)",
                            sc.name, static_cast<const void*>(sc.p)));
+    const struct {
+      const char* name;
+      GemmScale mode;
+      const float* p;
+      const char* count;
+    } modes[] = {{"scale_a_mode", g.scale_a_mode, g.scale_a, "M floats, one per row of A"},
+                 {"scale_b_mode", g.scale_b_mode, g.scale_b, "N floats, one per column of B"}};
+    for (const auto& md : modes) {
+      if (md.mode != GemmScale::tensor && md.mode != GemmScale::channel)
+        return invalid(fmt("argument '%s' is %d; expected GemmScale::tensor (0) or GemmScale::channel (1)", md.name,
+                           static_cast<int>(md.mode)));
+      if (md.mode == GemmScale::channel && md.p == nullptr)
+        return invalid(fmt("argument '%s' is channel but its scale pointer is null; expected %s", md.name, md.count));
+    }
   } else {
     if (g.scale_a || g.scale_b)
-      return invalid(fmt("argument '%s' is set with %s operands; the per-tensor scales are for FP8 operands (e4m3, e5m2) only",
+      return invalid(fmt("argument '%s' is set with %s operands; the scales are for FP8 operands (e4m3, e5m2) only",
                          g.scale_a ? "scale_a" : "scale_b", dtype_name(g.a.type)));
+    if (g.scale_a_mode != GemmScale::tensor || g.scale_b_mode != GemmScale::tensor)
+      return invalid(fmt("argument '%s' is not tensor with %s operands; the scales are for FP8 operands (e4m3, e5m2) only",
+                         g.scale_a_mode != GemmScale::tensor ? "scale_a_mode" : "scale_b_mode", dtype_name(g.a.type)));
     if (g.fp8_accum != GemmFp8Accum::promoted)
       return invalid(fmt("argument 'fp8_accum' is fast with %s operands; it applies to FP8 operands (e4m3, e5m2) only",
                          dtype_name(g.a.type)));

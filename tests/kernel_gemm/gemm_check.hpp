@@ -89,6 +89,9 @@ struct GemmCase {
   uint32_t seed = 1;
   GemmValues values = GemmValues::uniform;
   float scale_a = 0.f, scale_b = 0.f;  // FP8 per-tensor scales (GemmArgs::scale_a / scale_b); 0: pass null (1)
+  // FP8 channel scales (GemmScale::channel), in place of the per-tensor one: scale_a one per row of A, scale_b one per
+  // column of B, values in [0.25, 2) from the seed (channel_scale_values).
+  bool scale_a_rows = false, scale_b_cols = false;
   GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;
 
   Dtype type_b() const { return in_b.value_or(in); }
@@ -106,6 +109,7 @@ struct GemmCase {
       << " values=" << static_cast<int>(values);
     if (in_b) s << " in_b=" << dtype_name(*in_b);
     if (scale_a != 0.f || scale_b != 0.f) s << " scales=" << scale_a << "," << scale_b << " (0: null)";
+    if (scale_a_rows || scale_b_cols) s << " channel_scales(a rows, b cols)=" << scale_a_rows << "," << scale_b_cols;
     if (is_fp8(in)) s << " fp8_accum=" << (fp8_accum == GemmFp8Accum::promoted ? "promoted" : "fast");
     return s.str();
   }
@@ -254,21 +258,39 @@ inline GemmArgs product_args(const GemmCase& cs, const Mat& A, const Mat& B, con
   return g;
 }
 
-// The FP8 scales of case `cs` (0: null) in device memory (from `db`), set in `g`.
+// The channel scales of case `cs`: A's per row (`rows`: m values) or B's per column (n values), in [0.25, 2), from
+// the case's seed (the same values for the upload and the reference).
+inline std::vector<float> channel_scale_values(const GemmCase& cs, bool rows) {
+  std::mt19937 rng(cs.seed * 2654435761u + (rows ? 17u : 29u));
+  std::uniform_real_distribution<float> u(0.25f, 2.f);
+  std::vector<float> v(static_cast<size_t>(rows ? cs.m : cs.n));
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// The FP8 scales of case `cs` (per tensor: 0 passes null; channel scales: their vectors) in device memory (from `db`),
+// set in `g` with their modes.
 inline void upload_scales(DeviceBuffers& db, const GemmCase& cs, GemmArgs& g) {
-  const float vals[2] = {cs.scale_a, cs.scale_b};
+  const bool chan[2] = {cs.scale_a_rows, cs.scale_b_cols};
+  std::vector<float> vals[2];
+  for (int i = 0; i < 2; ++i) {
+    if (chan[i]) vals[i] = channel_scale_values(cs, i == 0);
+    else if ((i == 0 ? cs.scale_a : cs.scale_b) != 0.f) vals[i] = {i == 0 ? cs.scale_a : cs.scale_b};
+  }
   const float* ptrs[2] = {nullptr, nullptr};
   for (int i = 0; i < 2; ++i) {
-    if (vals[i] == 0.f) continue;
-    void* p = db.alloc(sizeof(float));
+    if (vals[i].empty()) continue;
+    void* p = db.alloc(vals[i].size() * sizeof(float));
     EXPECT_NE(p, nullptr);
     if (p) {
-      EXPECT_EQ(cudaMemcpy(p, &vals[i], sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(p, vals[i].data(), vals[i].size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
     }
     ptrs[i] = static_cast<const float*>(p);
   }
   g.scale_a = ptrs[0];
   g.scale_b = ptrs[1];
+  g.scale_a_mode = chan[0] ? tessera::GemmScale::channel : tessera::GemmScale::tensor;
+  g.scale_b_mode = chan[1] ? tessera::GemmScale::channel : tessera::GemmScale::tensor;
 }
 
 // The accumulation error of an FP8 product sum relative to mag (this file's header).
@@ -295,8 +317,15 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
   const double c_acc = is_fp8(cs.in) ? fp8_c_acc(cs.fp8_accum, cs.k) : math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
   // FP8: the dequantised product (scale_a A) (scale_b B) = scale_a scale_b (A B), the scales' float values (0: null, 1).
-  const double s_ab = (cs.scale_a == 0.f ? 1.0 : static_cast<double>(cs.scale_a)) *
-                      (cs.scale_b == 0.f ? 1.0 : static_cast<double>(cs.scale_b));
+  // Channel scales: row i's and column j's values instead of the per-tensor one.
+  const double s_ab = (cs.scale_a == 0.f || cs.scale_a_rows ? 1.0 : static_cast<double>(cs.scale_a)) *
+                      (cs.scale_b == 0.f || cs.scale_b_cols ? 1.0 : static_cast<double>(cs.scale_b));
+  const std::vector<float> s_rows = cs.scale_a_rows ? channel_scale_values(cs, true) : std::vector<float>{};
+  const std::vector<float> s_cols = cs.scale_b_cols ? channel_scale_values(cs, false) : std::vector<float>{};
+  auto s_at = [&](int64_t i, int64_t j) {
+    return s_ab * (s_rows.empty() ? 1.0 : static_cast<double>(s_rows[static_cast<size_t>(i)])) *
+           (s_cols.empty() ? 1.0 : static_cast<double>(s_cols[static_cast<size_t>(j)]));
+  };
   // The cooperative Hopper kernel's deferred menus with a residual, gelu_tanh or silu (16-bit D, beta = 0) carry
   // alpha A B as f16 from the drain to the pass that adds the bias and applies the activation and the residual, if any
   // (bf16 where a value of the warp passes f16's range): one more rounding, at most 2^-11 |alpha A B| (2^-9 as bf16),
@@ -333,8 +362,9 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
           sm[0] += std::fabs(pr);
         }
         double acc = (sa[0] + sa[1]) + (sa[2] + sa[3]), mag = (sm[0] + sm[1]) + (sm[2] + sm[3]);
-        double v = cs.alpha * (s_ab * acc);
-        mag *= std::fabs(cs.alpha * s_ab);
+        const double s_ij = s_at(i, j);
+        double v = cs.alpha * (s_ij * acc);
+        mag *= std::fabs(cs.alpha * s_ij);
         double x_abs = std::fabs(v);  // |alpha sum| + |bias|: the parked value's bound (r_park)
         if (use_c) {
           v += cs.beta * C.at(i, j);

@@ -221,6 +221,46 @@ TEST(GemmFp8, PersistentUnits) {
     }
 }
 
+// 3d. Channel scales (GemmScale::channel: a scale per row of A and / or per column of B, each element of D its own
+// product) on every FP8 tile forced and planned (the decode tile sees them swapped: the planner computes D^T), with
+// splits (the cluster pair, the workspace), the stream-K tail, both accumulations, a per-tensor scale on the other
+// operand, edge tiles.
+TEST(GemmFp8, ChannelScales) {
+  TESSERA_REQUIRE_SM90_FP8();
+  struct Case {
+    Shape s;
+    GemmTile tile;
+    int split;
+    bool rows, cols;
+  } cases[] = {{{130, 264, 1000}, kFp8Tile, 1, true, true},       {{257, 136, 528}, kFp8Tile, 2, true, false},
+               {{200, 300, 1000}, kFp8Tile, 3, false, true},      {{300, 520, 700}, kFp8Coop, 1, true, true},
+               {{264, 304, 700}, kFp8Coop, 3, true, false},       {{2100, 1800, 384}, kFp8Coop, 0, false, true},
+               {{130, 200, 528}, kFp8Tile64, 1, true, true},      {{16, 4096, 1024}, GemmTile::automatic, 0, true, true},
+               {{5, 1000, 300}, GemmTile::automatic, 0, false, true}, {{1000, 9, 256}, GemmTile::automatic, 0, true, false}};
+  int i = 0;
+  for (const Case& c : cases)
+    for (GemmFp8Accum acc : {GemmFp8Accum::promoted, GemmFp8Accum::fast}) {
+      ++i;
+      const auto [ta, tb] = kFp8Pairs[i % 4];
+      GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, ta, tb);
+      cs.tile = c.tile;
+      cs.split_k = c.split;
+      cs.workspace = c.split != 1;
+      if (c.tile == kFp8Coop && c.split == 0) cs.stream_k = GemmStreamK::on;
+      cs.fp8_accum = acc;
+      cs.scale_a_rows = c.rows;
+      cs.scale_b_cols = c.cols;
+      if (!c.rows) cs.scale_a = 0.37f;
+      if (!c.cols && i % 2) cs.scale_b = 1.9f;
+      cs.out = i % 3 == 0 ? Dtype::f32 : Dtype::bf16;
+      cs.od = i % 4 == 1 ? C : R;
+      cs.bias = i % 3 == 1 ? BiasMode::per_column : BiasMode::none;
+      cs.act = i % 2 ? Activation::silu : Activation::none;
+      run_fp8(cs, c.split > 0 ? c.split : 0);
+      if (::testing::Test::HasFailure()) return;
+    }
+}
+
 // 3b. The planner's own plans for decode-like shapes, with a workspace (it may split K, and may compute D^T = B^T A^T
 // with the batch as N): batches of 1-64 against wide weights, the weights' side as m, one workspace from the allocator
 // callback and one reused.  Each plan is printed.

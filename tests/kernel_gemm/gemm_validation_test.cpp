@@ -209,6 +209,26 @@ TEST(GemmValidation, Fp8Scales) {
   EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
 }
 
+// Channel scales (GemmScale::channel): FP8 only, a pointer needed, the mode in range; each operand independently.
+TEST(GemmValidation, Fp8ChannelScales) {
+  GemmArgs g = good(); g.scale_a_mode = tessera::GemmScale::channel;  // bf16 operands
+  expect_error(g, GemmError::invalid_argument, {"'scale_a_mode'"});
+  g = good(); g.scale_b_mode = tessera::GemmScale::channel;
+  expect_error(g, GemmError::invalid_argument, {"'scale_b_mode'"});
+  g = good_fp8(); g.scale_a_mode = tessera::GemmScale::channel;  // no pointer
+  expect_error(g, GemmError::invalid_argument, {"'scale_a_mode'", "null", "M floats"});
+  g = good_fp8(); g.scale_b_mode = tessera::GemmScale::channel;
+  expect_error(g, GemmError::invalid_argument, {"'scale_b_mode'", "null", "N floats"});
+  g = good_fp8(); g.scale_b = static_cast<const float*>(fake(7)); g.scale_b_mode = static_cast<tessera::GemmScale>(5);
+  expect_error(g, GemmError::invalid_argument, {"'scale_b_mode'", "5"});
+  g = good_fp8(); g.scale_a = static_cast<const float*>(fake(7)); g.scale_a_mode = tessera::GemmScale::channel;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;  // A per row, B none (1)
+  g.scale_b = static_cast<const float*>(fake(8)); g.scale_b_mode = tessera::GemmScale::channel;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g.scale_b_mode = tessera::GemmScale::tensor;  // A per row, B per tensor
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+}
+
 TEST(GemmValidation, Fp8Accumulation) {
   GemmArgs g = good(); g.fp8_accum = GemmFp8Accum::fast;  // bf16 operands
   expect_error(g, GemmError::invalid_argument, {"'fp8_accum'"});

@@ -116,6 +116,12 @@ struct GemmArgs {
   // Only with FP8 operands.
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
+  // The scales' shapes (GemmScale): tensor (the default: one float each) or channel -- scale_a then holds M floats,
+  // one per row of A, and scale_b N floats, one per column of B (a linear layer's per-token and per-output-channel
+  // scales); D(i, j) = scale_a[i] scale_b[j] sum_k A(i, k) B(k, j).  Each independently; a channel scale needs its
+  // pointer (4-byte aligned).  Only with FP8 operands.
+  GemmScale scale_a_mode = GemmScale::tensor;
+  GemmScale scale_b_mode = GemmScale::tensor;
   // FP8 accumulation (GemmFp8Accum: promoted, the default, or fast).  Only with FP8 operands.
   GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;
 };

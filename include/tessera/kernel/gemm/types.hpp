@@ -45,4 +45,8 @@ enum class GemmStreamK : int { automatic = 0, off, on };
 // instructions, less accurate for long K).
 enum class GemmFp8Accum : int { promoted = 0, fast };
 
+// How an FP8 operand's scale applies (GemmArgs::scale_a_mode / scale_b_mode): one float for the whole operand
+// (tensor), or one per output channel (channel: a float per row of A, M of them; a float per column of B, N).
+enum class GemmScale : int { tensor = 0, channel };
+
 }  // namespace tessera

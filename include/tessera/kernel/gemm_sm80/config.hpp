@@ -95,6 +95,8 @@ struct Params {
   // cores' accumulator over all of K; else each 128-deep K tile's sum added in fp32 registers).
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
+  bool scale_a_rows = false;  // scale_a holds m floats, one per row of the kernel's A (GemmScale::channel)
+  bool scale_b_cols = false;  // scale_b holds n floats, one per column of the kernel's B
   bool fp8_fast_accum = false;
   gemm_core::TileScheduler sched;  // the Hopper kernels' units (a persistent kernel's: cluster tiles of the fields
                                    // above, the stream-K tail, the grid's workers), built by the launch with its

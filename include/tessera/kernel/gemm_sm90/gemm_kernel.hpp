@@ -47,6 +47,7 @@
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // StagedEpilogue
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/elem.hpp"            // ElemF8, WgmmaAtomFor
+#include "tessera/kernel/gemm_sm90/fp8_scales.hpp"      // fp8_tensor_scale, fp8_channel_scale
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 namespace tessera::gemm_sm90 {
@@ -110,10 +111,10 @@ struct GemmSm90 {
   static constexpr int kDTileBytes = static_cast<int>(FragEpi::kStageTile.bytes());
   static_assert(2 * kDTiles * kDTileBytes <= kRingBytes, "gemm_sm90: the D tiles reuse the stage buffers");
   static constexpr atom::SmemTileSm90::Box kBoxD = FragEpi::kStageTile.tma_box();
-  // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers][epilogue inputs read
-  // ahead (kAhead)].
+  // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers][FP8: the phase
+  // barrier and 8 bytes of padding][epilogue inputs read ahead (kAhead)].
   static constexpr int kBarrierOffset = kRingBytes;
-  static constexpr int kAheadOffset = kRingBytes + 2 * kStages * 8;
+  static constexpr int kAheadOffset = kRingBytes + 2 * kStages * 8 + (kF8 ? 16 : 0);
   static constexpr int kSmemBytes = kAheadOffset + (kAhead ? Epi::kAheadBytes : 0) + 1024;  // + slack to align the base to 1024
   static_assert(kSmemBytes <= 232448, "gemm_sm90: at most 227 KB of shared memory a block");
   static_assert(kAheadOffset % 16 == 0, "gemm_sm90: the read-ahead buffer takes 16-byte copies");
@@ -150,6 +151,7 @@ struct GemmSm90 {
         arch::mbarrier_init(&full[s], 1);
         arch::mbarrier_init(&empty[s], 2);
       }
+      if constexpr (kF8) arch::mbarrier_init(empty + kStages, 1);  // the consumers' phase (the promoted loop)
       arch::fence_mbarrier_init();
     }
     __syncthreads();
@@ -234,7 +236,7 @@ struct GemmSm90 {
       float scale_ab = 1.f;
       bool promoted = false;
       if constexpr (kF8) {
-        scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
+        scale_ab = fp8_tensor_scale(p);  // (channel scales: after the loop, fp8_channel_scale)
         promoted = !p.fp8_fast_accum;
       }
       if (promoted) {
@@ -242,14 +244,18 @@ struct GemmSm90 {
         // in fp32 registers once they complete.  The tensor cores' own sums then span 128 products, whatever K is.
         // (The wait for the tile's group before the adds leaves no group in flight across stages; the other consumer
         // warpgroup's wgmma run meanwhile.)
-        // (The persistent kernel puts its consumers out of phase for this; here a named barrier doing so (warpgroup 2
-        // waiting for warpgroup 1's first issue) made compute-sanitizer's racecheck report hazards in the split-K
-        // epilogue, which it does not model: not kept, docs/PERF.md, forty-first section.)
+        // The consumers out of phase: warpgroup 2 issues its first group once warpgroup 1 has issued its own (an
+        // mbarrier of count 1 that warpgroup 1's first thread arrives on; a named barrier doing the same made
+        // compute-sanitizer's racecheck report hazards in the split-K epilogue, docs/PERF.md, forty-first section), so
+        // that the tensor cores run one's group while the other waits and adds.
+        uint64_t* phase_bar = empty + kStages;
         float part[kAcc];
         for (int it = 0; it < nk; ++it) {
           const int s = it % kStages;
           arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
+          if (it == 0 && wg == 2) arch::mbarrier_wait_parity(phase_bar, 0u);
           mma_stage(part, s, true);
+          if (it == 0 && wg == 1 && threadIdx.x == 128) (void)arch::mbarrier_arrive(phase_bar);
           arch::wgmma_wait<0>();
           arch::wgmma_fence_operands(part);
           if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
@@ -283,6 +289,7 @@ struct GemmSm90 {
       if constexpr (kF8) {
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) acc[i] *= scale_ab;
+        fp8_channel_scale<Atom>(acc, p, m0 + row0, n0, static_cast<int>(threadIdx.x) % 128);
       }
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile

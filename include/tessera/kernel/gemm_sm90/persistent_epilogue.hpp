@@ -16,6 +16,7 @@
 #include "tessera/arch/sm90_warpgroup.hpp"                // named_barrier_sync / arrive
 #include "tessera/kernel/epilogue/fragment_epilogue.hpp"  // FragmentEpilogue, ActEw
 #include "tessera/kernel/gemm_sm80/config.hpp"            // Params
+#include "tessera/kernel/gemm_sm90/fp8_scales.hpp"        // fp8_channel_scale
 #include "tessera/kernel/gemm_sm90/trace.hpp"             // TTRACE, TCLK (the timeline probe)
 
 namespace tessera::gemm_sm90 {
@@ -316,6 +317,7 @@ struct PersistentEpilogue {
   template <int kFirst>
   __device__ __forceinline__ static void epilogue_chunk(float (&acc)[Atom::kValuesC], const Params& p, int m0, int n0, bool full,
                                                         SharedStorage& sh, int c, int thread, unsigned char* ring, uint32_t dph) {
+    if constexpr (K::kF8) fp8_channel_scale<Atom, kFirst, Epilogue::kChunk>(acc, p, m0, n0, thread);  // (FP8 channel scales)
     Epilogue::template compute_chunk<kFirst>(acc, p.ep, m0, n0, full, thread);
     if (p.d_tma) {
       static_assert(Epilogue::kChunk == 64, "gemm_sm90 persistent: a register chunk is two staging tiles");

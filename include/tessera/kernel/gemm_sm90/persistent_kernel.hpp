@@ -76,6 +76,7 @@
 #include "tessera/kernel/gemm/scheduler.hpp"                // TileScheduler
 #include "tessera/kernel/gemm_sm80/config.hpp"              // Params, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/elem.hpp"                // ElemF8, WgmmaAtomFor
+#include "tessera/kernel/gemm_sm90/fp8_scales.hpp"          // fp8_tensor_scale
 #include "tessera/kernel/gemm_sm90/persistent_epilogue.hpp"     // PersistentEpilogue (the unit's epilogue)
 #include "tessera/kernel/gemm_sm90/persistent_partials.hpp"     // PersistentPartials (split-K, stream-K)
 #include "tessera/kernel/gemm_sm90/persistent_store_warps.hpp"  // PersistentStoreWarps
@@ -473,7 +474,7 @@ struct GemmSm90Persistent {
       [[maybe_unused]] float scale_ab = 1.f;
       if constexpr (kF8) {
         static_assert(!kBareOnly, "gemm_sm90 persistent: no bare kernel for FP8 operands");
-        scale_ab = (p.scale_a ? __ldg(p.scale_a) : 1.f) * (p.scale_b ? __ldg(p.scale_b) : 1.f);
+        scale_ab = fp8_tensor_scale(p);  // (channel scales: per epilogue chunk, fp8_channel_scale)
       }
       if constexpr (kPromoted) {
         // Promoted accumulation: per K tile and half of the unit's columns, one group of four m64n128k32 that sums the
@@ -583,6 +584,7 @@ struct GemmSm90Persistent {
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
       if constexpr (kF8) {  // D = (scale_a A)(scale_b B) = scale_a scale_b (A B), before split-K or stream-K partial sums
+        // (channel scales: in the epilogue's chunks, after split-K and stream-K sums -- PersistentEpilogue)
 #pragma unroll
         for (int h = 0; h < kHalves; ++h)
 #pragma unroll
