@@ -205,10 +205,6 @@ struct GemmSm90Persistent {
     // The bias of a unit of the bare kernel's menus (persistent_epilogue.hpp, stage_bias): consumer c's columns (kBN)
     // or rows (its kConsumerRows) in D's 16-bit type, copied at the unit's start.
     alignas(16) unsigned char bias[2][kBiasBytes];
-    // FP8's promoted loop: issued[s] (count 1) completes once consumer 0 has issued its first group on stage s's K
-    // tile; consumer 1 waits for it before its own (the consumers out of phase at every K tile).  Last, so that the
-    // 16-bit kernels' other members keep their places.
-    uint64_t issued[kStages];
   };
   static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
   static constexpr int kStageOffB = static_cast<int>(offsetof(Stage, b));  // B's tile in a stage (bytes)
@@ -227,7 +223,7 @@ struct GemmSm90Persistent {
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13,
-                             drained_both = 15 };
+                             drained_both = 15, fp8_offset = 15 /* FP8 kernels alone, which have no bare kernel */ };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
@@ -275,7 +271,6 @@ struct GemmSm90Persistent {
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&sh.full[s], 1);
         arch::mbarrier_init(&sh.empty[s], 4 * kSlices * kClusterM);  // every consumer warp of the cluster
-        if constexpr (kF8) arch::mbarrier_init(&sh.issued[s], 1);
       }
       for (int c = 0; c < 2; ++c) arch::mbarrier_init(&sh.rfull[c], 1);
       arch::mbarrier_init(&sh.drained, 4 * kSlices);
@@ -491,12 +486,9 @@ struct GemmSm90Persistent {
         float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
-        const uint32_t issued0 = empty0 + static_cast<uint32_t>(offsetof(SharedStorage, issued) - offsetof(SharedStorage, empty));
         for (int left = w.k_tiles; left > 0; left = arch::fresh(left - 1)) {
           arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
           if (left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
-          // (issued[ls] completes once per use of the stage, as full[ls] does: the same phase)
-          const uint32_t iss = issued0 + 8u * static_cast<uint32_t>(ls), iss_phase = lphase;
           if (++ls == kStages) {
             ls = 0;
             lphase ^= 1u;
@@ -504,13 +496,11 @@ struct GemmSm90Persistent {
           auto st = [&] { return stage_before(ls, 1); };  // the K tile's stage (worked out where used, not kept: registers)
 #pragma unroll
           for (int nh = 0; nh < 2; ++nh) {
-            // The consumers out of phase: at every K tile consumer 1 issues its first group once consumer 0 has
-            // issued its own.  The tensor cores then run one consumer's group while the other waits and adds (in
-            // phase, both groups ran interleaved and both consumers then waited and added with the tensor cores
-            // idle).  Every K tile, not only a unit's first: two consumers released by the same full barrier would
-            // otherwise fall back into phase.  Consumer 0 never waits for consumer 1 here, and consumer 1 waits only
-            // for a K tile that consumer 0 can reach (its stage is full), so the wait ends.
-            if (nh == 0 && c == 1) arch::mbarrier_wait_parity(iss, iss_phase);
+            // The consumers out of phase: consumer 1 issues a unit's first group once consumer 0 has issued its own.
+            // The tensor cores then run one consumer's group while the other waits and adds (in phase, both groups
+            // ran interleaved and both consumers then waited and added with the tensor cores idle).
+            const bool first = nh == 0 && left == w.k_tiles;
+            if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
@@ -522,7 +512,7 @@ struct GemmSm90Persistent {
               HalfAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
             }
             arch::wgmma_commit();
-            if (nh == 0 && c == 0 && thread == 0) (void)arch::mbarrier_arrive(iss);
+            if (first && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
