@@ -65,6 +65,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   kp.scale_b = p.scale_b;
   kp.scale_a_rows = p.scale_a_rows;
   kp.scale_b_cols = p.scale_b_cols;
+  kp.scale_a_blocks = p.scale_a_blocks;
+  kp.scale_b_blocks = p.scale_b_blocks;
   kp.fp8_fast_accum = p.fp8_fast_accum;
   if (c.splits > 1 || c.sk_tiles > 0) {
     kp.counters = static_cast<int*>(workspace);

@@ -59,6 +59,7 @@ struct Problem {
   const float* scale_a = nullptr;  // FP8: the per-tensor scales (their product scales A B; a transposition swaps them)
   const float* scale_b = nullptr;
   bool scale_a_rows = false, scale_b_cols = false;  // channel scales (GemmScale::channel; a transposition swaps them)
+  bool scale_a_blocks = false, scale_b_blocks = false;  // block scales (GemmScale::block; never transposed)
   bool fp8_fast_accum = false;
   int64_t m = 0, n = 0, k = 0;
   Operand a, b;

@@ -177,6 +177,8 @@ Problem normalise(const GemmArgs& g, bool weights_as_a) {
   p.scale_b = g.scale_b;
   p.scale_a_rows = g.scale_a_mode == GemmScale::channel;
   p.scale_b_cols = g.scale_b_mode == GemmScale::channel;
+  p.scale_a_blocks = g.scale_a_mode == GemmScale::block;
+  p.scale_b_blocks = g.scale_b_mode == GemmScale::block;
   p.fp8_fast_accum = g.fp8_accum == GemmFp8Accum::fast;
   p.m = g.m;
   p.n = g.n;
@@ -222,7 +224,8 @@ Problem normalise(const GemmArgs& g, bool weights_as_a) {
     const bool mk = !p.a.k_major && p.b.k_major;
     const int eb = dtype_bytes(p.in);
     const bool hopper = weights_as_a && vec16(p.a.data, p.a.ld, eb) && vec16(p.b.data, p.b.ld, eb);
-    const bool decode_t = p.math == GemmMath::tensor_core && p.b.k_major &&
+    // (Block scales stay as given: A's 1 x 128 and B's 128 x 128 blocks do not trade places.)
+    const bool decode_t = p.math == GemmMath::tensor_core && p.b.k_major && !p.scale_a_blocks && !p.scale_b_blocks &&
                           (hopper ? g.m <= 64 && g.n > g.m && p.a.k_major : g.n <= 16 && g.m > 16);
     if (mk || decode_t) {
       p.transposed = true;

@@ -174,14 +174,22 @@ GemmStatus gemm_validate(const GemmArgs& g) {
       GemmScale mode;
       const float* p;
       const char* count;
-    } modes[] = {{"scale_a_mode", g.scale_a_mode, g.scale_a, "M floats, one per row of A"},
-                 {"scale_b_mode", g.scale_b_mode, g.scale_b, "N floats, one per column of B"}};
+      const char* blocks;
+    } modes[] = {{"scale_a_mode", g.scale_a_mode, g.scale_a, "M floats, one per row of A",
+                  "ceil(K / 128) x M floats, one per row of A and 128-deep block of K"},
+                 {"scale_b_mode", g.scale_b_mode, g.scale_b, "N floats, one per column of B",
+                  "ceil(K / 128) x ceil(N / 128) floats, one per 128 x 128 block of B"}};
     for (const auto& md : modes) {
-      if (md.mode != GemmScale::tensor && md.mode != GemmScale::channel)
-        return invalid(fmt("argument '%s' is %d; expected GemmScale::tensor (0) or GemmScale::channel (1)", md.name,
-                           static_cast<int>(md.mode)));
+      if (md.mode != GemmScale::tensor && md.mode != GemmScale::channel && md.mode != GemmScale::block)
+        return invalid(fmt("argument '%s' is %d; expected GemmScale::tensor (0), GemmScale::channel (1) or "
+                           "GemmScale::block (2)", md.name, static_cast<int>(md.mode)));
       if (md.mode == GemmScale::channel && md.p == nullptr)
         return invalid(fmt("argument '%s' is channel but its scale pointer is null; expected %s", md.name, md.count));
+      if (md.mode == GemmScale::block && md.p == nullptr)
+        return invalid(fmt("argument '%s' is block but its scale pointer is null; expected %s", md.name, md.blocks));
+      if (md.mode == GemmScale::block && g.fp8_accum == GemmFp8Accum::fast)
+        return invalid(fmt("argument '%s' is block with fp8_accum fast; block scales need fp8_accum promoted (each "
+                           "128-deep K tile's sum is scaled as it joins the fp32 accumulator)", md.name));
     }
   } else {
     if (g.scale_a || g.scale_b)

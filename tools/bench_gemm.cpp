@@ -182,13 +182,16 @@ int run_gemm_bench(const BenchOptions& o) {
   Dtype fp8_dt = Dtype::e4m3;
   GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;  // --fp8-accum promoted|fast (FP8 mode only)
   bool fp8_accum_given = false;
+  GemmScale fp8_scale = GemmScale::tensor;  // --fp8-scale tensor|channel|block (FP8 mode only)
+  bool fp8_scale_given = false;
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N]\n"
           "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans]\n"
           "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
-          "                          [--dtype bf16|f16|e4m3|e5m2] [--fp8-accum promoted|fast]\n\n"
+          "                          [--dtype bf16|f16|e4m3|e5m2] [--fp8-accum promoted|fast]\n"
+          "                          [--fp8-scale tensor|channel|block]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
@@ -206,7 +209,9 @@ int run_gemm_bench(const BenchOptions& o) {
           "--dtype e4m3|e5m2 times Tessera's FP8 GEMM (A and B of that type, per-tensor scales, bf16 D) against\n"
           "cuBLASLt's FP8 GEMM with the same scales (records \"fp8_tensor\"; none for e5m2, which cuBLASLt does not\n"
           "take as both operands) and against Tessera's bf16 GEMM of the same values (\"fp8_over_bf16\"); --fp8-accum\n"
-          "promoted|fast (default promoted) sets both libraries' FP8 accumulation.  Default shapes: 2048^3, 4096^3,\n"
+          "promoted|fast (default promoted) sets both libraries' FP8 accumulation; --fp8-scale channel|block scales\n"
+          "per row of A and column of B (cuBLASLt OUTER_VEC_32F; records \"fp8_channel\") or per 1 x 128 block of A and\n"
+          "128 x 128 block of B (cuBLASLt VEC128_32F / BLK128x128_32F; records \"fp8_block\").  Default shapes: 2048^3, 4096^3,\n"
           "8192^3 and the llm set; takes --shapes, not --plans, --tile, --split-k, --stream-k or the order flags.\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
           bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
@@ -257,8 +262,17 @@ int run_gemm_bench(const BenchOptions& o) {
       fp8_accum = v == "fast" ? GemmFp8Accum::fast : GemmFp8Accum::promoted;
       fp8_accum_given = true;
     }
+    else if (o.args[i] == "--fp8-scale" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      if (v != "tensor" && v != "channel" && v != "block") {
+        std::fprintf(stderr, "bench gemm: --fp8-scale expects tensor, channel or block; got '%s'\n", v.c_str());
+        return 2;
+      }
+      fp8_scale = v == "block" ? GemmScale::block : v == "channel" ? GemmScale::channel : GemmScale::tensor;
+      fp8_scale_given = true;
+    }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2, --fp8-accum promoted|fast)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -270,6 +284,14 @@ int run_gemm_bench(const BenchOptions& o) {
   }
   if (fp8_accum_given && !fp8_mode) {
     std::fprintf(stderr, "bench gemm: --fp8-accum goes with --dtype e4m3 or e5m2\n");
+    return 2;
+  }
+  if (fp8_scale_given && !fp8_mode) {
+    std::fprintf(stderr, "bench gemm: --fp8-scale goes with --dtype e4m3 or e5m2\n");
+    return 2;
+  }
+  if (fp8_scale == GemmScale::block && fp8_accum == GemmFp8Accum::fast) {
+    std::fprintf(stderr, "bench gemm: --fp8-scale block needs --fp8-accum promoted (block scales apply to each K tile's sum)\n");
     return 2;
   }
   if (fp8_mode && (plans_mode || !tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
@@ -325,7 +347,7 @@ int run_gemm_bench(const BenchOptions& o) {
   if (fp8_mode) {
     const std::vector<Shape> fp8_shapes = shapes_for(shapes_given ? which : kFp8Shapes, o.quick);
     bench::Report fp8_report("gemm");
-    const int rc = run_fp8_bench(o, Fp8Bench{fp8_shapes, fp8_dt, fp8_accum, cub, lth, lt_ws, lt_ws_bytes, stream,
+    const int rc = run_fp8_bench(o, Fp8Bench{fp8_shapes, fp8_dt, fp8_accum, fp8_scale, cub, lth, lt_ws, lt_ws_bytes, stream,
                                              [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats},
                                  fp8_report);
     cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);

@@ -10,6 +10,11 @@
 //                   FAST_ACCUM = (--fp8-accum fast); the heuristic's first algorithm with a 32 MiB workspace.  "n/a"
 //                   (no record) where it has no kernel: e5m2 x e5m2, or no algorithm for the shape
 //   Tessera bf16    tessera::gemm, bare, on bf16 copies of the scaled inputs (the planner's plan): what FP8 buys
+// --fp8-scale channel | block: the same scale values (0.5 for X, 0.25 for W) as arrays in the mode's layout -- channel:
+// one per row of X (M) and of W (N), cuBLASLt OUTER_VEC_32F; block: X's 1 x 128 blocks (ceil(K/128) x M, M contiguous)
+// and W's 128 x 128 blocks (ceil(K/128) x ceil(N/128)), cuBLASLt VEC128_32F on its B (X) and BLK128x128_32F on its A
+// (W).  Uniform values keep the bf16 copies and the checks as they are, and neither library's time depends on them;
+// gemm_fp8_test's ChannelScales / BlockScales check Tessera's modes against float64 with scales that vary.
 // Inputs: a pool of values uniform in [-1, 1], rounded to the FP8 type (never zero), with bf16 copies of scale * value;
 // bf16 holds every e4m3 / e5m2 value times a power of two exactly, so the bf16 GEMM multiplies the very same numbers.
 // Checks, before timing and again on what the last timed runs left (max |diff| / max |ref| over sampled rows):
@@ -67,6 +72,28 @@ Fp8Value to_fp8(Dtype dt, float x) {
 
 cudaDataType_t cuda_fp8_type(Dtype dt) { return dt == Dtype::e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3; }
 
+// cuBLASLt's scale modes for Tessera's GemmScale (its A is W, its B is X): nothing for per-tensor scales.
+cublasStatus_t lt_scale_modes(GemmScale s, cublasLtMatmulDesc_t desc) {
+  if (s == GemmScale::tensor) return CUBLAS_STATUS_SUCCESS;
+  const int32_t mode_a = s == GemmScale::block ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+  const int32_t mode_b = s == GemmScale::block ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+  const cublasStatus_t st = cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a);
+  return st != CUBLAS_STATUS_SUCCESS ? st : cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b);
+}
+
+// The scale arrays of one shape in `g.scale`'s layout, every element `v` (tensor: one float).
+std::vector<float> scale_array(GemmScale s, bool a, int64_t m, int64_t n, int64_t k, float v) {
+  const int64_t kb = (k + kGemmScaleBlock - 1) / kGemmScaleBlock, nb = (n + kGemmScaleBlock - 1) / kGemmScaleBlock;
+  const int64_t count = s == GemmScale::tensor ? 1 : s == GemmScale::channel ? (a ? m : n) : (a ? kb * m : kb * nb);
+  return std::vector<float>(static_cast<size_t>(count), v);
+}
+
+const char* scale_case(GemmScale s) { return s == GemmScale::block ? "fp8_block" : s == GemmScale::channel ? "fp8_channel" : "fp8_tensor"; }
+const char* scale_words(GemmScale s) {
+  return s == GemmScale::block ? "block scales (A 1 x 128, B 128 x 128)" : s == GemmScale::channel ? "channel scales (per row of A, column of B)"
+                                                                                                : "per-tensor scales";
+}
+
 // cuBLASLt's FP8 GEMM for one shape.  cuBLASLt is column-major and its FP8 kernels take only the "TN" form (A
 // transposed, B not): it computes D^T (N x M, ld N; = row-major D) = op(A) * B with
 //   cuBLASLt A = the K-major weight buffer W, layout K x N (ld K), TRANSA = T  (op(A) = W, N x K)
@@ -75,6 +102,10 @@ cudaDataType_t cuda_fp8_type(Dtype dt) { return dt == Dtype::e5m2 ? CUDA_R_8F_E5
 // C is D's layout and type (beta = 0).
 // (lt.why: why cuBLASLt does not run this shape, "n/a" in the table.)
 void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t k, const float* scale_a, const float* scale_b) {
+  if (g.scale == GemmScale::block && g.dt == Dtype::e5m2) {
+    lt.why = "cuBLASLt's block-scaled FP8 takes e4m3";
+    return;
+  }
   if (g.dt == Dtype::e5m2) {  // cuBLASLt's FP8 type table: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3; not e5m2 x e5m2
     lt.why = "cuBLASLt has no e5m2 x e5m2 FP8 GEMM";
     return;
@@ -95,6 +126,7 @@ void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t
       fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale), "A_SCALE_POINTER") ||
       fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale), "B_SCALE_POINTER") ||
       fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM") ||
+      fail(lt_scale_modes(g.scale, lt.desc), "A/B_SCALE_MODE") ||
       fail(cublasLtMatrixLayoutCreate(&lt.la, t8, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
       fail(cublasLtMatrixLayoutCreate(&lt.lb, t8, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
       fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_16BF, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
@@ -109,7 +141,9 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
   const bool fast = g.accum == GemmFp8Accum::fast;
   const char* accum_name = fast ? "fast" : "promoted";
   report.set_dtype(dt_name);
-  const std::string lt_name = std::string("cublasLt FP8 ") + dt_name + " per-tensor scales, fast accum " + (fast ? "on" : "off");
+  const std::string lt_name = std::string("cublasLt FP8 ") + dt_name + " " + scale_words(g.scale) + ", fast accum " + (fast ? "on" : "off");
+  const std::string rec_case = scale_case(g.scale);
+  const std::string rec_over = g.scale == GemmScale::tensor ? std::string("fp8_over_bf16") : rec_case + "_over_bf16";
   const double tol_ref = 2e-2;              // bf16 (Tessera vs cuBLAS), as the bf16 bench
   const double tol_fp8 = fast ? 5e-2 : 2e-2;  // the FP8 GEMMs vs the bf16 reference and vs each other
   const Elem16 bf16{Dtype::bf16};           // D's type, for rel_diff
@@ -158,8 +192,22 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     f8.a = GemmMatrix{A8.p, g.dt, MatrixOrder::row_major, k};
     f8.b = GemmMatrix{B8.p, g.dt, MatrixOrder::col_major, k};
     f8.d = GemmOutput{D8.p, Dtype::bf16, MatrixOrder::row_major, n};
-    f8.scale_a = scale_a;
-    f8.scale_b = scale_b;
+    // Channel and block scales: arrays of the same values in the mode's layout (this file's header).
+    const float* sc_a = scale_a;
+    const float* sc_b = scale_b;
+    DeviceBuffer arr_a(g.scale == GemmScale::tensor ? 16 : scale_array(g.scale, true, m, n, k, 0).size() * 4);
+    DeviceBuffer arr_b(g.scale == GemmScale::tensor ? 16 : scale_array(g.scale, false, m, n, k, 0).size() * 4);
+    if (g.scale != GemmScale::tensor) {
+      const std::vector<float> ha = scale_array(g.scale, true, m, n, k, scale_host[0]);
+      const std::vector<float> hb = scale_array(g.scale, false, m, n, k, scale_host[1]);
+      TESSERA_BENCH_CUDA(cudaMemcpy(arr_a.p, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice));
+      TESSERA_BENCH_CUDA(cudaMemcpy(arr_b.p, hb.data(), hb.size() * 4, cudaMemcpyHostToDevice));
+      sc_a = arr_a.as<float>();
+      sc_b = arr_b.as<float>();
+    }
+    f8.scale_a = sc_a;
+    f8.scale_b = sc_b;
+    f8.scale_a_mode = f8.scale_b_mode = g.scale;
     f8.fp8_accum = g.accum;
     GemmArgs b16;
     b16.m = m; b16.n = n; b16.k = k;
@@ -185,7 +233,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     if (const GemmStatus st = gemm_plan(f8, &plan8); !st.ok()) { skip("tessera FP8", st); continue; }
     if (const GemmStatus st = gemm_plan(b16, &plan16); !st.ok()) { skip("tessera bf16", st); continue; }
     LtMatmul lt;
-    lt_fp8_setup(g, lt, m, n, k, scale_a, scale_b);
+    lt_fp8_setup(g, lt, m, n, k, sc_a, sc_b);
 
     const float one = 1.f, zero = 0.f;
     auto t_f8 = [&](cudaStream_t st) { check_gemm(gemm(f8, st)); };
@@ -261,17 +309,17 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const double f_f8 = tflops(m, n, k, ms_f8), f_b16 = tflops(m, n, k, ms_b16), f_lt = lt.ok ? tflops(m, n, k, ms_lt) : 0;
 
     const std::string note = "plan: " + plan8.str() + "; " + dt_name + " A row-major x " + dt_name +
-                             " B column-major (W N x K), per-tensor scales " + bench::fmt(scale_host[0], 2) + " / " +
+                             " B column-major (W N x K), " + scale_words(g.scale) + " " + bench::fmt(scale_host[0], 2) + " / " +
                              bench::fmt(scale_host[1], 2) + " (device), fp8_accum " + accum_name +
                              ", bf16 D row-major; L2 evicted by a read pass before each run" +
                              (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "") +
                              "; max|diff|/max|ref| vs cuBLAS bf16 " + bench::fmt(err_f8, 4) +
                              (lt.ok ? ", vs cuBLASLt FP8 " + bench::fmt(err_f8_lt, 4) : std::string());
     if (lt.ok)
-      report.add(Record{"gemm", "tessera", "fp8_tensor", size, f_f8, "TFLOP/s", lt_name, f_lt, f_f8 / f_lt,
+      report.add(Record{"gemm", "tessera", rec_case, size, f_f8, "TFLOP/s", lt_name, f_lt, f_f8 / f_lt,
                         note + "; cuBLASLt: TN, CUBLAS_COMPUTE_32F, heuristic's first algorithm, 32 MiB workspace"});
     if (b16_recorded)
-      report.add(Record{"gemm", "tessera", "fp8_over_bf16", size, f_f8, "TFLOP/s", "tessera bf16 (same run)", f_b16, f_f8 / f_b16,
+      report.add(Record{"gemm", "tessera", rec_over, size, f_f8, "TFLOP/s", "tessera bf16 (same run)", f_b16, f_f8 / f_b16,
                         note + "; the bf16 GEMM on bf16 copies of the scaled inputs, plan: " + plan16.str()});
     table.push_back({size, plan_cell, bench::fmt(ms_f8 * 1e3, 1), bench::fmt(f_f8, 1), lt.ok ? bench::fmt(ms_lt * 1e3, 1) : "n/a",
                      lt.ok ? bench::fmt(f_lt, 1) : "n/a", lt.ok ? bench::fmt(f_f8 / f_lt, 2) : "n/a", bench::fmt(ms_b16 * 1e3, 1),
@@ -279,8 +327,8 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
                      bench::fmt(err_b16, 4)});
   }
   bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
-  std::printf("\n%s x %s GEMM, bf16 D, per-tensor scales, fp8_accum %s: us and TFLOP/s (median of %d, L2 evicted by a read pass "
-              "before each run)\n", dt_name, dt_name, accum_name, g.repeats);
+  std::printf("\n%s x %s GEMM, bf16 D, %s, fp8_accum %s: us and TFLOP/s (median of %d, L2 evicted by a read pass "
+              "before each run)\n", dt_name, dt_name, scale_words(g.scale), accum_name, g.repeats);
   bench::print_table(stdout,
                      {"size", "tessera FP8 plan", "FP8 us", "FP8 TFLOP/s", "cuBLASLt us", "cuBLASLt TFLOP/s", "FP8/cuBLASLt",
                       "bf16 us", "bf16 TFLOP/s", "FP8/bf16", "FP8 err vs Lt / vs bf16 ref", "bf16 err"},

@@ -162,6 +162,7 @@ struct Fp8Bench {
   const std::vector<Shape>& shapes;
   Dtype dt;                // e4m3 or e5m2: A and B
   GemmFp8Accum accum;      // Tessera's GemmArgs::fp8_accum; cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM (fast: 1)
+  GemmScale scale;         // both operands' scale mode (tensor, channel, block); cuBLASLt's A/B_SCALE_MODE to match
   cublasHandle_t cub;      // the bf16 reference (cublasGemmEx)
   cublasLtHandle_t lt;     // the FP8 reference
   void* lt_ws;             // cuBLASLt's workspace, lt_ws_bytes long

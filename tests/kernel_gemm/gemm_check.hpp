@@ -24,6 +24,8 @@
 //             stops growing (H200, positive operands: 0.29 relative at K = 16,384, 0.56 at 32,768, where promoted
 //             stays at 3.7e-5; gemm_fp8_test's GemmFp8.LongKNeedsPromotion).
 //           The reference uses the dequantised operands, scale_a * A and scale_b * B (the scales' float values).
+//           Block scales (GemmScale::block): each 128-deep K block's sum times its scales, in float64; the bound
+//           holds per block, with mag the sum of the scaled |a b|.
 //   + 2^-11 * 1.2 * (|alpha sum| + |bias|) for 16-bit D with beta = 0 and a residual, gelu_tanh or silu: the menus
 //           the cooperative Hopper kernel finishes after carrying alpha sum as f16, the bias added after (2^-9 for the
 //           value sets that pass f16's range, whose warps carry it as bf16).
@@ -92,6 +94,9 @@ struct GemmCase {
   // FP8 channel scales (GemmScale::channel), in place of the per-tensor one: scale_a one per row of A, scale_b one per
   // column of B, values in [0.25, 2) from the seed (channel_scale_values).
   bool scale_a_rows = false, scale_b_cols = false;
+  // FP8 block scales (GemmScale::block), in place of the others: A's per row and 128-deep K block, B's per 128 x 128
+  // block, values in [0.25, 2) from the seed (block_scale_values).
+  bool scale_a_blocks = false, scale_b_blocks = false;
   GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;
 
   Dtype type_b() const { return in_b.value_or(in); }
@@ -110,6 +115,7 @@ struct GemmCase {
     if (in_b) s << " in_b=" << dtype_name(*in_b);
     if (scale_a != 0.f || scale_b != 0.f) s << " scales=" << scale_a << "," << scale_b << " (0: null)";
     if (scale_a_rows || scale_b_cols) s << " channel_scales(a rows, b cols)=" << scale_a_rows << "," << scale_b_cols;
+    if (scale_a_blocks || scale_b_blocks) s << " block_scales(a, b)=" << scale_a_blocks << "," << scale_b_blocks;
     if (is_fp8(in)) s << " fp8_accum=" << (fp8_accum == GemmFp8Accum::promoted ? "promoted" : "fast");
     return s.str();
   }
@@ -268,13 +274,26 @@ inline std::vector<float> channel_scale_values(const GemmCase& cs, bool rows) {
   return v;
 }
 
-// The FP8 scales of case `cs` (per tensor: 0 passes null; channel scales: their vectors) in device memory (from `db`),
-// set in `g` with their modes.
+// The block scales of case `cs` (GemmArgs' layouts): A's (`a`) ceil(K / 128) x M, row i of K block kb at [kb * M + i];
+// B's ceil(K / 128) x ceil(N / 128), block (kb, jb) at [kb * ceil(N / 128) + jb]; values in [0.25, 2) from the seed.
+inline std::vector<float> block_scale_values(const GemmCase& cs, bool a) {
+  std::mt19937 rng(cs.seed * 2654435761u + (a ? 41u : 53u));
+  std::uniform_real_distribution<float> u(0.25f, 2.f);
+  const int64_t kb = (cs.k + 127) / 128;
+  std::vector<float> v(static_cast<size_t>(kb * (a ? cs.m : (cs.n + 127) / 128)));
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// The FP8 scales of case `cs` (per tensor: 0 passes null; channel and block scales: their vectors) in device memory
+// (from `db`), set in `g` with their modes.
 inline void upload_scales(DeviceBuffers& db, const GemmCase& cs, GemmArgs& g) {
   const bool chan[2] = {cs.scale_a_rows, cs.scale_b_cols};
+  const bool blk[2] = {cs.scale_a_blocks, cs.scale_b_blocks};
   std::vector<float> vals[2];
   for (int i = 0; i < 2; ++i) {
-    if (chan[i]) vals[i] = channel_scale_values(cs, i == 0);
+    if (blk[i]) vals[i] = block_scale_values(cs, i == 0);
+    else if (chan[i]) vals[i] = channel_scale_values(cs, i == 0);
     else if ((i == 0 ? cs.scale_a : cs.scale_b) != 0.f) vals[i] = {i == 0 ? cs.scale_a : cs.scale_b};
   }
   const float* ptrs[2] = {nullptr, nullptr};
@@ -289,8 +308,8 @@ inline void upload_scales(DeviceBuffers& db, const GemmCase& cs, GemmArgs& g) {
   }
   g.scale_a = ptrs[0];
   g.scale_b = ptrs[1];
-  g.scale_a_mode = chan[0] ? tessera::GemmScale::channel : tessera::GemmScale::tensor;
-  g.scale_b_mode = chan[1] ? tessera::GemmScale::channel : tessera::GemmScale::tensor;
+  g.scale_a_mode = blk[0] ? tessera::GemmScale::block : chan[0] ? tessera::GemmScale::channel : tessera::GemmScale::tensor;
+  g.scale_b_mode = blk[1] ? tessera::GemmScale::block : chan[1] ? tessera::GemmScale::channel : tessera::GemmScale::tensor;
 }
 
 // The accumulation error of an FP8 product sum relative to mag (this file's header).
@@ -318,8 +337,17 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
   const double c_acc = is_fp8(cs.in) ? fp8_c_acc(cs.fp8_accum, cs.k) : math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
   // FP8: the dequantised product (scale_a A) (scale_b B) = scale_a scale_b (A B), the scales' float values (0: null, 1).
   // Channel scales: row i's and column j's values instead of the per-tensor one.
-  const double s_ab = (cs.scale_a == 0.f || cs.scale_a_rows ? 1.0 : static_cast<double>(cs.scale_a)) *
-                      (cs.scale_b == 0.f || cs.scale_b_cols ? 1.0 : static_cast<double>(cs.scale_b));
+  const double s_ab = (cs.scale_a == 0.f || cs.scale_a_rows || cs.scale_a_blocks ? 1.0 : static_cast<double>(cs.scale_a)) *
+                      (cs.scale_b == 0.f || cs.scale_b_cols || cs.scale_b_blocks ? 1.0 : static_cast<double>(cs.scale_b));
+  // Block scales: each 128-deep K block's sum times its A and B scales (1 for an operand without them).
+  const std::vector<float> blk_a = cs.scale_a_blocks ? block_scale_values(cs, true) : std::vector<float>{};
+  const std::vector<float> blk_b = cs.scale_b_blocks ? block_scale_values(cs, false) : std::vector<float>{};
+  const bool by_blocks = cs.scale_a_blocks || cs.scale_b_blocks;
+  const int64_t nb = (cs.n + 127) / 128;
+  auto blk_at = [&](int64_t i, int64_t j, int64_t kb) {
+    return (blk_a.empty() ? 1.0 : static_cast<double>(blk_a[static_cast<size_t>(kb * cs.m + i)])) *
+           (blk_b.empty() ? 1.0 : static_cast<double>(blk_b[static_cast<size_t>(kb * nb + j / 128)]));
+  };
   const std::vector<float> s_rows = cs.scale_a_rows ? channel_scale_values(cs, true) : std::vector<float>{};
   const std::vector<float> s_cols = cs.scale_b_cols ? channel_scale_values(cs, false) : std::vector<float>{};
   auto s_at = [&](int64_t i, int64_t j) {
@@ -362,6 +390,21 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
           sm[0] += std::fabs(pr);
         }
         double acc = (sa[0] + sa[1]) + (sa[2] + sa[3]), mag = (sm[0] + sm[1]) + (sm[2] + sm[3]);
+        if (by_blocks) {  // (again, by K blocks: each block's sums times its scales)
+          acc = 0.0;
+          mag = 0.0;
+          for (int64_t k0 = 0; k0 < cs.k; k0 += 128) {
+            double bs = 0.0, bm = 0.0;
+            for (int64_t q = k0; q < std::min(cs.k, k0 + 128); ++q) {
+              const double pr = a[q] * b[q];
+              bs += pr;
+              bm += std::fabs(pr);
+            }
+            const double f = blk_at(i, j, k0 / 128);
+            acc += f * bs;
+            mag += std::fabs(f) * bm;
+          }
+        }
         const double s_ij = s_at(i, j);
         double v = cs.alpha * (s_ij * acc);
         mag *= std::fabs(cs.alpha * s_ij);

@@ -261,6 +261,46 @@ TEST(GemmFp8, ChannelScales) {
     }
 }
 
+// 3e. Block scales (GemmScale::block: A in 1 x 128 blocks along K, B in 128 x 128 blocks; each K tile's promoted sum
+// scaled as it joins the accumulator) on every FP8 tile forced and planned: K ending inside a block, N ending inside a
+// 128-wide block, M past the last row, splits (the cluster pair, the workspace), the stream-K tail, either operand
+// alone (the other with a per-tensor or channel scale), the fused menu.  Decode shapes stay unrotated (no D^T plan).
+TEST(GemmFp8, BlockScales) {
+  TESSERA_REQUIRE_SM90_FP8();
+  struct Case {
+    Shape s;
+    GemmTile tile;
+    int split;
+    bool a, b;
+  } cases[] = {{{130, 264, 1000}, kFp8Tile, 1, true, true},        {{257, 136, 528}, kFp8Tile, 2, true, true},
+               {{200, 300, 1000}, kFp8Tile, 3, false, true},       {{300, 520, 700}, kFp8Coop, 1, true, true},
+               {{264, 304, 700}, kFp8Coop, 3, true, true},         {{2100, 1800, 384}, kFp8Coop, 0, true, true},
+               {{520, 600, 1300}, kFp8Coop, 1, true, false},       {{130, 200, 528}, kFp8Tile64, 1, true, true},
+               {{16, 4096, 1024}, GemmTile::automatic, 0, true, true}, {{5, 1000, 300}, GemmTile::automatic, 0, true, true},
+               {{1000, 9, 256}, GemmTile::automatic, 0, true, true}, {{48, 16, 4096}, kFp8DecodeTile, 1, true, true}};
+  int i = 0;
+  for (const Case& c : cases) {
+    ++i;
+    const auto [ta, tb] = kFp8Pairs[i % 4];
+    GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, ta, tb);
+    cs.tile = c.tile;
+    cs.split_k = c.split;
+    cs.workspace = c.split != 1;
+    if (c.tile == kFp8Coop && c.split == 0) cs.stream_k = GemmStreamK::on;
+    cs.scale_a_blocks = c.a;
+    cs.scale_b_blocks = c.b;
+    if (!c.a) cs.scale_a_rows = true;
+    if (!c.b) cs.scale_b = 1.9f;
+    cs.out = i % 3 == 0 ? Dtype::f32 : Dtype::bf16;
+    cs.od = i % 4 == 1 ? C : R;
+    cs.bias = i % 3 == 1 ? BiasMode::per_column : BiasMode::none;
+    cs.act = i % 2 ? Activation::silu : Activation::none;
+    const GemmPlan plan = run_fp8(cs, c.split > 0 ? c.split : 0);
+    EXPECT_FALSE(plan.transposed) << cs.str() << "\n  plan: " << plan.str();
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 // 3b. The planner's own plans for decode-like shapes, with a workspace (it may split K, and may compute D^T = B^T A^T
 // with the batch as N): batches of 1-64 against wide weights, the weights' side as m, one workspace from the allocator
 // callback and one reused.  Each plan is printed.
@@ -544,6 +584,14 @@ TEST(GemmFp8Sanitize, Subset) {
   {
     GemmCase c = fp8_case(130, 200, 528, E5, E5);
     c.tile = kFp8Tile64; c.bias = BiasMode::per_row; c.act = Activation::gelu_tanh; c.scale_b = 1.9f; cases.push_back(c);
+  }
+  {  // block scales: both kernels (the 128 x 128 tile split through the cluster pair; the persistent one, edge tiles)
+    GemmCase c = fp8_case(257, 136, 528, E4, E5);
+    c.tile = kFp8Tile; c.split_k = 2; c.workspace = true; c.scale_a_blocks = c.scale_b_blocks = true; cases.push_back(c);
+  }
+  {
+    GemmCase c = fp8_case(300, 520, 1000, E4, E4);
+    c.tile = kFp8Coop; c.scale_a_blocks = c.scale_b_blocks = true; c.bias = BiasMode::per_column; cases.push_back(c);
   }
   // The persistent tile: edge tiles and a spare cluster row with the fused menu and D through TMA; split K through the
   // workspace, fast accumulation; the stream-K tail.

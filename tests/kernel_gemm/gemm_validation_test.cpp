@@ -229,6 +229,25 @@ TEST(GemmValidation, Fp8ChannelScales) {
   EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
 }
 
+// Block scales (GemmScale::block): FP8 only, a pointer needed, promoted accumulation only; each operand independently.
+TEST(GemmValidation, Fp8BlockScales) {
+  GemmArgs g = good(); g.scale_b_mode = tessera::GemmScale::block;  // bf16 operands
+  expect_error(g, GemmError::invalid_argument, {"'scale_b_mode'"});
+  g = good_fp8(); g.scale_a_mode = tessera::GemmScale::block;  // no pointer
+  expect_error(g, GemmError::invalid_argument, {"'scale_a_mode'", "null", "ceil(K / 128) x M"});
+  g = good_fp8(); g.scale_b_mode = tessera::GemmScale::block;
+  expect_error(g, GemmError::invalid_argument, {"'scale_b_mode'", "null", "128 x 128"});
+  g = good_fp8(); g.scale_a = static_cast<const float*>(fake(7)); g.scale_a_mode = tessera::GemmScale::block;
+  g.fp8_accum = GemmFp8Accum::fast;
+  expect_error(g, GemmError::invalid_argument, {"'scale_a_mode'", "fast", "promoted"});
+  g.fp8_accum = GemmFp8Accum::promoted;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;  // A by blocks, B none (1)
+  g.scale_b = static_cast<const float*>(fake(8)); g.scale_b_mode = tessera::GemmScale::block;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g.scale_a_mode = tessera::GemmScale::channel;  // A per row, B by blocks
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+}
+
 TEST(GemmValidation, Fp8Accumulation) {
   GemmArgs g = good(); g.fp8_accum = GemmFp8Accum::fast;  // bf16 operands
   expect_error(g, GemmError::invalid_argument, {"'fp8_accum'"});

@@ -120,6 +120,11 @@ struct GemmArgs {
   // one per row of A, and scale_b N floats, one per column of B (a linear layer's per-token and per-output-channel
   // scales); D(i, j) = scale_a[i] scale_b[j] sum_k A(i, k) B(k, j).  Each independently; a channel scale needs its
   // pointer (4-byte aligned).  Only with FP8 operands.
+  // block: A in blocks of 1 row x 128 K, B in blocks of 128 K x 128 columns (kGemmScaleBlock), a float per block;
+  // scale_a holds ceil(K / 128) x M floats, block (i, kb) at scale_a[kb * M + i] (M contiguous), scale_b holds
+  // ceil(K / 128) x ceil(N / 128), block (kb, jb) at scale_b[kb * ceil(N / 128) + jb];
+  // D(i, j) = sum_kb scale_a(i, kb) scale_b(kb, j / 128) sum_{k in kb} A(i, k) B(k, j).  Needs promoted accumulation
+  // (each 128-deep K tile's sum is scaled as it joins the fp32 accumulator); either operand alone or both.
   GemmScale scale_a_mode = GemmScale::tensor;
   GemmScale scale_b_mode = GemmScale::tensor;
   // FP8 accumulation (GemmFp8Accum: promoted, the default, or fast).  Only with FP8 operands.

@@ -46,7 +46,12 @@ enum class GemmStreamK : int { automatic = 0, off, on };
 enum class GemmFp8Accum : int { promoted = 0, fast };
 
 // How an FP8 operand's scale applies (GemmArgs::scale_a_mode / scale_b_mode): one float for the whole operand
-// (tensor), or one per output channel (channel: a float per row of A, M of them; a float per column of B, N).
-enum class GemmScale : int { tensor = 0, channel };
+// (tensor), one per output channel (channel: a float per row of A, M of them; a float per column of B, N), or one
+// per block (block: A in 1 x 128 blocks along K, B in 128 x 128 blocks; the layouts are GemmArgs').
+enum class GemmScale : int { tensor = 0, channel, block };
+
+// The K extent of a block scale (GemmScale::block): the FP8 kernels' K tile, so that each K tile's partial sum is
+// scaled once as it is promoted to the fp32 accumulator.
+inline constexpr int kGemmScaleBlock = 128;
 
 }  // namespace tessera

@@ -97,6 +97,9 @@ struct Params {
   const float* scale_b = nullptr;
   bool scale_a_rows = false;  // scale_a holds m floats, one per row of the kernel's A (GemmScale::channel)
   bool scale_b_cols = false;  // scale_b holds n floats, one per column of the kernel's B
+  // Block scales (GemmScale::block): scale_a holds k_tiles x m floats (a row's 128-deep K block at [kb * m + row]),
+  // scale_b k_tiles x ceil(n / 128) ([kb * ceil(n / 128) + col / 128]); applied to each K tile's promoted sum.
+  bool scale_a_blocks = false, scale_b_blocks = false;
   bool fp8_fast_accum = false;
   gemm_core::TileScheduler sched;  // the Hopper kernels' units (a persistent kernel's: cluster tiles of the fields
                                    // above, the stream-K tail, the grid's workers), built by the launch with its

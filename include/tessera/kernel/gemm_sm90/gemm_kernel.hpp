@@ -248,19 +248,26 @@ struct GemmSm90 {
         // mbarrier of count 1 that warpgroup 1's first thread arrives on; a named barrier doing the same made
         // compute-sanitizer's racecheck report hazards in the split-K epilogue, docs/PERF.md, forty-first section), so
         // that the tensor cores run one's group while the other waits and adds.
+        // Block scales (p.scale_a_blocks / scale_b_blocks): the K tile's sum times its rows' A scales and its B block's
+        // scale as it is added (the tile's columns lie in one 128-wide block of B: kBN <= 128); their loads are issued
+        // before the tile's wgmma and read after them.  Without block scales the factors are 1 (fp8_promote).
+        static_assert(!kF8 || (kBN <= kGemmScaleBlock && kBK == kGemmScaleBlock),
+                      "gemm_sm90: an FP8 tile spans one B scale block along N, and a K tile is one scale block");
         uint64_t* phase_bar = empty + kStages;
         float part[kAcc];
+        const int row_lo = m0 + row0 + Atom::c_thread(static_cast<int>(threadIdx.x) % 128).row;
         for (int it = 0; it < nk; ++it) {
           const int s = it % kStages;
           arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / kStages) & 1u);
           if (it == 0 && wg == 2) arch::mbarrier_wait_parity(phase_bar, 0u);
+          const float fb = fp8_block_scale_b(p, kt0 + it, n0 / kGemmScaleBlock);
+          const float fa_lo = fp8_block_scale_a(p, kt0 + it, row_lo), fa_hi = fp8_block_scale_a(p, kt0 + it, row_lo + 8);
           mma_stage(part, s, true);
           if (it == 0 && wg == 1 && threadIdx.x == 128) (void)arch::mbarrier_arrive(phase_bar);
           arch::wgmma_wait<0>();
           arch::wgmma_fence_operands(part);
           if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
-#pragma unroll
-          for (int i = 0; i < kAcc; ++i) acc[i] += part[i];
+          fp8_promote<Atom>(acc, part, fa_lo * fb, fa_hi * fb);
         }
       } else {
         for (int it = 0; it < nk; ++it) {

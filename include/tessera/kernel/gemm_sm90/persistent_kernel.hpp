@@ -483,12 +483,21 @@ struct GemmSm90Persistent {
         // flight across a group; the other consumer warpgroup's wgmma keep the tensor cores busy through the waits and
         // the adds.  A K tile's stage is released once its second group completes, but the unit's last (the post-loop
         // release, which leaves it to the store warp where it holds staging slot 2, as the other loop does).
+        // Block scales (p.scale_a_blocks / scale_b_blocks): each group's sum times its rows' A scales and its half's
+        // B block scale (a half is one 128-wide block of B) as it is added.  The loads are issued before the group's
+        // wgmma (their latency behind the group) and read after it.  Without block scales the factors are 1
+        // (fp8_promote: acc + part exactly).
+        static_assert(kBN / 2 == kGemmScaleBlock && kBK == kGemmScaleBlock,
+                      "gemm_sm90 persistent: an FP8 group's columns are one B scale block, and a K tile one K block");
         float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
+        const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
         for (int left = w.k_tiles; left > 0; left = arch::fresh(left - 1)) {
           arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
           if (left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
+          const int kb = w.k_tile0 + (w.k_tiles - left);
+          const float fa_lo = fp8_block_scale_a(p, kb, row_lo), fa_hi = fp8_block_scale_a(p, kb, row_lo + 8);
           if (++ls == kStages) {
             ls = 0;
             lphase ^= 1u;
@@ -501,6 +510,7 @@ struct GemmSm90Persistent {
             // ran interleaved and both consumers then waited and added with the tensor cores idle).
             const bool first = nh == 0 && left == w.k_tiles;
             if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
+            const float fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
@@ -516,8 +526,8 @@ struct GemmSm90Persistent {
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
-#pragma unroll
-            for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
+            if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
+            else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, fa_lo * fb, fa_hi * fb);
           }
         }
       } else {
