@@ -297,7 +297,10 @@ struct GemmSm90Persistent {
       if (threadIdx.x == 128) TTRACE(0, 7, 12, TCLK());
       // FP8: the promoted and the fast accumulation are two copies of the consumer, chosen once (one body taking
       // either loop per unit: ptxas serialised every wgmma, C7515).
-      if (kF8 && !p.fp8_fast_accum) consume<kBareOnly, kF8>(sh, sched, p, wg - 1);
+      // Block scales take a third copy of the promoted loop: with their loads in the one copy, the per-tensor loop ran
+      // 12% slower (ptxas spilled 36 bytes; docs/PERF.md, forty-second section).
+      if (kF8 && !p.fp8_fast_accum && (p.scale_a_blocks || p.scale_b_blocks)) consume<kBareOnly, kF8, kF8>(sh, sched, p, wg - 1);
+      else if (kF8 && !p.fp8_fast_accum) consume<kBareOnly, kF8>(sh, sched, p, wg - 1);
       else consume<kBareOnly, false>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
@@ -398,8 +401,9 @@ struct GemmSm90Persistent {
   }
 
   // ---- consumers: warpgroup c takes its 64 rows of every unit ----
-  // kPromoted: FP8's promoted accumulation (below).
-  template <bool kBareOnly, bool kPromoted>
+  // kPromoted: FP8's promoted accumulation (below); kBlockScales: with block scales (Params::scale_a_blocks /
+  // scale_b_blocks).
+  template <bool kBareOnly, bool kPromoted, bool kBlockScales = false>
   __device__ __forceinline__ static void consume(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p, int c) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     float acc[kHalves][Atom::kValuesC];
@@ -492,12 +496,16 @@ struct GemmSm90Persistent {
         float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
-        const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
+        [[maybe_unused]] const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
         for (int left = w.k_tiles; left > 0; left = arch::fresh(left - 1)) {
           arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
           if (left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
-          const int kb = w.k_tile0 + (w.k_tiles - left);
-          const float fa_lo = fp8_block_scale_a(p, kb, row_lo), fa_hi = fp8_block_scale_a(p, kb, row_lo + 8);
+          [[maybe_unused]] const int kb = w.k_tile0 + (w.k_tiles - left);
+          [[maybe_unused]] float fa_lo = 1.f, fa_hi = 1.f;
+          if constexpr (kBlockScales) {
+            fa_lo = fp8_block_scale_a(p, kb, row_lo);
+            fa_hi = fp8_block_scale_a(p, kb, row_lo + 8);
+          }
           if (++ls == kStages) {
             ls = 0;
             lphase ^= 1u;
@@ -510,7 +518,8 @@ struct GemmSm90Persistent {
             // ran interleaved and both consumers then waited and added with the tensor cores idle).
             const bool first = nh == 0 && left == w.k_tiles;
             if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
-            const float fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
+            [[maybe_unused]] float fb = 1.f;
+            if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
@@ -526,8 +535,13 @@ struct GemmSm90Persistent {
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
-            if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
-            else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, fa_lo * fb, fa_hi * fb);
+            if constexpr (kBlockScales) {
+              if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, fa_lo * fb, fa_hi * fb);
+            } else {
+#pragma unroll
+              for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
+            }
           }
         }
       } else {
