@@ -19,6 +19,7 @@ inline constexpr SuiteName kSuiteNames[] = {
     {"fused", "L2/RMS row norms and elementwise chains (fused vs unfused) vs cudaMemcpy D2D"},
     {"gemm", "bf16 tensor-core GEMM + fused epilogue vs cuBLAS / cuBLASLt (TFLOP/s, ratios)"},
     {"pipeline", "streaming through shared memory: sync vs cp.async 1-4 stages vs cuda::pipeline"},
+    {"quantize", "bf16 -> e4m3 / e5m2 / s8 with tensor, row and block scales vs cudaMemcpy D2D"},
 };
 
 constexpr bool is_suite_name(std::string_view name) {
@@ -33,7 +34,7 @@ constexpr const char* suite_summary(std::string_view name) {
   return "";
 }
 
-// "copy fused gemm pipeline all": the words `tessera bench` accepts as a suite.
+// "copy fused gemm pipeline quantize all": the words `tessera bench` accepts as a suite.
 inline std::string suite_list() {
   std::string s;
   for (const SuiteName& n : kSuiteNames) s += std::string(n.name) + " ";

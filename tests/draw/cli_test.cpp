@@ -171,8 +171,8 @@ TEST(CliConventions, UnknownAndRepeatedOptionsAreRejected) {
       {"tv draw --mma m16n8k16 --operand A --operand B", "option '--operand' given twice"},
       {"--version extra", "--version takes no arguments"},
       {"frob", "tessera: unknown command 'frob'"},
-      {"bench frob", "bench: unknown suite 'frob'; known: copy fused gemm pipeline all"},
-      {"bench frob --json x", "bench: unknown suite 'frob'; known: copy fused gemm pipeline all"},
+      {"bench frob", "bench: unknown suite 'frob'; known: copy fused gemm pipeline quantize all"},
+      {"bench frob --json x", "bench: unknown suite 'frob'; known: copy fused gemm pipeline quantize all"},
 #if !TESSERA_WITH_CUDA
       {"bench copy", "needs `tessera-gpu`, which this build does not have"},
 #endif

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tests/kernel_fused/device_check.sh -- on a GPU machine: build the fused-kernel tests and the tool, run
-# the tests, run them under compute-sanitizer (memcheck, racecheck, synccheck), run `tessera bench fused`
-# and `tessera roofline`, and profile the fused kernels with Nsight Compute.  Results go to $OUT (or
-# ./fused-check-out): summary.txt, fused.json, roofline.json, roofline.png/.svg, logs.tgz.
-# Steps (default: all but ncu_chains): build tests sanitize bench roofline ncu ncu_chains, e.g.
+# tests/kernel_fused/device_check.sh -- on a GPU machine: build the fused-kernel tests (row norms, chains,
+# quantisation) and the tool, run the tests, run them under compute-sanitizer (memcheck, racecheck,
+# synccheck), run `tessera bench fused`, `tessera bench quantize` and `tessera roofline`, and profile the
+# fused kernels with Nsight Compute.  Results go to $OUT (or ./fused-check-out): summary.txt, fused.json,
+# quantize.json, roofline.json, roofline.png/.svg, logs.tgz.
+# Steps (default: all but ncu_chains): build tests sanitize bench bench_quantize roofline ncu ncu_chains, e.g.
 #   tests/kernel_fused/device_check.sh build tests sanitize
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -11,7 +12,7 @@ OUT="${OUT:-$PWD/fused-check-out}"
 L=/tmp/fused-check-logs
 mkdir -p "$OUT" "$L"
 B="${TESSERA_BUILD_DIR:-/tmp/tessera-fused-build}"
-steps="${*:-build tests sanitize bench roofline ncu}"
+steps="${*:-build tests sanitize bench bench_quantize roofline ncu}"
 export PATH=/usr/local/cuda/bin:$PATH
 has() { [[ " $steps " == *" $1 "* ]]; }
 log() { (cd "$L" && tar czf "$OUT/logs.tgz" . 2>/dev/null); echo "== $* ($(date +%T)) ==" | tee -a "$OUT/summary.txt"; }
@@ -21,13 +22,13 @@ if has build; then
   log "build"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee -a "$OUT/summary.txt"
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA_ARCHITECTURES=90a >"$L/build.log" 2>&1
-  cmake --build "$B" -j "$(nproc)" --target tessera_cli test_fused_kernels test_fused_expr >>"$L/build.log" 2>&1 \
+  cmake --build "$B" -j "$(nproc)" --target tessera_cli test_fused_kernels test_fused_expr test_quantize >>"$L/build.log" 2>&1 \
     || { tail -40 "$L/build.log" | tee -a "$OUT/summary.txt"; log "build failed"; exit 1; }
-  grep -iE "warning" "$L/build.log" | grep -iE "fused|roofline" | head -20 | tee -a "$OUT/summary.txt"
+  grep -iE "warning" "$L/build.log" | grep -iE "fused|quantize|roofline" | head -20 | tee -a "$OUT/summary.txt"
 fi
 if has tests; then
   log "tests"
-  for t in test_fused_expr test_fused_kernels; do
+  for t in test_fused_expr test_fused_kernels test_quantize; do
     timeout 300 "$T/$t" >"$L/$t.log" 2>&1
     echo "$t: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$L/$t.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
     grep -E '^\[       OK|^\[  FAILED' "$L/$t.log" | sed 's/^/  /' | tee -a "$OUT/summary.txt"
@@ -42,6 +43,11 @@ if has sanitize; then
     TESSERA_TEST_QUICK=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T/test_fused_kernels" \
       --gtest_filter="$filter" >"$L/san_$tool.log" 2>&1
     echo "$tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$L/san_$tool.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
+    filter='*'
+    [ "$tool" != memcheck ] && filter='Quantize.SweepBf16:Quantize.NanInfF32:Quantize.WorkspaceReused:QuantizeArgs.*'
+    TESSERA_TEST_QUICK=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T/test_quantize" \
+      --gtest_filter="$filter" >"$L/san_quantize_$tool.log" 2>&1
+    echo "$tool (test_quantize): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) ' "$L/san_quantize_$tool.log" | tr '\n' ' ')" | tee -a "$OUT/summary.txt"
   done
 fi
 if has bench; then
@@ -49,6 +55,12 @@ if has bench; then
   timeout 300 "$B/tools/tessera" bench fused ${FUSED_BENCH_ARGS:-} --no-progress --json "$OUT/fused.json" >"$L/bench_fused.log" 2>&1
   echo "bench fused rc=$?" | tee -a "$OUT/summary.txt"
   cat "$L/bench_fused.log" | tee -a "$OUT/summary.txt"
+fi
+if has bench_quantize; then
+  log "bench quantize"
+  timeout 300 "$B/tools/tessera" bench quantize ${QUANTIZE_BENCH_ARGS:-} --no-progress --json "$OUT/quantize.json" >"$L/bench_quantize.log" 2>&1
+  echo "bench quantize rc=$?" | tee -a "$OUT/summary.txt"
+  cat "$L/bench_quantize.log" | tee -a "$OUT/summary.txt"
 fi
 if has roofline; then
   log "roofline"

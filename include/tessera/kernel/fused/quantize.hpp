@@ -1,0 +1,543 @@
+// include/tessera/kernel/fused/quantize.hpp -- quantisation kernels: bf16 / fp16 / fp32 -> e4m3 / e5m2 / s8 with
+// scales computed in the same pass (per tensor, per row, per 1x128 or 128x128 block).
+//
+// The arithmetic (host and device run exactly these operations, so a host reference can agree bit for bit):
+//
+//   amax  = max |x| over the scale's group, on the bit patterns (below): exact, order-free, NaN-propagating
+//   qmax  = 448 (e4m3), 57344 (e5m2), 127 (s8)                               quant_max()
+//   (scale, inv) = quant_scale(amax, qmax):                                  one IEEE fp32 division each
+//       amax == 0                    -> scale = 1,       inv = 1
+//       qmax / amax overflows (> FLT_MAX: amax < qmax / FLT_MAX, about 1.3e-36 for e4m3)
+//                                    -> scale = 2^-128, inv = FLT_MAX    (q * scale still recovers x)
+//       otherwise                    -> scale = amax / qmax, inv = qmax / amax
+//   tensor_given:  inv = 1 / scale (the scale read from device memory when the kernel runs)
+//   q     = convert(x * inv)                                                 one IEEE fp32 multiplication
+//       e4m3 / e5m2: round to nearest even, saturating to the largest finite value (cvt.rn.satfinite,
+//                    __nv_cvt_float2_to_fp8x2); NaN -> NaN (the hardware's NaN encoding, 0x7F)
+//       s8:          round to nearest even, saturate to [-127, 127]; NaN -> 0 (cvt.rni.s32.f32, then clamp)
+//   dequantised value = q * scale
+//
+// NaN and infinity (specified, tested in tests/kernel_fused/test_quantize.cpp): a NaN in a group makes its amax
+// and scale NaN, and every q of the group NaN (s8: 0).  An infinity (no NaN) makes amax = scale = +inf and
+// inv = 0: the group's finite elements quantise to (signed) zeros and its infinities to NaN (s8: 0).
+//
+// Why bit patterns for amax: with the sign bit cleared, the unsigned integer order of IEEE bit patterns is the
+// order of the magnitudes, with every NaN above +inf.  So |x| is one AND, the running max one integer max (two
+// 16-bit lanes at once for bf16 / fp16: __vmaxu2), the warp's max one redux.sync, and a tensor's max one
+// atomicMax on an unsigned int, and the result is exact in any order.
+//
+// Kernels (the host chooses, src/quantize.cu; the row window and its edge handling are row_norm.hpp's RowView):
+//   quantize_rows_kernel     segments of a row in registers: one warp per row (8 rows per CTA) or one CTA of
+//                            128 / 512 / 1024 threads per segment, every load issued before the first use.
+//                            Passes: row (scale per row, the row is one segment), block_1x128 (16 lanes, or 32
+//                            for fp32, hold one 128-element block; rows 16-byte aligned), given (inverse scale
+//                            known; optionally the tensor's amax by atomicMax + a last-CTA ticket) and amax
+//                            (tensor pass 1: the tensor's amax and scale, nothing stored but those).  The given
+//                            and amax passes run as many CTAs as fit on the GPU, each striding over segments
+//                            and adding its amax once at the end; the others one CTA per segment.
+//   quantize_row_loop_kernel per-row scales of rows too long for registers: one CTA per row reads it twice
+//                            (the second read mostly from L2).
+//   quantize_block128_kernel 128 x 128 blocks: one CTA per block holds its 128 rows x 128 columns in registers
+//                            (8 vectors per thread), reduces, quantises from registers.  Rows 16-byte aligned.
+//   quantize_blocks_scalar_kernel  block modes on rows that are not 16-byte aligned: one CTA per block,
+//                            element accesses, the block read twice.  Correct for any alignment, not fast.
+#pragma once
+
+#include <cfloat>       // FLT_MAX
+#include <cstdint>      // int64_t, uint32_t, uint8_t, uintptr_t
+#include <type_traits>  // std::is_same_v
+
+#include "tessera/dtype.hpp"                 // Dtype
+#include "tessera/kernel/fused/numeric.hpp"  // Numeric<T>, misalignment_elems, kVectorBytes
+#include "tessera/layout/config.hpp"         // TESSERA_HD_INLINE
+
+#if defined(__CUDACC__)
+#include <cuda_fp8.h>  // __nv_cvt_float2_to_fp8x2
+
+#include "tessera/arch/ld_st.hpp"             // st_global_u32, st_global_u64
+#include "tessera/kernel/fused/row_norm.hpp"  // RowView, kWarpSize
+#endif
+
+namespace tessera::fused {
+
+// How the scales are laid out (QuantizeArgs::mode, include/tessera/host/quantize.hpp).
+enum class QuantScale : int { tensor = 0, tensor_given = 1, row = 2, block_1x128 = 3, block_128x128 = 4 };
+
+// The largest magnitude q may take: 448 (e4m3), 57344 (e5m2), 127 (s8); 0 for any other type.
+constexpr float quant_max(Dtype q) {
+  return q == Dtype::e4m3 ? 448.0f : q == Dtype::e5m2 ? 57344.0f : q == Dtype::s8 ? 127.0f : 0.0f;
+}
+
+// The scale stored and the factor applied, from a group's amax (header comment).
+struct ScaleInv {
+  float scale, inv;
+};
+
+// IEEE fp32 division and multiplication, rounded to nearest even, on both sides (the device forms say so
+// explicitly: no contraction, no approximate division whatever the flags).
+TESSERA_HD_INLINE float quant_div(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+TESSERA_HD_INLINE float quant_mul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+inline constexpr float kTinyAmaxScale = 0x1p-128f;  // 1 / FLT_MAX rounded: the scale that goes with inv = FLT_MAX
+
+TESSERA_HD_INLINE ScaleInv quant_scale(float amax, float qmax) {
+  if (amax == 0.0f) return {1.0f, 1.0f};
+  const float inv = quant_div(qmax, amax);  // NaN for a NaN amax, 0 for +inf
+  if (inv > FLT_MAX) return {kTinyAmaxScale, FLT_MAX};
+  return {quant_div(amax, qmax), inv};
+}
+
+#if defined(__CUDACC__)
+
+// The quantised type of a Dtype (e4m3, e5m2, s8): 4 values -> 4 bytes (value 0 in the lowest byte).
+template <Dtype Q>
+struct QuantOut {
+  static_assert(Q == Dtype::e4m3 || Q == Dtype::e5m2 || Q == Dtype::s8, "QuantOut: q must be e4m3, e5m2 or s8");
+  static constexpr float kMax = quant_max(Q);
+
+  __device__ __forceinline__ static uint32_t pack4(float a, float b, float c, float d) {
+    if constexpr (Q == Dtype::s8) {
+      // cvt.rni.s32.f32 rounds to nearest even, saturates and turns NaN into 0; then clamp to [-127, 127].
+      auto s8 = [](float v) { return static_cast<uint32_t>(min(max(__float2int_rn(v), -127), 127)) & 0xffu; };
+      return s8(a) | (s8(b) << 8) | (s8(c) << 16) | (s8(d) << 24);
+    } else {
+      constexpr __nv_fp8_interpretation_t kFormat = Q == Dtype::e4m3 ? __NV_E4M3 : __NV_E5M2;
+      const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE, kFormat);
+      const uint32_t hi = __nv_cvt_float2_to_fp8x2(make_float2(c, d), __NV_SATFINITE, kFormat);
+      return lo | (hi << 16);
+    }
+  }
+  __device__ __forceinline__ static uint8_t one(float v) { return static_cast<uint8_t>(pack4(v, 0.f, 0.f, 0.f) & 0xffu); }
+};
+
+namespace kernel {
+
+// Running max of |x| over raw 16-byte vectors of T, on bit patterns (header comment).
+template <class T>
+struct AbsMax {
+  uint32_t m = 0;  // 16-bit types: two lanes (low and high half), each the max of its half's |x| bits
+  __device__ __forceinline__ void add(const uint32_t (&r)[4]) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if constexpr (sizeof(T) == 4) m = max(m, r[i] & 0x7fffffffu);
+      else m = __vmaxu2(m, r[i] & 0x7fff7fffu);
+    }
+  }
+  __device__ __forceinline__ void merge(const AbsMax& o) {
+    if constexpr (sizeof(T) == 4) m = max(m, o.m);
+    else m = __vmaxu2(m, o.m);
+  }
+  // The max as the bit pattern of an fp32 value (NaN stays NaN, so the order is kept).
+  __device__ __forceinline__ uint32_t float_bits() const {
+    if constexpr (sizeof(T) == 4) {
+      return m;
+    } else {
+      const uint32_t h = max(m & 0xffffu, m >> 16);
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) return h << 16;
+      else return __float_as_uint(__half2float(__ushort_as_half(static_cast<unsigned short>(h))));
+    }
+  }
+};
+
+// Max over the warp (redux.sync: every lane gets it).
+__device__ __forceinline__ uint32_t warp_max(uint32_t v) { return __reduce_max_sync(0xffffffffu, v); }
+
+// Max over aligned groups of kLanes lanes (a power of two <= 32): xor shuffles stay inside the group.
+template <int kLanes>
+__device__ __forceinline__ uint32_t lane_group_max(uint32_t v) {
+  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lane_group_max: a power of two <= 32");
+  if constexpr (kLanes == 32) {
+    return warp_max(v);
+  } else {
+#pragma unroll
+    for (int m = kLanes / 2; m > 0; m /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, m));
+    return v;
+  }
+}
+
+// Max over the CTA's warps: every thread gets it.  One barrier before reading the shared slots; `s_slot` must
+// not be reused by the caller without another barrier.
+template <int kWarps>
+__device__ __forceinline__ uint32_t cta_max(uint32_t warp_value, uint32_t (&s_slot)[kWarps]) {
+  if constexpr (kWarps == 1) {
+    return warp_value;
+  } else {
+    if (threadIdx.x % kWarpSize == 0) s_slot[threadIdx.x / kWarpSize] = warp_value;
+    __syncthreads();
+    uint32_t m = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) m = max(m, s_slot[w]);
+    return m;
+  }
+}
+
+// Quantises window vector v of a row (held in rX) with factor inv and stores its kVec bytes into q_row.
+// q_vec_ok: q_row + first_elem(v) is kVec-byte aligned for every v (one 8- or 4-byte store per vector).
+template <class T, Dtype Q>
+__device__ __forceinline__ void quantize_store(const RowView<T>& gX, int v, const uint32_t (&rX)[4], float inv,
+                                               uint8_t* q_row, bool q_vec_ok) {
+  using Num = Numeric<T>;
+  constexpr int kVec = Num::kVec;
+  float f[kVec];
+  Num::unpack(rX, f);
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) f[e] = quant_mul(f[e], inv);
+  uint32_t w[kVec / 4];  // (kVec bytes)
+#pragma unroll
+  for (int i = 0; i < kVec / 4; ++i) w[i] = QuantOut<Q>::pack4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
+  const int e0 = gX.first_elem(v);
+  if (gX.full(v) && q_vec_ok) {
+    if constexpr (kVec == 8) arch::st_global_u64(q_row + e0, uint64_t(w[0]) | (uint64_t(w[1]) << 32));
+    else arch::st_global_u32(q_row + e0, w[0]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int i = e0 + e;
+      if (i >= 0 && i < gX.cols) q_row[i] = static_cast<uint8_t>(w[e / 4] >> (8 * (e % 4)));
+    }
+  }
+}
+
+// What the kernels read and write (src/quantize.cu fills it).  The tensor workspace `ws` holds three unsigned
+// ints: [0] the running amax bits (atomicMax), [1] the CTA ticket, [2] the amax bits that pass 1 found for pass 2.
+// [0] and [1] are zero before a kernel that uses them and zero again after it (the last CTA resets them).
+template <class T>
+struct QuantizeParams {
+  const T* x;        // (rows, cols) row stride ld_x
+  uint8_t* q;        // (rows, cols) row stride ld_q, bytes of the quantised type
+  int64_t rows;
+  int cols;
+  int64_t ld_x;
+  int64_t ld_q;
+  int chunks;        // rows kernel: segments per row
+  int64_t segments;  // rows kernel: segments in all (warp per row: CTAs' worth of rows); CTAs stride over them
+  bool reverse;      // rows kernel: walk the segments from the last (tensor pass 2: L2 still holds the end)
+  float* scale;      // row / block modes: out, one per group; tensor: out [0]; tensor_given: in [0]
+  float* amax;       // optional out, the scale's shape (nullptr: none)
+  int64_t ld_scale;  // floats between block columns of the scale (block modes: (br, bc) at bc * ld_scale + br)
+  uint32_t* ws;      // tensor modes (see above)
+  bool inv_from_ws;  // given pass: the factor comes from ws[2]'s amax (tensor pass 2), not from 1 / scale[0]
+};
+
+enum class RowPass : int { row, block_1x128, given, amax };
+
+// The tensor's amax: every CTA adds its max (atomicMax), the last one to take a ticket reads the total, resets the
+// counters and writes the outputs.  Called by every thread of the CTA with the CTA's max (cta_max).
+template <Dtype Q, bool kAmaxPass, class T>
+__device__ __forceinline__ void tensor_amax_epilogue(const QuantizeParams<T>& p, uint32_t cta_bits) {
+  if (threadIdx.x != 0) return;
+  atomicMax(&p.ws[0], cta_bits);
+  __threadfence();  // the max is visible before the ticket that counts it
+  const unsigned ticket = atomicAdd(&p.ws[1], 1u);
+  if (ticket != gridDim.x - 1) return;
+  __threadfence();
+  const uint32_t total = atomicExch(&p.ws[0], 0u);
+  atomicExch(&p.ws[1], 0u);
+  const float amax = __uint_as_float(total);
+  if constexpr (kAmaxPass) {
+    p.ws[2] = total;
+    p.scale[0] = quant_scale(amax, QuantOut<Q>::kMax).scale;
+  }
+  if (p.amax) p.amax[0] = amax;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows in registers: one segment of a row per warp (kRowsPerCta rows per CTA) or per CTA.
+// ---------------------------------------------------------------------------------------------
+template <class T, Dtype Q, RowPass kPass, int kThreadsPerRow, int kRowsPerCta, int kVecs>
+__global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta, 1024 / (kThreadsPerRow * kRowsPerCta))
+    quantize_rows_kernel(const QuantizeParams<T> p) {
+  using Num = Numeric<T>;
+  constexpr int kVec = Num::kVec;
+  constexpr int kThreads = kThreadsPerRow * kRowsPerCta;
+  constexpr int kWarpsPerRow = kThreadsPerRow / kWarpSize;
+  constexpr int kBlockLanes = 128 / kVec;  // lanes that hold one 1x128 block (one vector each)
+  // Preconditions.
+  static_assert(kThreadsPerRow % kWarpSize == 0, "quantize_rows_kernel: a row is shared by whole warps");
+  static_assert(kRowsPerCta == 1 || kThreadsPerRow == kWarpSize,
+                "quantize_rows_kernel: several rows per CTA only with one warp per row");
+  static_assert(kThreads <= 1024, "quantize_rows_kernel: at most 1024 threads per CTA");
+  static_assert(kBlockLanes <= kWarpSize && kWarpSize % kBlockLanes == 0,
+                "quantize_rows_kernel: a 1x128 block is a power-of-two group of lanes within a warp");
+
+  const int t = threadIdx.x % kThreadsPerRow;  // thread within the row
+  __shared__ uint32_t s_warp_max[kThreads / kWarpSize];  // (WARPS)
+  AbsMax<T> m_all;  // given / amax passes: |x| over every segment this thread loads
+
+  // The factor of the given pass: the same for every segment.
+  float given_inv = 1.0f;
+  if constexpr (kPass == RowPass::given)
+    given_inv = p.inv_from_ws ? quant_scale(__uint_as_float(p.ws[2]), QuantOut<Q>::kMax).inv : quant_div(1.0f, p.scale[0]);
+
+  for (int64_t it = blockIdx.x; it < p.segments; it += gridDim.x) {
+    // Which segment: (row, chunk).  Rows past the end (warp-per-row CTAs only) load nothing, store nothing,
+    // and still take part in the CTA's barriers.
+    const int64_t seg = p.reverse ? p.segments - 1 - it : it;
+    int64_t row;
+    int chunk;
+    if constexpr (kRowsPerCta > 1) {
+      row = seg * kRowsPerCta + threadIdx.x / kThreadsPerRow;
+      chunk = 0;
+    } else {
+      row = seg / p.chunks;
+      chunk = static_cast<int>(seg % p.chunks);
+    }
+    const bool active = row < p.rows;
+    const RowView<T> gX(p.x + (active ? row : 0) * p.ld_x, p.cols);  // (cols)
+    uint8_t* gQ = p.q + (active ? row : 0) * p.ld_q;                   // (cols)
+    const int nvec = active ? gX.nvec() : 0;
+    const int v0 = chunk * kThreadsPerRow * kVecs + t;
+
+    // 1. Load the segment: every load issued before the first use.
+    uint32_t rX[kVecs][4];  // (VECS, 4 words) vectors v0 + j*kThreadsPerRow
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+      const int v = v0 + j * kThreadsPerRow;
+      if (v < nvec) {
+        gX.load(v, rX[j]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) rX[j][i] = 0u;
+      }
+    }
+    const bool q_vec_ok = ((reinterpret_cast<uintptr_t>(gQ) - uintptr_t(gX.head)) % kVec) == 0;
+
+    if constexpr (kPass == RowPass::block_1x128) {
+      // 2a. One scale per 1x128 block: vector v belongs to block v / kBlockLanes (rows are 16-byte aligned).
+#pragma unroll
+      for (int j = 0; j < kVecs; ++j) {
+        AbsMax<T> m;
+        m.add(rX[j]);
+        const uint32_t bits = lane_group_max<kBlockLanes>(m.float_bits());
+        const int v = v0 + j * kThreadsPerRow;
+        const float amax = __uint_as_float(bits);
+        const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
+        if (v < nvec) {
+          if (v % kBlockLanes == 0) {
+            const int64_t s = (v / kBlockLanes) * p.ld_scale + row;
+            p.scale[s] = si.scale;
+            if (p.amax) p.amax[s] = amax;
+          }
+          quantize_store<T, Q>(gX, v, rX[j], si.inv, gQ, q_vec_ok);
+        }
+      }
+    } else {
+      // 2b. This thread's max over the segment.
+      AbsMax<T> m;
+#pragma unroll
+      for (int j = 0; j < kVecs; ++j) m.add(rX[j]);
+
+      // 3. The factor.
+      float inv = given_inv;
+      if constexpr (kPass == RowPass::row) {
+        uint32_t bits = warp_max(m.float_bits());
+        if constexpr (kWarpsPerRow > 1) {
+          bits = cta_max<kWarpsPerRow>(bits, s_warp_max);
+          if (it + gridDim.x < p.segments) __syncthreads();  // the slots are written again next segment
+        }
+        const float amax = __uint_as_float(bits);
+        const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
+        inv = si.inv;
+        if (t == 0 && active) {
+          p.scale[row] = si.scale;
+          if (p.amax) p.amax[row] = amax;
+        }
+      } else {
+        m_all.merge(m);
+      }
+
+      // 4. Quantise and store.
+      if constexpr (kPass != RowPass::amax) {
+#pragma unroll
+        for (int j = 0; j < kVecs; ++j) {
+          const int v = v0 + j * kThreadsPerRow;
+          if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok);
+        }
+      }
+    }
+  }
+
+  // 5. The tensor's amax (tensor pass 1 always; tensor_given when asked for): once per CTA.
+  if constexpr (kPass == RowPass::amax || kPass == RowPass::given) {
+    if (kPass == RowPass::amax || (p.amax && !p.inv_from_ws)) {
+      const uint32_t cta_bits = cta_max<kThreads / kWarpSize>(warp_max(m_all.float_bits()), s_warp_max);
+      tensor_amax_epilogue<Q, kPass == RowPass::amax>(p, cta_bits);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-row scales of rows longer than the registers hold: one CTA per row, the row read twice.
+// ---------------------------------------------------------------------------------------------
+inline constexpr int kRowLoopThreads = 1024;
+inline constexpr int kRowLoopUnroll = 4;  // vectors per thread in flight
+
+template <class T, Dtype Q>
+__global__ void __launch_bounds__(kRowLoopThreads) quantize_row_loop_kernel(const QuantizeParams<T> p) {
+  constexpr int kThreads = kRowLoopThreads, kUnroll = kRowLoopUnroll;
+  const int64_t row = blockIdx.x;
+  const RowView<T> gX(p.x + row * p.ld_x, p.cols);  // (cols)
+  uint8_t* gQ = p.q + row * p.ld_q;                 // (cols)
+  const int nvec = gX.nvec();
+
+  // Pass 1: amax.
+  AbsMax<T> m;
+  for (int v0 = threadIdx.x; v0 < nvec; v0 += kThreads * kUnroll) {
+    uint32_t rX[kUnroll][4];  // (UNROLL, 4 words)
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int v = v0 + u * kThreads;
+      if (v < nvec) {
+        gX.load(v, rX[u]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) rX[u][i] = 0u;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) m.add(rX[u]);
+  }
+  __shared__ uint32_t s_warp_max[kThreads / kWarpSize];  // (WARPS)
+  const uint32_t bits = cta_max<kThreads / kWarpSize>(warp_max(m.float_bits()), s_warp_max);
+  const float amax = __uint_as_float(bits);
+  const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
+  if (threadIdx.x == 0) {
+    p.scale[row] = si.scale;
+    if (p.amax) p.amax[row] = amax;
+  }
+
+  // Pass 2: quantise (the row was just read: mostly L2 hits).
+  const bool q_vec_ok = ((reinterpret_cast<uintptr_t>(gQ) - uintptr_t(gX.head)) % Numeric<T>::kVec) == 0;
+  for (int v0 = threadIdx.x; v0 < nvec; v0 += kThreads * kUnroll) {
+    uint32_t rX[kUnroll][4];  // (UNROLL, 4 words)
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int v = v0 + u * kThreads;
+      if (v < nvec) gX.load(v, rX[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int v = v0 + u * kThreads;
+      if (v < nvec) quantize_store<T, Q>(gX, v, rX[u], si.inv, gQ, q_vec_ok);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 128 x 128 blocks: one CTA per block, the block in registers.  Rows 16-byte aligned (host checks).
+// ---------------------------------------------------------------------------------------------
+inline constexpr int kBlock = 128;            // block edge (rows and columns)
+inline constexpr int kBlock128Vecs = 8;       // vectors per thread
+template <class T>
+inline constexpr int kBlock128Threads = kBlock * kBlock / (kBlock128Vecs * Numeric<T>::kVec);  // 256 (16-bit), 512 (fp32)
+
+template <class T, Dtype Q>
+__global__ void __launch_bounds__(kBlock128Threads<T>) quantize_block128_kernel(const QuantizeParams<T> p) {
+  using Num = Numeric<T>;
+  constexpr int kVec = Num::kVec, kThreads = kBlock128Threads<T>, kVecs = kBlock128Vecs;
+  constexpr int kLanesPerRow = kBlock / kVec;            // threads across one block row (16 or 32)
+  constexpr int kRowsPerStep = kThreads / kLanesPerRow;  // block rows covered by one j (16)
+  static_assert(kRowsPerStep * kVecs == kBlock, "quantize_block128_kernel: the threads' vectors cover 128 rows");
+
+  // Which block: CTAs walk the blocks row-major.
+  const int64_t nbc = (p.cols + kBlock - 1) / kBlock;
+  const int64_t br = blockIdx.x / nbc, bc = blockIdx.x % nbc;
+  const int c = threadIdx.x % kLanesPerRow;  // vector column in the block
+  const int r0 = threadIdx.x / kLanesPerRow;  // first block row of this thread
+  const int v = static_cast<int>(bc) * kLanesPerRow + c;  // window vector in each row (head == 0)
+
+  // 1. Load the block: thread holds rows r0 + j*kRowsPerStep, vector column c.
+  uint32_t rX[kVecs][4];  // (VECS, 4 words)
+#pragma unroll
+  for (int j = 0; j < kVecs; ++j) {
+    const int64_t row = br * kBlock + r0 + j * kRowsPerStep;
+    const RowView<T> gX(p.x + (row < p.rows ? row : 0) * p.ld_x, p.cols);
+    if (row < p.rows && v < gX.nvec()) {
+      gX.load(v, rX[j]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) rX[j][i] = 0u;
+    }
+  }
+
+  // 2. amax over the block.
+  AbsMax<T> m;
+#pragma unroll
+  for (int j = 0; j < kVecs; ++j) m.add(rX[j]);
+  __shared__ uint32_t s_warp_max[kThreads / kWarpSize];  // (WARPS)
+  const uint32_t bits = cta_max<kThreads / kWarpSize>(warp_max(m.float_bits()), s_warp_max);
+  const float amax = __uint_as_float(bits);
+  const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
+  if (threadIdx.x == 0) {
+    p.scale[bc * p.ld_scale + br] = si.scale;
+    if (p.amax) p.amax[bc * p.ld_scale + br] = amax;
+  }
+
+  // 3. Quantise from registers and store.
+#pragma unroll
+  for (int j = 0; j < kVecs; ++j) {
+    const int64_t row = br * kBlock + r0 + j * kRowsPerStep;
+    if (row >= p.rows) continue;
+    const RowView<T> gX(p.x + row * p.ld_x, p.cols);
+    uint8_t* gQ = p.q + row * p.ld_q;
+    if (v < gX.nvec()) quantize_store<T, Q>(gX, v, rX[j], si.inv, gQ, reinterpret_cast<uintptr_t>(gQ) % kVec == 0);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block modes on rows of any alignment: one CTA of 128 threads per (kBlockRows x 128) block; thread t owns
+// column t of the block; element accesses; the block is read twice.
+// ---------------------------------------------------------------------------------------------
+inline constexpr int kScalarThreads = kBlock;
+
+template <class T, Dtype Q>
+__global__ void __launch_bounds__(kScalarThreads) quantize_blocks_scalar_kernel(const QuantizeParams<T> p, int block_rows) {
+  using Num = Numeric<T>;
+  const int64_t nbc = (p.cols + kBlock - 1) / kBlock;
+  const int64_t br = blockIdx.x / nbc, bc = blockIdx.x % nbc;
+  const int64_t col = bc * kBlock + threadIdx.x;
+  const int64_t row0 = br * block_rows;
+  const int nrows = static_cast<int>(min(int64_t(block_rows), p.rows - row0));
+  const bool in_cols = col < p.cols;
+
+  uint32_t bits = 0;
+  if (in_cols) {
+#pragma unroll 8
+    for (int r = 0; r < nrows; ++r) {
+      const float f = Num::to_float(p.x[(row0 + r) * p.ld_x + col]);
+      bits = max(bits, __float_as_uint(f) & 0x7fffffffu);
+    }
+  }
+  __shared__ uint32_t s_warp_max[kScalarThreads / kWarpSize];  // (WARPS)
+  bits = cta_max<kScalarThreads / kWarpSize>(warp_max(bits), s_warp_max);
+  const float amax = __uint_as_float(bits);
+  const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
+  if (threadIdx.x == 0) {
+    p.scale[bc * p.ld_scale + br] = si.scale;
+    if (p.amax) p.amax[bc * p.ld_scale + br] = amax;
+  }
+  if (!in_cols) return;
+#pragma unroll 8
+  for (int r = 0; r < nrows; ++r) {
+    const float f = Num::to_float(p.x[(row0 + r) * p.ld_x + col]);
+    p.q[(row0 + r) * p.ld_q + col] = QuantOut<Q>::one(quant_mul(f, si.inv));
+  }
+}
+
+}  // namespace kernel
+
+#endif  // __CUDACC__
+
+}  // namespace tessera::fused

@@ -1,0 +1,702 @@
+// tests/kernel_fused/test_quantize.cpp -- tessera::fused::quantize against an independent host reference, bit for bit.
+//
+// The reference below is written from the specification (include/tessera/host/quantize.hpp), not from the kernels:
+// FP8 encoding by formula (exponent, mantissa, round to nearest even, saturate to the largest finite value), s8 by
+// rounding and clamping, amax as a NaN-propagating max, the scale rule written out again.  A host-only test checks
+// the FP8 encoder against cuda_fp8.h's own host conversion.  Device cases: every (x type, q type, scale mode), shapes
+// with every residue (cols not a multiple of 8 / 16 / 128, rows not a multiple of 128, rows longer than the
+// registers hold), contiguous, padded and misaligned layouts, random inputs of varied magnitude (never zeros) with
+// outliers, the outputs poisoned before each run, q bytes, scales and amax compared exactly (a NaN matches any NaN
+// encoding), padding and guard regions checked untouched, and the round trip q * scale within half a step of x.
+// Special cases: zero groups, a zero tensor, NaN and infinities, amax so small that qmax / amax overflows,
+// tensor_given saturating, the workspace reused.
+#include <cuda_fp8.h>  // __nv_cvt_float_to_fp8 (host emulation), the cross-check of the reference encoder
+
+#include <algorithm>    // std::min, std::max
+#include <cfloat>       // FLT_MAX
+#include <cmath>        // std::frexp, std::ldexp, std::nearbyint, std::fabs, std::isnan, std::isinf, std::nextafter
+#include <cstring>      // std::memcpy
+#include <functional>   // std::function
+#include <limits>       // std::numeric_limits
+#include <string>       // std::string
+#include <type_traits>  // std::is_same_v
+#include <vector>       // std::vector
+
+#include "fused_test_util.hpp"        // DeviceArray, to_double, from_double, quick_sweep
+#include "tessera/host/quantize.hpp"  // quantize, QuantizeArgs, quantize_scale_shape, plan_quantize
+
+namespace {
+
+using namespace tessera;
+using fused::QuantizeArgs;
+using fused::QuantScale;
+using test::DeviceArray;
+
+constexpr QuantScale kModes[] = {QuantScale::tensor, QuantScale::tensor_given, QuantScale::row, QuantScale::block_1x128,
+                                 QuantScale::block_128x128};
+constexpr Dtype kQTypes[] = {Dtype::e4m3, Dtype::e5m2, Dtype::s8};
+
+uint32_t bits_of(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// ---- the reference ----
+
+struct Fp8Format {
+  int exp_bits, man_bits;
+  double max_finite;
+};
+Fp8Format fp8_format(Dtype t) { return t == Dtype::e4m3 ? Fp8Format{4, 3, 448.0} : Fp8Format{5, 2, 57344.0}; }
+double qmax_of(Dtype t) { return t == Dtype::e4m3 ? 448.0 : t == Dtype::e5m2 ? 57344.0 : 127.0; }
+
+// float -> FP8 byte: round to nearest even on the format's grid, saturate to +-max_finite; NaN -> 0x7F.
+uint8_t ref_fp8(float v, Dtype t) {
+  const Fp8Format f = fp8_format(t);
+  if (std::isnan(v)) return 0x7F;
+  const uint8_t sign = std::signbit(v) ? 0x80 : 0x00;
+  const int bias = (1 << (f.exp_bits - 1)) - 1;
+  const int emin = 1 - bias;  // exponent of the smallest normal binade (the subnormals share its quantum)
+  double a = std::fabs(static_cast<double>(v));
+  if (std::isinf(a)) a = f.max_finite;
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  const int binade = std::max(e - 1, emin);
+  const double quantum = std::ldexp(1.0, binade - f.man_bits);
+  double r = std::nearbyint(a / quantum) * quantum;  // exact division (power of two); nearbyint: ties to even
+  if (r > f.max_finite) r = f.max_finite;
+  if (r == 0) return sign;
+  std::frexp(r, &e);
+  const int er = e - 1;
+  if (er < emin) return static_cast<uint8_t>(sign | static_cast<int>(r / std::ldexp(1.0, emin - f.man_bits)));
+  const int mant = static_cast<int>(r / std::ldexp(1.0, er - f.man_bits)) - (1 << f.man_bits);
+  return static_cast<uint8_t>(sign | ((er + bias) << f.man_bits) | mant);
+}
+
+uint8_t ref_s8(float v) {
+  if (std::isnan(v)) return 0;
+  const double c = std::min(127.0, std::max(-127.0, static_cast<double>(v)));
+  return static_cast<uint8_t>(static_cast<int8_t>(std::nearbyint(c)));
+}
+
+uint8_t ref_q(float v, Dtype t) { return t == Dtype::s8 ? ref_s8(v) : ref_fp8(v, t); }
+
+bool q_is_nan(uint8_t b, Dtype t) {
+  if (t == Dtype::e4m3) return (b & 0x7F) == 0x7F;
+  if (t == Dtype::e5m2) return (b & 0x7C) == 0x7C && (b & 0x03) != 0;
+  return false;
+}
+
+// The value of a q byte.
+double q_value(uint8_t b, Dtype t) {
+  if (t == Dtype::s8) return static_cast<int8_t>(b);
+  const Fp8Format f = fp8_format(t);
+  const int bias = (1 << (f.exp_bits - 1)) - 1;
+  const int ef = (b >> f.man_bits) & ((1 << f.exp_bits) - 1), m = b & ((1 << f.man_bits) - 1);
+  const double mag = ef == 0 ? std::ldexp(m, 1 - bias - f.man_bits) : std::ldexp((1 << f.man_bits) + m, ef - bias - f.man_bits);
+  return (b & 0x80) ? -mag : mag;
+}
+
+// The quantum (step) of the grid at |q|.
+double q_step(uint8_t b, Dtype t) {
+  if (t == Dtype::s8) return 1.0;
+  const Fp8Format f = fp8_format(t);
+  const int bias = (1 << (f.exp_bits - 1)) - 1;
+  const int ef = (b >> f.man_bits) & ((1 << f.exp_bits) - 1);
+  return std::ldexp(1.0, std::max(ef, 1) - bias - f.man_bits);
+}
+
+// The scale rule, written out: amax 0 -> (1, 1); qmax / amax overflowing -> (2^-128, FLT_MAX); else
+// (amax / qmax, qmax / amax), each one fp32 division.
+struct RefScale {
+  float scale, inv;
+};
+RefScale ref_scale(float amax, Dtype t) {
+  const float qmax = static_cast<float>(qmax_of(t));
+  if (amax == 0.0f) return {1.0f, 1.0f};
+  const volatile float inv = qmax / amax;  // volatile: one rounded fp32 division, as written
+  if (inv > FLT_MAX) return {std::ldexp(1.0f, -128), FLT_MAX};
+  const volatile float scale = amax / qmax;
+  return {scale, inv};
+}
+
+// NaN-propagating max of |v|.
+float amax_add(float m, float v) {
+  if (std::isnan(m) || std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
+  return std::max(m, std::fabs(v));
+}
+
+struct Expected {
+  std::vector<uint8_t> q;      // (rows, cols) compact
+  std::vector<float> scale;    // the mode's scale shape
+  std::vector<float> amax;     // the scale's shape
+};
+
+// x: host copy of the x buffer; element (r, c) at x_off + r * ld_x + c.  given: tensor_given's scale.
+template <class T>
+Expected reference(const std::vector<T>& x, int64_t x_off, int64_t ld_x, int64_t rows, int64_t cols, Dtype qt,
+                   QuantScale mode, float given) {
+  const fused::ScaleShape sh = fused::quantize_scale_shape(mode, rows, cols);
+  const int64_t gr = mode == QuantScale::row || mode == QuantScale::block_1x128 ? 1
+                     : mode == QuantScale::block_128x128                        ? 128
+                                                                                : rows;
+  const int64_t gc = mode == QuantScale::block_1x128 || mode == QuantScale::block_128x128 ? 128 : cols;
+  auto xv = [&](int64_t r, int64_t c) { return fused::Numeric<T>::to_float(x[x_off + r * ld_x + c]); };
+  Expected e;
+  e.q.assign(static_cast<size_t>(rows * cols), 0);
+  e.scale.assign(static_cast<size_t>(sh.elems()), 0.0f);
+  e.amax.assign(static_cast<size_t>(sh.elems()), 0.0f);
+  for (int64_t br = 0; br < sh.rows; ++br) {
+    for (int64_t bc = 0; bc < sh.cols; ++bc) {
+      const int64_t r0 = br * gr, r1 = std::min(rows, r0 + gr), c0 = bc * gc, c1 = std::min(cols, c0 + gc);
+      float amax = 0.0f;
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = c0; c < c1; ++c) amax = amax_add(amax, xv(r, c));
+      RefScale s = ref_scale(amax, qt);
+      if (mode == QuantScale::tensor_given) {
+        const volatile float inv = 1.0f / given;
+        s = {given, inv};
+      }
+      e.scale[bc * sh.rows + br] = s.scale;  // (block-column-major: tessera/host/quantize.hpp)
+      e.amax[bc * sh.rows + br] = amax;
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = c0; c < c1; ++c) {
+          const volatile float prod = xv(r, c) * s.inv;
+          e.q[r * cols + c] = ref_q(prod, qt);
+        }
+    }
+  }
+  return e;
+}
+
+// ---- data ----
+
+// Random values of either sign, |v| in [0.05, 1) * 2^k with k varying by row and by 128-column block (so every
+// scale group sees a different magnitude), never zero; about one element in 500 an outlier 2^10 times larger.
+template <class T>
+std::vector<T> random_x(std::mt19937_64& rng, size_t n, int64_t ld) {
+  std::uniform_real_distribution<double> u(0.05, 1.0);
+  std::bernoulli_distribution neg(0.5), outlier(0.002);
+  std::vector<T> h(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t r = ld ? static_cast<int64_t>(i) / ld : 0, c = ld ? static_cast<int64_t>(i) % ld : 0;
+    int k = static_cast<int>((r * 3 + c / 128) % 13) - 6;
+    if (outlier(rng)) k += 10;
+    h[i] = test::from_double<T>((neg(rng) ? -1.0 : 1.0) * u(rng) * std::ldexp(1.0, k));
+  }
+  return h;
+}
+
+struct QCase {
+  QuantScale mode = QuantScale::row;
+  Dtype q_type = Dtype::e4m3;
+  int64_t rows = 1, cols = 1;
+  int64_t ld_x = 0, ld_q = 0;    // 0 = cols
+  int64_t x_off = 0, q_off = 0;  // elements / bytes from a 256-byte aligned allocation
+  bool with_amax = true;
+  bool own_workspace = false;    // tensor modes: pass a zeroed workspace (else quantize allocates one)
+  double given_factor = 1.5;     // tensor_given: scale = given_factor * amax / qmax (< 1: values saturate)
+  std::string str() const {
+    return std::string(fused::quant_scale_name(mode)) + " q=" + dtype_name(q_type) + " rows=" + std::to_string(rows) +
+           " cols=" + std::to_string(cols) + " ld_x=" + std::to_string(ld_x) + " ld_q=" + std::to_string(ld_q) +
+           " x_off=" + std::to_string(x_off) + " q_off=" + std::to_string(q_off) + (with_amax ? " amax" : "") +
+           (own_workspace ? " workspace" : "") + " given_factor=" + std::to_string(given_factor);
+  }
+};
+
+template <class T>
+constexpr Dtype dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return Dtype::f32;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return Dtype::bf16;
+  else return Dtype::f16;
+}
+
+// Exact comparison of floats (a NaN matches any NaN).
+int compare_floats(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : bits_of(got[i]) == bits_of(want[i]);
+    if (!ok && bad++ < 5)
+      ADD_FAILURE() << what << "[" << i << "] is " << got[i] << " (0x" << std::hex << bits_of(got[i]) << "), expected "
+                    << want[i] << " (0x" << bits_of(want[i]) << std::dec << ")";
+  }
+  if (bad > 5) ADD_FAILURE() << what << ": " << bad << " wrong in total";
+  return bad;
+}
+
+// Runs one case; `edit` may change x (host copy, before upload).  Returns false on any failure.
+template <class T>
+bool run_case(const QCase& c, std::mt19937_64& rng, const std::function<void(std::vector<T>&, int64_t)>& edit = {}) {
+  SCOPED_TRACE(std::string(test::type_name<T>()) + " " + c.str());
+  const int64_t ld_x = c.ld_x ? c.ld_x : c.cols, ld_q = c.ld_q ? c.ld_q : c.cols;
+  const size_t nx = static_cast<size_t>(c.x_off + (c.rows - 1) * ld_x + c.cols);
+  const size_t nq = static_cast<size_t>(c.q_off + (c.rows - 1) * ld_q + c.cols);
+  const fused::ScaleShape sh = fused::quantize_scale_shape(c.mode, c.rows, c.cols);
+  DeviceArray<T> dx(nx);
+  DeviceArray<uint8_t> dq(nq);
+  DeviceArray<float> ds(static_cast<size_t>(sh.elems())), da(static_cast<size_t>(sh.elems()));
+  DeviceArray<uint32_t> dws(4);
+  std::vector<T> hx = random_x<T>(rng, nx, ld_x);
+  if (edit) edit(hx, ld_x);
+  dx.poison();
+  dx.upload(hx);
+  dq.poison();
+  ds.poison();
+  da.poison();
+  EXPECT_EQ(cudaMemset(dws.data(), 0, 4 * sizeof(uint32_t)), cudaSuccess);
+
+  float given = 0.0f;
+  if (c.mode == QuantScale::tensor_given) {
+    const Expected probe = reference(hx, c.x_off, ld_x, c.rows, c.cols, c.q_type, QuantScale::tensor, 0.0f);
+    given = static_cast<float>(c.given_factor * probe.amax[0] / qmax_of(c.q_type));
+    if (!(given > 0.0f) || std::isinf(given)) given = 1.0f;
+    ds.upload({given});
+  }
+
+  QuantizeArgs a;
+  a.x = dx.data() + c.x_off;
+  a.x_type = dtype_of<T>();
+  a.rows = c.rows;
+  a.cols = c.cols;
+  a.ld_x = c.ld_x;
+  a.q = dq.data() + c.q_off;
+  a.q_type = c.q_type;
+  a.ld_q = c.ld_q;
+  a.mode = c.mode;
+  a.scale = ds.data();
+  a.amax = c.with_amax ? da.data() : nullptr;
+  a.scale_elems = sh.elems();
+  if (c.own_workspace) {
+    a.workspace = dws.data();
+    a.workspace_bytes = 4 * sizeof(uint32_t);
+  }
+  fused::quantize(a);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+
+  const Expected e = reference(hx, c.x_off, ld_x, c.rows, c.cols, c.q_type, c.mode, given);
+  const std::vector<uint8_t> hq = dq.download();
+  int bad = 0, untouched_bad = 0, trip_bad = 0;
+  for (int64_t r = 0; r < c.rows; ++r) {
+    for (int64_t i = 0; i < c.cols; ++i) {
+      const uint8_t got = hq[c.q_off + r * ld_q + i], want = e.q[r * c.cols + i];
+      const bool ok = q_is_nan(want, c.q_type) ? q_is_nan(got, c.q_type) : got == want;
+      if (!ok && bad++ < 5)
+        ADD_FAILURE() << "q(" << r << ", " << i << ") is 0x" << std::hex << int(got) << ", expected 0x" << int(want)
+                      << std::dec << " (x = " << test::to_double(hx[c.x_off + r * ld_x + i]) << ")";
+    }
+    if (r + 1 < c.rows)
+      for (int64_t i = c.cols; i < ld_q; ++i) untouched_bad += !test::is_poison(hq[c.q_off + r * ld_q + i]);
+  }
+  for (int64_t i = 0; i < c.q_off; ++i) untouched_bad += !test::is_poison(hq[i]);
+  if (bad > 5) ADD_FAILURE() << "q: " << bad << " bytes wrong in total";
+  EXPECT_EQ(untouched_bad, 0) << "bytes of q outside the rows were written";
+  EXPECT_TRUE(dq.guards_intact()) << "writes around q";
+  EXPECT_TRUE(dx.guards_intact()) << "writes around x";
+  EXPECT_TRUE(ds.guards_intact()) << "writes around the scales";
+  bad += compare_floats(ds.download(), e.scale, "scale");
+  if (c.with_amax) {
+    bad += compare_floats(da.download(), e.amax, "amax");
+    EXPECT_TRUE(da.guards_intact()) << "writes around amax";
+  } else {
+    for (float v : da.download()) untouched_bad += !test::is_poison(v);
+    EXPECT_EQ(untouched_bad, 0) << "amax written although not asked for";
+  }
+  if (c.own_workspace) {
+    const std::vector<uint32_t> ws = dws.download();
+    EXPECT_EQ(ws[0], 0u) << "workspace max not reset";
+    EXPECT_EQ(ws[1], 0u) << "workspace ticket not reset";
+  }
+
+  // Round trip: |q * scale - x| <= half a step of q's grid (times the scale), plus the fp32 rounding of inv and of
+  // the product, for every group whose scale is finite, not the tiny-amax one, and whose x is finite.
+  const std::vector<float> hs = ds.download();
+  const int64_t gr = c.mode == QuantScale::row || c.mode == QuantScale::block_1x128 ? 1
+                     : c.mode == QuantScale::block_128x128                          ? 128
+                                                                                    : c.rows;
+  const int64_t gc = c.mode == QuantScale::block_1x128 || c.mode == QuantScale::block_128x128 ? 128 : c.cols;
+  for (int64_t r = 0; r < c.rows && trip_bad < 5; ++r) {
+    for (int64_t i = 0; i < c.cols; ++i) {
+      const float scale = hs[(i / gc) * sh.rows + r / gr];
+      const double x = test::to_double(hx[c.x_off + r * ld_x + i]);
+      if (!std::isfinite(scale) || !(scale > 0.0f) || !std::isfinite(x)) continue;
+      const uint8_t b = hq[c.q_off + r * ld_q + i];
+      if (q_is_nan(b, c.q_type)) continue;
+      const double deq = q_value(b, c.q_type) * scale;
+      const double sat = c.mode == QuantScale::tensor_given && std::fabs(x) / scale > qmax_of(c.q_type)
+                             ? std::fabs(x) - qmax_of(c.q_type) * scale  // saturated on purpose
+                             : 0.0;
+      const double tol = 0.5 * q_step(b, c.q_type) * scale + std::fabs(x) * 0x1p-20 + sat;
+      if (!(std::fabs(deq - x) <= tol) && trip_bad++ < 5)
+        ADD_FAILURE() << "round trip (" << r << ", " << i << "): q * scale = " << deq << ", x = " << x << ", tolerance "
+                      << tol;
+    }
+  }
+  return bad == 0 && untouched_bad == 0 && trip_bad == 0;
+}
+
+// ---- the sweep ----
+
+struct Shape {
+  int64_t rows, cols;
+};
+// cols: residues mod 8 / 16 / 128, a 1x128 block cut short, rows not a multiple of 128 (and more than 128), rows
+// that need the warp, 128, 512 and 1024-thread segments, and rows longer than the registers hold (row loop; chunks).
+const std::vector<Shape> kShapes = {{1, 1},   {3, 7},    {5, 8},     {2, 17},    {37, 128},  {9, 129},  {130, 255},
+                                    {129, 1000}, {257, 136}, {3, 4097}, {2, 16385}, {2, 40000}, {2, 70001}};
+const std::vector<Shape> kQuickShapes = {{3, 7}, {130, 255}, {3, 4097}, {2, 70001}};
+
+struct LayoutKind {
+  const char* name;
+  bool padded, misaligned;
+};
+// contiguous; padded rows that stay 16-byte aligned (the fast kernels, with ragged row ends); misaligned x and q
+// (the row window's edges; the block modes' element-wise kernel).
+const LayoutKind kLayouts[] = {{"contiguous", false, false}, {"padded", true, false}, {"misaligned", false, true}};
+
+template <class T>
+void sweep() {
+  std::mt19937_64 rng(0x9a4e0000 + sizeof(T));
+  int failures = 0, n = 0;
+  for (const Shape& s : test::quick_sweep() ? kQuickShapes : kShapes) {
+    for (const LayoutKind& L : kLayouts) {
+      for (QuantScale mode : kModes) {
+        for (Dtype qt : kQTypes) {
+          QCase c;
+          c.mode = mode;
+          c.q_type = qt;
+          c.rows = s.rows;
+          c.cols = s.cols;
+          if (L.padded) {
+            c.ld_x = (s.cols + 15) / 16 * 16 + 16;
+            c.ld_q = (s.cols + 15) / 16 * 16 + 32;
+          }
+          if (L.misaligned) {
+            c.x_off = 1;
+            c.q_off = 3;
+            c.ld_x = s.cols + 3;
+            c.ld_q = s.cols + 5;
+          }
+          c.with_amax = n % 2 == 0;
+          c.own_workspace = n % 3 == 0;
+          c.given_factor = n % 5 == 0 ? 0.25 : 1.5;
+          ++n;
+          failures += !run_case<T>(c, rng);
+          if (failures > 10) FAIL() << "more than 10 failing cases; stopping";
+        }
+      }
+    }
+  }
+}
+
+TEST(Quantize, SweepBf16) { TESSERA_REQUIRE_GPU(); sweep<__nv_bfloat16>(); }
+TEST(Quantize, SweepF16) { TESSERA_REQUIRE_GPU(); sweep<__half>(); }
+TEST(Quantize, SweepF32) { TESSERA_REQUIRE_GPU(); sweep<float>(); }
+
+// Every mode x q type on one case with edits applied; both workspace variants.
+template <class T>
+void each_mode(std::mt19937_64& rng, int64_t rows, int64_t cols, const std::function<void(std::vector<T>&, int64_t)>& edit) {
+  for (QuantScale mode : kModes)
+    for (Dtype qt : kQTypes)
+      for (bool ws : {false, true}) {
+        QCase c;
+        c.mode = mode;
+        c.q_type = qt;
+        c.rows = rows;
+        c.cols = cols;
+        c.own_workspace = ws;
+        EXPECT_TRUE(run_case<T>(c, rng, edit));
+      }
+}
+
+// amax == 0: a zero row (row 1), a zero 128x128 block (rows 128..255, cols 128..255) and so zero 1x128 blocks:
+// scale 1, q 0.  A whole zero tensor: scale 1 in the tensor modes.
+template <class T>
+void zero_groups() {
+  std::mt19937_64 rng(21);
+  each_mode<T>(rng, 260, 300, [](std::vector<T>& x, int64_t ld) {
+    for (int64_t i = 0; i < 300; ++i) x[1 * ld + i] = test::from_double<T>(0.0);
+    for (int64_t r = 128; r < 256; ++r)
+      for (int64_t i = 128; i < 256; ++i) x[r * ld + i] = test::from_double<T>(r % 2 ? 0.0 : -0.0);
+  });
+  each_mode<T>(rng, 3, 1000, [](std::vector<T>& x, int64_t) {
+    for (T& v : x) v = test::from_double<T>(0.0);
+  });
+}
+TEST(Quantize, ZeroGroupsBf16) { TESSERA_REQUIRE_GPU(); zero_groups<__nv_bfloat16>(); }
+TEST(Quantize, ZeroGroupsF32) { TESSERA_REQUIRE_GPU(); zero_groups<float>(); }
+
+// NaN in row 0 (column 5), +inf in row 2, -inf and +inf in row 3: those groups get NaN / inf scales; the other
+// groups are unaffected.  Rows of 300 (several 1x128 blocks, one of them clean in each special row).
+template <class T>
+void nan_inf() {
+  std::mt19937_64 rng(23);
+  each_mode<T>(rng, 5, 300, [](std::vector<T>& x, int64_t ld) {
+    const double inf = std::numeric_limits<double>::infinity();
+    x[0 * ld + 5] = test::from_double<T>(std::numeric_limits<double>::quiet_NaN());
+    x[2 * ld + 299] = test::from_double<T>(inf);
+    x[3 * ld + 0] = test::from_double<T>(-inf);
+    x[3 * ld + 140] = test::from_double<T>(inf);
+  });
+}
+TEST(Quantize, NanInfBf16) { TESSERA_REQUIRE_GPU(); nan_inf<__nv_bfloat16>(); }
+TEST(Quantize, NanInfF16) { TESSERA_REQUIRE_GPU(); nan_inf<__half>(); }
+TEST(Quantize, NanInfF32) { TESSERA_REQUIRE_GPU(); nan_inf<float>(); }
+
+// amax below qmax / FLT_MAX for every q type (row 1 below 1e-38, partly subnormal; bf16 and fp32 reach it):
+// scale 2^-128, factor FLT_MAX, and q * scale still recovers x.
+template <class T>
+void tiny_amax() {
+  std::mt19937_64 rng(29);
+  each_mode<T>(rng, 3, 260, [](std::vector<T>& x, int64_t ld) {
+    for (int64_t i = 0; i < 260; ++i)
+      x[1 * ld + i] = test::from_double<T>((i % 2 ? -1.0 : 1.0) * (0.05 + 0.9 * double(i % 97) / 97.0) * 1e-38);
+  });
+}
+TEST(Quantize, TinyAmaxBf16) { TESSERA_REQUIRE_GPU(); tiny_amax<__nv_bfloat16>(); }
+TEST(Quantize, TinyAmaxF32) { TESSERA_REQUIRE_GPU(); tiny_amax<float>(); }
+
+// The workspace is left ready: the same workspace through many tensor calls of different sizes gives right results
+// every time (a stale max or ticket would show in the scale).
+TEST(Quantize, WorkspaceReused) {
+  TESSERA_REQUIRE_GPU();
+  std::mt19937_64 rng(31);
+  for (Shape s : {Shape{64, 512}, Shape{1000, 4096}, Shape{3, 70001}, Shape{5, 7}}) {
+    for (QuantScale mode : {QuantScale::tensor, QuantScale::tensor_given}) {
+      QCase c;
+      c.mode = mode;
+      c.rows = s.rows;
+      c.cols = s.cols;
+      c.own_workspace = true;
+      EXPECT_TRUE(run_case<__nv_bfloat16>(c, rng));
+    }
+  }
+}
+
+// rows == 0 or cols == 0: nothing launched or written; null pointers are accepted then.
+TEST(Quantize, EmptyIsNoop) {
+  TESSERA_REQUIRE_GPU();
+  DeviceArray<float> s(4);
+  s.poison();
+  QuantizeArgs a;
+  a.mode = QuantScale::tensor;
+  a.rows = 0;
+  a.cols = 16;
+  fused::quantize(a);
+  a.rows = 16;
+  a.cols = 0;
+  a.scale = s.data();
+  fused::quantize(a);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (float v : s.download()) EXPECT_TRUE(test::is_poison(v));
+}
+
+// ---- host-only: these run without a GPU ----
+
+// The reference encoder agrees with cuda_fp8.h's host conversion (satfinite) on every bf16 value and on values
+// around every FP8 rounding boundary.
+TEST(QuantizeReference, Fp8EncoderMatchesCudaFp8) {
+  int bad = 0;
+  auto check = [&](float v) {
+    for (Dtype t : {Dtype::e4m3, Dtype::e5m2}) {
+      const uint8_t want = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, t == Dtype::e4m3 ? __NV_E4M3 : __NV_E5M2);
+      const uint8_t got = ref_fp8(v, t);
+      const bool ok = q_is_nan(want, t) ? q_is_nan(got, t) : got == want;
+      if (!ok && bad++ < 10)
+        ADD_FAILURE() << dtype_name(t) << "(" << v << ") = 0x" << std::hex << int(got) << ", cuda_fp8.h says 0x"
+                      << int(want) << std::dec;
+    }
+  };
+  for (uint32_t b = 0; b < 0x10000u; ++b) {
+    const uint32_t fb = b << 16;
+    float v;
+    std::memcpy(&v, &fb, sizeof v);
+    check(v);
+  }
+  // Every FP8 value, its neighbours and the midpoints between consecutive values (ties to even), both signs.
+  for (Dtype t : {Dtype::e4m3, Dtype::e5m2}) {
+    for (int b = 0; b < 0x7F; ++b) {
+      const double v = q_value(static_cast<uint8_t>(b), t), step = q_step(static_cast<uint8_t>(b), t);
+      for (double d : {0.0, 0.5, 0.25, 0.75}) {
+        const float f = static_cast<float>(v + d * step);
+        check(f);
+        check(-f);
+        check(std::nextafter(f, 0.0f));
+        check(std::nextafter(f, 1e30f));
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(QuantizeReference, S8Rounding) {
+  EXPECT_EQ(ref_s8(0.5f), 0);
+  EXPECT_EQ(ref_s8(1.5f), 2);
+  EXPECT_EQ(ref_s8(2.5f), 2);
+  EXPECT_EQ(static_cast<int8_t>(ref_s8(-2.5f)), -2);
+  EXPECT_EQ(ref_s8(127.49f), 127);
+  EXPECT_EQ(ref_s8(1e30f), 127);
+  EXPECT_EQ(static_cast<int8_t>(ref_s8(-1e30f)), -127);
+  EXPECT_EQ(ref_s8(std::numeric_limits<float>::quiet_NaN()), 0);
+}
+
+// The library's scale rule (quantize.hpp, used on the host and the device) is the one written out above.
+TEST(QuantizeReference, ScaleRuleMatches) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (Dtype t : kQTypes) {
+    for (float amax : {0.0f, 1.0f, 3.0f, 448.0f, 1e-30f, 1e-36f, 1.3e-36f, 1e-37f, 1e-45f, 1e30f, FLT_MAX, inf, nan,
+                       0.1f, 7.0e-3f, 65504.0f}) {
+      const fused::ScaleInv lib = fused::quant_scale(amax, fused::quant_max(t));
+      const RefScale ref = ref_scale(amax, t);
+      if (std::isnan(ref.scale)) {
+        EXPECT_TRUE(std::isnan(lib.scale) && std::isnan(lib.inv)) << dtype_name(t) << " amax " << amax;
+      } else {
+        EXPECT_EQ(bits_of(lib.scale), bits_of(ref.scale)) << dtype_name(t) << " amax " << amax;
+        EXPECT_EQ(bits_of(lib.inv), bits_of(ref.inv)) << dtype_name(t) << " amax " << amax;
+      }
+    }
+  }
+  EXPECT_EQ(fused::quant_scale(0.0f, 448.0f).scale, 1.0f);
+  EXPECT_EQ(fused::quant_scale(1e-37f, 448.0f).inv, FLT_MAX);
+  EXPECT_EQ(fused::quant_scale(inf, 448.0f).inv, 0.0f);
+  EXPECT_EQ(fused::quant_max(Dtype::e4m3), 448.0f);
+  EXPECT_EQ(fused::quant_max(Dtype::e5m2), 57344.0f);
+  EXPECT_EQ(fused::quant_max(Dtype::s8), 127.0f);
+}
+
+template <class F>
+void expect_argument_error(F&& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected ArgumentError mentioning '" << needle << "'";
+  } catch (const fused::ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
+  }
+}
+
+// Fake device addresses: the checks never dereference them.
+QuantizeArgs fake_args() {
+  QuantizeArgs a;
+  a.x = reinterpret_cast<const void*>(uintptr_t{1} << 32);
+  a.q = reinterpret_cast<void*>((uintptr_t{1} << 32) + (uintptr_t{1} << 28));
+  a.scale = reinterpret_cast<float*>((uintptr_t{1} << 32) + (uintptr_t{1} << 29));
+  a.rows = 256;
+  a.cols = 1024;
+  a.mode = QuantScale::row;
+  return a;
+}
+
+TEST(QuantizeArgs, RejectsBadArguments) {
+  auto with = [](auto edit) {
+    QuantizeArgs a = fake_args();
+    edit(a);
+    return [a] { fused::quantize(a); };
+  };
+  expect_argument_error(with([](QuantizeArgs& a) { a.rows = -1; }), "'rows' is -1");
+  expect_argument_error(with([](QuantizeArgs& a) { a.cols = -3; }), "'cols' is -3");
+  expect_argument_error(with([](QuantizeArgs& a) { a.cols = int64_t{1} << 32; }), "'cols'");
+  expect_argument_error(with([](QuantizeArgs& a) { a.x_type = Dtype::e4m3; }), "'x_type' is e4m3; expected bf16, f16 or f32");
+  expect_argument_error(with([](QuantizeArgs& a) { a.x_type = static_cast<Dtype>(42); }), "'x_type' is the invalid value 42");
+  expect_argument_error(with([](QuantizeArgs& a) { a.q_type = Dtype::bf16; }), "'q_type' is bf16; expected e4m3, e5m2 or s8");
+  expect_argument_error(with([](QuantizeArgs& a) { a.q_type = Dtype::s32; }), "'q_type' is s32");
+  expect_argument_error(with([](QuantizeArgs& a) { a.mode = static_cast<QuantScale>(9); }), "'mode' has the invalid value 9");
+  expect_argument_error(with([](QuantizeArgs& a) { a.ld_x = 1000; }), "'ld_x' is 1000; expected 0 (= cols) or >= cols = 1024");
+  expect_argument_error(with([](QuantizeArgs& a) { a.ld_q = -1; }), "'ld_q' is -1");
+  expect_argument_error(with([](QuantizeArgs& a) { a.x = nullptr; }), "'x' is null");
+  expect_argument_error(with([](QuantizeArgs& a) { a.q = nullptr; }), "'q' is null");
+  expect_argument_error(with([](QuantizeArgs& a) { a.scale = nullptr; }), "'scale' is null; mode row writes it");
+  expect_argument_error(with([](QuantizeArgs& a) { a.scale = nullptr; a.mode = QuantScale::tensor_given; }),
+                        "mode tensor_given reads it");
+  expect_argument_error(with([](QuantizeArgs& a) { a.x = static_cast<const char*>(a.x) + 1; }), "'x' must be aligned to 2");
+  expect_argument_error(with([](QuantizeArgs& a) { a.x_type = Dtype::f32; a.x = static_cast<const char*>(a.x) + 2; }),
+                        "'x' must be aligned to 4");
+  expect_argument_error(with([](QuantizeArgs& a) { a.scale = reinterpret_cast<float*>(reinterpret_cast<char*>(a.scale) + 2); }),
+                        "'scale' must be aligned to 4");
+  expect_argument_error(with([](QuantizeArgs& a) { a.amax = reinterpret_cast<float*>(reinterpret_cast<char*>(a.scale) + 4098); }),
+                        "'amax' must be aligned to 4");
+  // scale sizes of the block modes: 256 x 1024 needs 256 x 8 (1x128) and 2 x 8 (128x128) scales.
+  expect_argument_error(with([](QuantizeArgs& a) { a.mode = QuantScale::block_1x128; a.scale_elems = 2047; }),
+                        "'scale_elems' is 2047; mode block_1x128 of a 256 x 1024 x needs 256 x 8 = 2048 scales");
+  expect_argument_error(with([](QuantizeArgs& a) { a.mode = QuantScale::block_128x128; a.scale_elems = 15; }),
+                        "needs 2 x 8 = 16 scales");
+  expect_argument_error(with([](QuantizeArgs& a) { a.mode = QuantScale::row; a.scale_elems = 255; }), "needs 256 x 1 = 256");
+  expect_argument_error(with([](QuantizeArgs& a) { a.scale_elems = -1; }), "'scale_elems' is -1");
+  // overlaps
+  expect_argument_error(with([](QuantizeArgs& a) { a.q = const_cast<void*>(a.x); }), "'x' and 'q' overlap");
+  expect_argument_error(with([](QuantizeArgs& a) { a.scale = static_cast<float*>(a.q) + 4; }), "'scale' and 'q' overlap");
+  expect_argument_error(with([](QuantizeArgs& a) { a.scale = static_cast<float*>(const_cast<void*>(a.x)) + 8; }),
+                        "'scale' and 'x' overlap");
+  expect_argument_error(with([](QuantizeArgs& a) { a.amax = a.scale + 100; }), "'amax' and 'scale' overlap");
+  // workspace
+  expect_argument_error(with([](QuantizeArgs& a) {
+                          a.mode = QuantScale::tensor;
+                          a.workspace = a.scale + 4096;
+                          a.workspace_bytes = 8;
+                        }),
+                        "'workspace_bytes' is 8; mode tensor needs 16");
+  expect_argument_error(with([](QuantizeArgs& a) {
+                          a.mode = QuantScale::tensor;
+                          a.workspace = reinterpret_cast<char*>(a.scale + 4096) + 1;
+                          a.workspace_bytes = 64;
+                        }),
+                        "'workspace' must be aligned to 4");
+  // too many CTAs
+  expect_argument_error(with([](QuantizeArgs& a) {
+                          a.rows = int64_t{1} << 32;  // one CTA per row of 4096
+                          a.cols = 4096;
+                          a.q = reinterpret_cast<void*>(uintptr_t{1} << 50);
+                          a.scale = reinterpret_cast<float*>(uintptr_t{1} << 60);
+                        }),
+                        "CTAs");
+}
+
+TEST(QuantizeArgs, ShapesWorkspacesPlans) {
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::tensor, 300, 1000).elems(), 1);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::tensor_given, 300, 1000).elems(), 1);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::row, 300, 1000).rows, 300);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::block_1x128, 300, 1000).cols, 8);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::block_1x128, 300, 1024).cols, 8);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::block_1x128, 300, 1025).cols, 9);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::block_128x128, 300, 1000).rows, 3);
+  EXPECT_EQ(fused::quantize_scale_shape(QuantScale::block_128x128, 256, 1000).rows, 2);
+
+  QuantizeArgs a = fake_args();
+  EXPECT_EQ(fused::quantize_workspace_bytes(a), 0u);
+  a.mode = QuantScale::tensor;
+  EXPECT_EQ(fused::quantize_workspace_bytes(a), 16u);
+  a.mode = QuantScale::tensor_given;
+  EXPECT_EQ(fused::quantize_workspace_bytes(a), 0u);
+  a.amax = a.scale + 16;
+  EXPECT_EQ(fused::quantize_workspace_bytes(a), 16u);
+
+  auto plan = [](QuantScale mode, Dtype xt, int64_t rows, int64_t cols, int64_t x_off = 0) {
+    QuantizeArgs p = fake_args();
+    p.mode = mode;
+    p.x_type = xt;
+    p.rows = rows;
+    p.cols = cols;
+    p.x = static_cast<const char*>(p.x) + x_off;
+    return fused::plan_quantize(p).str();
+  };
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 4096), "rows 128x4");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 512), "rows 32x2 (8 rows/CTA)");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 4096, 14336), "rows 512x4");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 16, 65536), "rows 1024x8");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 16, 65537), "row loop 1024");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::f32, 16, 32768), "rows 1024x8");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::f32, 16, 32769), "row loop 1024");
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 4096, 2), "rows 512x4");  // misaligned: one more vector
+  EXPECT_EQ(plan(QuantScale::tensor, Dtype::bf16, 8192, 4096), "amax + quantize, rows 128x4");
+  EXPECT_EQ(plan(QuantScale::tensor_given, Dtype::bf16, 2, 1 << 20), "rows 512x4 x 64 chunks");
+  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336), "rows 512x4");
+  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336, 2), "blocks scalar 1x128");
+  EXPECT_EQ(plan(QuantScale::block_128x128, Dtype::bf16, 4096, 14336), "block 128x128");
+  EXPECT_EQ(plan(QuantScale::block_128x128, Dtype::f16, 4096, 14335), "blocks scalar 128x128");  // rows misaligned
+  QuantizeArgs empty = fake_args();
+  empty.rows = 0;
+  EXPECT_EQ(fused::plan_quantize(empty).kernels, 0);
+}
+
+}  // namespace
