@@ -186,7 +186,7 @@ void verify(const std::vector<T>& hx, int64_t rows, int64_t cols, Dtype qt, Quan
       std::memcpy(&amax, &m, sizeof amax);
       fused::ScaleInv si = fused::quant_scale(amax, qmax);
       if (mode == QuantScale::tensor_given) si = {given, 1.0f / given};
-      const size_t s = static_cast<size_t>(br * sh.cols + bc);
+      const size_t s = static_cast<size_t>(bc * sh.rows + br);  // (block-column-major: tessera/host/quantize.hpp)
       if (std::memcmp(&scales[s], &si.scale, sizeof(float)) != 0)
         fail("scale " + std::to_string(s) + " is " + std::to_string(scales[s]) + ", expected " + std::to_string(si.scale));
       inv[s] = si.inv;
@@ -195,7 +195,7 @@ void verify(const std::vector<T>& hx, int64_t rows, int64_t cols, Dtype qt, Quan
   for (int64_t r : {int64_t{0}, int64_t{1}, rows / 2, rows - 1}) {
     TESSERA_BENCH_CUDA(cudaMemcpy(q.data(), static_cast<const uint8_t*>(dev.q) + r * cols, q.size(), cudaMemcpyDeviceToHost));
     for (int64_t c = 0; c < cols; ++c) {
-      const uint8_t want = host_q(fused::Numeric<T>::to_float(hx[r * cols + c]), inv[(r / gr) * sh.cols + c / gc], qt);
+      const uint8_t want = host_q(fused::Numeric<T>::to_float(hx[r * cols + c]), inv[(c / gc) * sh.rows + r / gr], qt);
       if (q[c] != want)
         fail("q(" + std::to_string(r) + ", " + std::to_string(c) + ") is " + std::to_string(q[c]) + ", expected " +
              std::to_string(want));
