@@ -66,7 +66,6 @@
 
 #include "tessera/arch/sm90_cluster.hpp"                    // cluster_ctarank, cluster_sync, multicast loads
 #include "tessera/arch/sm90_stmatrix.hpp"                   // stmatrix (through the epilogue)
-#include "tessera/arch/sm80_cp_async.hpp"                   // cp_async_ca_zfill (FP8 block scales)
 #include "tessera/arch/sm90_mbarrier.hpp"                   // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                        // tma_load_2d, tma_store_2d, bulk groups
 #include "tessera/arch/sm90_warpgroup.hpp"                  // setmaxnreg_inc/dec, named_barrier_sync
@@ -401,36 +400,6 @@ struct GemmSm90Persistent {
     }
   }
 
-  // ---- FP8 block scales: a consumer warp's slot in shared memory ----
-  // Warp w of consumer c: the 16 A scales of its rows of the unit (K block kb) and the 2 B scales of the unit's two
-  // 128-wide halves, 18 floats in the bias buffer (the bare kernel's: FP8 has no bare kernel).  Lanes 0-15 copy a row's
-  // scale, lanes 16-17 a half's, by cp.async; rows and blocks past the problem (and an operand without block scales)
-  // get 0, as fp8_block_scale_a / _b give.
-  static constexpr int kScaleSlotFloats = 18;
-  static_assert(8 * kScaleSlotFloats * 4 <= static_cast<int>(sizeof(SharedStorage::bias)),
-                "gemm_sm90 persistent: the consumer warps' block-scale slots fit the bias buffer");
-  __device__ __forceinline__ static const float* block_scale_slot(SharedStorage& sh, int c, int thread) {
-    return reinterpret_cast<const float*>(&sh.bias[0][0]) + (4 * c + thread / 32) * kScaleSlotFloats;
-  }
-  __device__ __forceinline__ static void stage_block_scales(const Params& p, SharedStorage& sh, int c, int thread,
-                                                            const gemm_core::TileWork& w, int kb) {
-    const int lane = thread % 32;
-    float* slot = const_cast<float*>(block_scale_slot(sh, c, thread));
-    const float* any = p.scale_a_blocks ? p.scale_a : p.scale_b;  // (a zero-filling copy's source: one with block scales)
-    if (lane < 16) {
-      const int row = consumer_m0(w.tm, c) + (thread / 32) * 16 + lane;
-      const bool in = p.scale_a_blocks && row < p.m;
-      arch::cp_async_ca_zfill<4>(slot + lane, in ? p.scale_a + static_cast<size_t>(kb) * static_cast<size_t>(p.m) + row : any,
-                                 in ? 4u : 0u);
-    } else if (lane < 18) {
-      const int nb = (p.n + 127) / 128, jb = 2 * w.tn + (lane - 16);
-      const bool in = p.scale_b_blocks && jb < nb;
-      arch::cp_async_ca_zfill<4>(slot + lane, in ? p.scale_b + static_cast<size_t>(kb) * static_cast<size_t>(nb) + jb : any,
-                                 in ? 4u : 0u);
-    }
-    arch::cp_async_commit();
-  }
-
   // ---- consumers: warpgroup c takes its 64 rows of every unit ----
   // kPromoted: FP8's promoted accumulation (below); kBlockScales: with block scales (Params::scale_a_blocks /
   // scale_b_blocks).
@@ -519,19 +488,25 @@ struct GemmSm90Persistent {
         // the adds.  A K tile's stage is released once its second group completes, but the unit's last (the post-loop
         // release, which leaves it to the store warp where it holds staging slot 2, as the other loop does).
         // Block scales (kBlockScales: p.scale_a_blocks / scale_b_blocks): each group's sum times its rows' A scales and
-        // its half's B block scale (a half is one 128-wide block of B) as it is added.  The next K tile's scales travel
-        // by cp.async into the warp's slot in shared memory (stage_block_scales) while this tile's wgmma run, and are
-        // read from there after them (loaded from global memory before the group, 1312106: 0.72-0.79 of cuBLASLt's
-        // block-scaled GEMM, 22% below the per-tensor loop).
+        // its half's B block scale (a half is one 128-wide block of B) as it is added.  The loads are issued before the
+        // group's wgmma and read after it.  (ptxas spills 36 / 40 bytes in this copy.  The next K tile's scales by
+        // cp.async into shared memory instead, read from there after the group, measured slower: 0.66-0.68 of
+        // cuBLASLt's block-scaled GEMM against 0.72-0.79, 57c1e3b; docs/PERF.md, forty-second section.)
         static_assert(kBN / 2 == kGemmScaleBlock && kBK == kGemmScaleBlock,
                       "gemm_sm90 persistent: an FP8 group's columns are one B scale block, and a K tile one K block");
         float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
-        if constexpr (kBlockScales) stage_block_scales(p, sh, c, thread, w, w.k_tile0);
+        [[maybe_unused]] const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
         for (int left = w.k_tiles; left > 0; left = arch::fresh(left - 1)) {
           arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
           if (left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
+          [[maybe_unused]] const int kb = w.k_tile0 + (w.k_tiles - left);
+          [[maybe_unused]] float fa_lo = 1.f, fa_hi = 1.f;
+          if constexpr (kBlockScales) {
+            fa_lo = fp8_block_scale_a(p, kb, row_lo);
+            fa_hi = fp8_block_scale_a(p, kb, row_lo + 8);
+          }
           if (++ls == kStages) {
             ls = 0;
             lphase ^= 1u;
@@ -544,6 +519,8 @@ struct GemmSm90Persistent {
             // ran interleaved and both consumers then waited and added with the tensor cores idle).
             const bool first = nh == 0 && left == w.k_tiles;
             if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
+            [[maybe_unused]] float fb = 1.f;
+            if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
@@ -560,21 +537,8 @@ struct GemmSm90Persistent {
             arch::wgmma_fence_operands(part);
             if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
             if constexpr (kBlockScales) {
-              if (nh == 0) {
-                arch::cp_async_wait_all();  // this thread's copies of the tile's scales, then the warp's
-                __syncwarp();
-              }
-              const int t = arch::fresh(thread);
-              const float* slot = block_scale_slot(sh, c, t);
-              const int r = HalfAtom::c_thread(t).row % 16;
-              const float fb = p.scale_b_blocks ? slot[16 + nh] : 1.f;
-              const float f_lo = (p.scale_a_blocks ? slot[r] : 1.f) * fb, f_hi = (p.scale_a_blocks ? slot[r + 8] : 1.f) * fb;
-              if (nh == 1) {
-                __syncwarp();  // every lane has read the slot: the next K tile's scales may land in it
-                if (left > 1) stage_block_scales(p, sh, c, t, w, w.k_tile0 + w.k_tiles - left + 1);
-              }
-              if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, f_lo, f_hi);
-              else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, f_lo, f_hi);
+              if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, fa_lo * fb, fa_hi * fb);
             } else {
 #pragma unroll
               for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
