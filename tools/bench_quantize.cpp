@@ -7,7 +7,7 @@
 // (half of them read, half written), timed the same way in the same run; ratio = figure / reference.
 // The tensor mode with a computed scale must know the tensor's amax before it writes any q: it reads x twice (an amax
 // pass, then a quantise pass that starts with what L2 still holds).  Its record counts the must-move bytes like the
-// others; a second record ("..._tensor achieved") counts the bytes it reads and writes (2 x + q), its achieved
+// others; a second record ("..._tensor_two_pass") counts the bytes it reads and writes (2 x + q), its achieved
 // bandwidth.
 // Every timed run is preceded by an untimed L2 flush (bench::flush_l2); 3 warm-ups; median of --repeats runs (default
 // 30, --quick: 5 and fewer cases).  Outputs are verified bit for bit before timing (the scales of every group, the q
@@ -276,7 +276,7 @@ void run_size(Suite& s, Size sz, const std::vector<Dtype>& qtypes, const std::ve
                 (single ? "" : "; this mode reads x twice (amax pass + quantise pass), see the achieved record"));
       if (!single) {
         const double moved = 2.0 * double(x_bytes) + double(n) + scale_bytes;
-        s.add(variant + " achieved", shape, dtype, plan.str(), us, moved, moved, false,
+        s.add(variant + "_two_pass", shape, dtype, plan.str(), us, moved, moved, false,
               "bytes = x read twice + q written once + scale (what the two passes move, L2 hits counted as moved)");
       }
     }
