@@ -195,11 +195,11 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     // Channel and block scales: arrays of the same values in the mode's layout (this file's header).
     const float* sc_a = scale_a;
     const float* sc_b = scale_b;
-    DeviceBuffer arr_a(g.scale == GemmScale::tensor ? 16 : scale_array(g.scale, true, m, n, k, 0).size() * 4);
-    DeviceBuffer arr_b(g.scale == GemmScale::tensor ? 16 : scale_array(g.scale, false, m, n, k, 0).size() * 4);
+    const std::vector<float> ha = scale_array(g.scale, true, m, n, k, scale_host[0]);
+    const std::vector<float> hb = scale_array(g.scale, false, m, n, k, scale_host[1]);
+    DeviceBuffer arr_a(g.scale == GemmScale::tensor ? 0 : ha.size() * 4);
+    DeviceBuffer arr_b(g.scale == GemmScale::tensor ? 0 : hb.size() * 4);
     if (g.scale != GemmScale::tensor) {
-      const std::vector<float> ha = scale_array(g.scale, true, m, n, k, scale_host[0]);
-      const std::vector<float> hb = scale_array(g.scale, false, m, n, k, scale_host[1]);
       TESSERA_BENCH_CUDA(cudaMemcpy(arr_a.p, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice));
       TESSERA_BENCH_CUDA(cudaMemcpy(arr_b.p, hb.data(), hb.size() * 4, cudaMemcpyHostToDevice));
       sc_a = arr_a.as<float>();
