@@ -53,5 +53,7 @@ KernelInfo sm90_e4m3_e4m3_coop128x256(Combo c);
 KernelInfo sm90_e4m3_e5m2_coop128x256(Combo c);
 KernelInfo sm90_e5m2_e4m3_coop128x256(Combo c);
 KernelInfo sm90_e5m2_e5m2_coop128x256(Combo c);
+// INT8 (s8 x s8, K-major A and B only): src/gemm_sm90_persistent.cu, unit src/gemm_sm90_persistent_s8_coop_kk.cu.
+KernelInfo sm90_s8_s8_coop128x256(Combo c);
 
 }  // namespace tessera::gemm_core

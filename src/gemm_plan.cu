@@ -285,7 +285,7 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   const double waves = std::ceil(blocks / slots);
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
   // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth; FP8 at twice
-  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : is_fp8(p.in) ? 0.5 : 1.0;
+  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : is_8bit_operand(p.in) ? 0.5 : 1.0;
   const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
   const int in_bytes = dtype_bytes(p.in), out_bytes = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_bytes + static_cast<double>(p.m) * p.n * out_bytes;
@@ -324,6 +324,13 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       const KernelInfo k = kernel_for(p, e);
       if (k.fn && (e.arch != gemm_core::GemmArch::sm90 || (f.cc == 90 && has_code(dev, k.fn)))) bounded_fits = true;
     }
+  // Whether a non-persistent kernel takes the problem (s8 operands have the persistent kernel alone: the wave rule below
+  // then does not apply).
+  bool other_tiles = false;
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
+    const KernelInfo k = kernel_for(p, e);
+    if (k.fn && !k.persistent) other_tiles = true;
+  }
   bool have = false;
   Choice best;
   std::string too_many_splits;
@@ -354,7 +361,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     // enough: the non-persistent kernels' epilogue then costs more than the idle blocks (2048^3, 128 of 132
     // blocks: bias+GELU and bias+SiLU+residual 14-18% faster on the cooperative kernel than on the 128 x 256
     // tile; docs/PERF.md, twenty-seventh session).
-    if (k.persistent && g.tile == GemmTile::automatic && g.split_k == 0) {
+    if (k.persistent && other_tiles && g.tile == GemmTile::automatic && g.split_k == 0) {
       const int64_t cluster_units = ceil_div(ceil_div(p.m, k.block_m), k.cluster_m) * ceil_div(p.n, k.block_n);
       const double fill = persistent_fused_menu(p) ? 0.9 : 1.0;
       if (static_cast<double>(cluster_units * k.cluster_m) < fill * static_cast<double>(resident)) continue;
@@ -579,7 +586,7 @@ std::string GemmPlan::str() const {
   // The tile's registry name, which spells the 16-bit K extent; a tf32 or FP8 plan shows its own (32, 128).
   std::string tile_str = gemm_tile_name(tile);
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile);
-  const bool f8 = is_fp8(a_type);
+  const bool f8 = is_8bit_operand(a_type);  // (FP8 or s8: the plan names the types)
   const gemm_core::GemmKernelType* t = !e ? nullptr
                                        : math == GemmMath::tf32 ? e->type(GemmMath::tf32, Dtype::f32)
                                        : f8 ? e->type(GemmMath::tensor_core, a_type, b_type)

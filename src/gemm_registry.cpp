@@ -18,13 +18,14 @@ constexpr GemmKernelType kWgmma128x256[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma12
 // K-major A and B, the getters return no kernel for the other orders).
 constexpr int kE4m3 = static_cast<int>(Dtype::e4m3), kE5m2 = static_cast<int>(Dtype::e5m2);
 constexpr unsigned kKK = combo_bit(Combo::kk);
-// The persistent cooperative kernels: 16-bit in every order, FP8 (every pair) K-major.
+// The persistent cooperative kernels: 16-bit in every order, FP8 (every pair) and INT8 (s8 x s8) K-major.
 constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, sm90_bf16_coop128x256},
                                            {kTc, Dtype::f16, sm90_f16_coop128x256},
                                            {kTc, Dtype::e4m3, sm90_e4m3_e4m3_coop128x256, kE4m3, kKK},
                                            {kTc, Dtype::e4m3, sm90_e4m3_e5m2_coop128x256, kE5m2, kKK},
                                            {kTc, Dtype::e5m2, sm90_e5m2_e4m3_coop128x256, kE4m3, kKK},
-                                           {kTc, Dtype::e5m2, sm90_e5m2_e5m2_coop128x256, kE5m2, kKK}};
+                                           {kTc, Dtype::e5m2, sm90_e5m2_e5m2_coop128x256, kE5m2, kKK},
+                                           {kTc, Dtype::s8, sm90_s8_s8_coop128x256, static_cast<int>(Dtype::s8), kKK}};
 constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x128},
                                             {kTc, Dtype::f16, sm90_f16_wgmma128x128},
                                             {kTc, Dtype::e4m3, sm90_e4m3_e4m3_wgmma128x128, kE4m3, kKK},

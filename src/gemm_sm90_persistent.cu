@@ -33,5 +33,9 @@ KernelInfo sm90_e4m3_e4m3_coop128x256(Combo c) { return persistent_f8<false, fal
 KernelInfo sm90_e4m3_e5m2_coop128x256(Combo c) { return persistent_f8<false, true>(c); }
 KernelInfo sm90_e5m2_e4m3_coop128x256(Combo c) { return persistent_f8<true, false>(c); }
 KernelInfo sm90_e5m2_e5m2_coop128x256(Combo c) { return persistent_f8<true, true>(c); }
+// INT8 (s8 x s8, K-major A and B): unit src/gemm_sm90_persistent_s8_coop_kk.cu.
+KernelInfo sm90_s8_s8_coop128x256(Combo c) {
+  return c == Combo::kk ? persistent_info<gemm_sm90::ElemS8, false, false>() : KernelInfo{};
+}
 
 }  // namespace tessera::gemm_core

@@ -138,14 +138,14 @@ GemmStatus gemm_validate(const GemmArgs& g) {
                        dtype_name(g.a.type), dtype_name(g.b.type)));
   if (static_cast<int>(g.fp8_accum) < 0 || static_cast<int>(g.fp8_accum) > static_cast<int>(GemmFp8Accum::fast))
     return invalid(fmt("argument 'fp8_accum' is %d; expected GemmFp8Accum::promoted (0) or fast (1)", static_cast<int>(g.fp8_accum)));
-  if (f8a) {
-    // wgmma reads 8-bit operands K-major only, and the FP8 kernels load them by TMA (16-byte bases and rows).
+  if (is_8bit_operand(g.a.type)) {
+    // wgmma reads 8-bit operands (FP8, s8) K-major only, and the 8-bit kernels load them by TMA (16-byte bases and rows).
     if (g.a.order != MatrixOrder::row_major)
-      return invalid(fmt("argument 'a.order' is column-major with %s operands; FP8 operands must be K-major: A row-major "
-                         "(m x k), B column-major (k x n)", dtype_name(g.a.type)));
+      return invalid(fmt("argument 'a.order' is column-major with %s operands; 8-bit operands (FP8, s8) must be K-major: "
+                         "A row-major (m x k), B column-major (k x n)", dtype_name(g.a.type)));
     if (g.b.order != MatrixOrder::col_major)
-      return invalid(fmt("argument 'b.order' is row-major with %s operands; FP8 operands must be K-major: B column-major "
-                         "(k x n, i.e. the n x k weights row-major), A row-major", dtype_name(g.b.type)));
+      return invalid(fmt("argument 'b.order' is row-major with %s operands; 8-bit operands (FP8, s8) must be K-major: B "
+                         "column-major (k x n, i.e. the n x k weights row-major), A row-major", dtype_name(g.b.type)));
     const struct {
       const char* name;
       const GemmMatrix& x;
@@ -153,11 +153,11 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     } ops[] = {{"a", g.a, g.m, g.k}, {"b", g.b, g.k, g.n}};
     for (const auto& o : ops) {
       if (reinterpret_cast<uintptr_t>(o.x.data) % 16 != 0)
-        return invalid(fmt("argument '%s.data' (%p) is not 16-byte aligned; FP8 operands are loaded by TMA, which needs "
+        return invalid(fmt("argument '%s.data' (%p) is not 16-byte aligned; 8-bit operands are loaded by TMA, which needs "
                            "16-byte aligned bases", o.name, o.x.data));
       const int64_t ld = effective_ld(o.x.ld, o.x.order, o.rows, o.cols);
       if (ld % 16 != 0)
-        return invalid(fmt("argument '%s.ld' is %" PRId64 " (in effect %" PRId64 "); FP8 operands need a leading dimension "
+        return invalid(fmt("argument '%s.ld' is %" PRId64 " (in effect %" PRId64 "); 8-bit operands need a leading dimension "
                            "that is a multiple of 16 elements (16 bytes, for TMA): pad the rows",
                            o.name, o.x.ld, ld));
     }
@@ -187,16 +187,22 @@ GemmStatus gemm_validate(const GemmArgs& g) {
         return invalid(fmt("argument '%s' is channel but its scale pointer is null; expected %s", md.name, md.count));
       if (md.mode == GemmScale::block && md.p == nullptr)
         return invalid(fmt("argument '%s' is block but its scale pointer is null; expected %s", md.name, md.blocks));
+      if (md.mode == GemmScale::block && !f8a)
+        return invalid(fmt("argument '%s' is block with %s operands; block scales are for FP8 operands (e4m3, e5m2)",
+                           md.name, dtype_name(g.a.type)));
       if (md.mode == GemmScale::block && g.fp8_accum == GemmFp8Accum::fast)
         return invalid(fmt("argument '%s' is block with fp8_accum fast; block scales need fp8_accum promoted (each "
                            "128-deep K tile's sum is scaled as it joins the fp32 accumulator)", md.name));
     }
+    if (!f8a && g.fp8_accum != GemmFp8Accum::promoted)
+      return invalid(fmt("argument 'fp8_accum' is fast with %s operands; it applies to FP8 operands (e4m3, e5m2) only "
+                         "(s8 sums are exact in s32)", dtype_name(g.a.type)));
   } else {
     if (g.scale_a || g.scale_b)
-      return invalid(fmt("argument '%s' is set with %s operands; the scales are for FP8 operands (e4m3, e5m2) only",
+      return invalid(fmt("argument '%s' is set with %s operands; the scales are for 8-bit operands (e4m3, e5m2, s8) only",
                          g.scale_a ? "scale_a" : "scale_b", dtype_name(g.a.type)));
     if (g.scale_a_mode != GemmScale::tensor || g.scale_b_mode != GemmScale::tensor)
-      return invalid(fmt("argument '%s' is not tensor with %s operands; the scales are for FP8 operands (e4m3, e5m2) only",
+      return invalid(fmt("argument '%s' is not tensor with %s operands; the scales are for 8-bit operands (e4m3, e5m2, s8) only",
                          g.scale_a_mode != GemmScale::tensor ? "scale_a_mode" : "scale_b_mode", dtype_name(g.a.type)));
     if (g.fp8_accum != GemmFp8Accum::promoted)
       return invalid(fmt("argument 'fp8_accum' is fast with %s operands; it applies to FP8 operands (e4m3, e5m2) only",
@@ -206,7 +212,7 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     case GemmMath::automatic: break;
     case GemmMath::tensor_core:
       if (g.a.type == Dtype::f32)
-        return invalid("argument 'math' is tensor_core with f32 operands; tensor_core takes bf16, f16 or FP8 operands, use "
+        return invalid("argument 'math' is tensor_core with f32 operands; tensor_core takes bf16, f16, FP8 or s8 operands, use "
                        "GemmMath::tf32 or fp32_exact for f32");
       break;
     case GemmMath::tf32:

@@ -190,7 +190,7 @@ int run_gemm_bench(const BenchOptions& o) {
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N]\n"
           "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans]\n"
           "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
-          "                          [--dtype bf16|f16|e4m3|e5m2] [--fp8-accum promoted|fast]\n"
+          "                          [--dtype bf16|f16|e4m3|e5m2|s8] [--fp8-accum promoted|fast]\n"
           "                          [--fp8-scale tensor|channel|block]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
@@ -213,6 +213,9 @@ int run_gemm_bench(const BenchOptions& o) {
           "per row of A and column of B (cuBLASLt OUTER_VEC_32F; records \"fp8_channel\") or per 1 x 128 block of A and\n"
           "128 x 128 block of B (cuBLASLt VEC128_32F / BLK128x128_32F; records \"fp8_block\").  Default shapes: 2048^3, 4096^3,\n"
           "8192^3 and the llm set; takes --shapes, not --plans, --tile, --split-k, --stream-k or the order flags.\n"
+          "--dtype s8 times Tessera's INT8 GEMM (s8 A and B, s32 accumulation, per-tensor or --fp8-scale channel\n"
+          "scales dequantising to bf16 D) against cuBLASLt's INT8 GEMM (s8 x s8 -> s32, CUBLAS_COMPUTE_32I; records\n"
+          "\"int8\" / \"int8_channel\") and Tessera's bf16 GEMM (\"int8_over_bf16\"); same defaults and limits.\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
           bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;
@@ -245,12 +248,12 @@ int run_gemm_bench(const BenchOptions& o) {
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) tile_name = o.args[++i];
     else if (o.args[i] == "--dtype" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
-      if (v != "bf16" && v != "f16" && v != "e4m3" && v != "e5m2") {
-        std::fprintf(stderr, "bench gemm: --dtype expects bf16, f16, e4m3 or e5m2; got '%s'\n", v.c_str());
+      if (v != "bf16" && v != "f16" && v != "e4m3" && v != "e5m2" && v != "s8") {
+        std::fprintf(stderr, "bench gemm: --dtype expects bf16, f16, e4m3, e5m2 or s8; got '%s'\n", v.c_str());
         return 2;
       }
-      fp8_mode = v == "e4m3" || v == "e5m2";
-      fp8_dt = v == "e5m2" ? Dtype::e5m2 : Dtype::e4m3;
+      fp8_mode = v == "e4m3" || v == "e5m2" || v == "s8";
+      fp8_dt = v == "e5m2" ? Dtype::e5m2 : v == "s8" ? Dtype::s8 : Dtype::e4m3;
       et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;  // (the FP8 mode's D: bf16)
     }
     else if (o.args[i] == "--fp8-accum" && i + 1 < o.args.size()) {
@@ -272,7 +275,7 @@ int run_gemm_bench(const BenchOptions& o) {
       fp8_scale_given = true;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2|s8, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -282,12 +285,16 @@ int run_gemm_bench(const BenchOptions& o) {
                          "--split-k, --stream-k, --b-row-major or --a-col-major\n");
     return 2;
   }
-  if (fp8_accum_given && !fp8_mode) {
-    std::fprintf(stderr, "bench gemm: --fp8-accum goes with --dtype e4m3 or e5m2\n");
+  if (fp8_accum_given && (!fp8_mode || fp8_dt == Dtype::s8)) {
+    std::fprintf(stderr, "bench gemm: --fp8-accum goes with --dtype e4m3 or e5m2 (s8 sums are exact in s32)\n");
     return 2;
   }
   if (fp8_scale_given && !fp8_mode) {
-    std::fprintf(stderr, "bench gemm: --fp8-scale goes with --dtype e4m3 or e5m2\n");
+    std::fprintf(stderr, "bench gemm: --fp8-scale goes with --dtype e4m3, e5m2 or s8\n");
+    return 2;
+  }
+  if (fp8_scale == GemmScale::block && fp8_dt == Dtype::s8) {
+    std::fprintf(stderr, "bench gemm: --fp8-scale block goes with --dtype e4m3 or e5m2 (s8 takes tensor or channel scales)\n");
     return 2;
   }
   if (fp8_scale == GemmScale::block && fp8_accum == GemmFp8Accum::fast) {

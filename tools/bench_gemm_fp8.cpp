@@ -1,5 +1,5 @@
-// tools/bench_gemm_fp8.cpp -- `tessera bench gemm --dtype e4m3|e5m2 [--fp8-accum promoted|fast]`: Tessera's FP8
-// GEMM against cuBLASLt's FP8 GEMM and against Tessera's own bf16 GEMM, shape by shape (bench_gemm_shared.hpp says
+// tools/bench_gemm_fp8.cpp -- `tessera bench gemm --dtype e4m3|e5m2|s8 [--fp8-accum promoted|fast]`: Tessera's 8-bit
+// GEMMs (FP8, INT8) against cuBLASLt's and against Tessera's own bf16 GEMM, shape by shape (bench_gemm_shared.hpp says
 // what it records).
 //
 // For each shape, D = (scale_a * X) @ (scale_b * W)^T: X (M x K) row-major and W (N x K) row-major (B = W^T column-major),
@@ -15,8 +15,14 @@
 // and W's 128 x 128 blocks (ceil(K/128) x ceil(N/128)), cuBLASLt VEC128_32F on its B (X) and BLK128x128_32F on its A
 // (W).  Uniform values keep the bf16 copies and the checks as they are, and neither library's time depends on them;
 // gemm_fp8_test's ChannelScales / BlockScales check Tessera's modes against float64 with scales that vary.
+// --dtype s8: the operands are integers uniform in [-127, 127] (never zero), per-tensor or channel scales (block: refused
+// by the command); Tessera accumulates in s32 and dequantises in its epilogue to bf16 D.  The reference is cuBLASLt's
+// INT8 GEMM, s8 x s8 -> s32 with CUBLAS_COMPUTE_32I (TN, alpha 1, beta 0): cuBLASLt has no INT8 GEMM with a 16-bit
+// or dequantised output, so it writes 4 bytes per element of D where Tessera writes 2 (and applies no scales); its
+// s32 result times the scales is what the checks compare.  Records "int8" / "int8_channel" and "int8_over_bf16".
 // Inputs: a pool of values uniform in [-1, 1], rounded to the FP8 type (never zero), with bf16 copies of scale * value;
-// bf16 holds every e4m3 / e5m2 value times a power of two exactly, so the bf16 GEMM multiplies the very same numbers.
+// bf16 holds every e4m3 / e5m2 value (and every integer up to 256) times a power of two exactly, so the bf16 GEMM
+// multiplies the very same numbers.
 // Checks, before timing and again on what the last timed runs left (max |diff| / max |ref| over sampled rows):
 //   Tessera bf16 vs cuBLAS bf16 (cublasGemmEx on the copies)      <= 2e-2, as the bf16 bench
 //   cuBLASLt FP8 vs cuBLAS bf16                                    beyond tol: cuBLASLt's figure is not used
@@ -28,7 +34,9 @@
 #include <cuda_fp8.h>  // __nv_fp8_e4m3, __nv_fp8_e5m2: the host rounding to FP8
 
 #include <algorithm>   // std::max
-#include <cstdint>     // uint8_t, uint16_t
+#include <cmath>       // std::lrint, std::isfinite, std::fabs
+#include <cstdint>     // uint8_t, uint16_t, int32_t
+#include <cstring>     // std::memcpy
 #include <cstdio>      // std::fprintf, std::printf
 #include <functional>  // std::function
 #include <random>      // std::mt19937, std::uniform_real_distribution
@@ -62,6 +70,10 @@ struct Fp8Value {
   float value;
 };
 Fp8Value to_fp8(Dtype dt, float x) {
+  if (dt == Dtype::s8) {  // x in [-1, 1] to an integer in [-127, 127]
+    const int v = static_cast<int>(std::lrint(x * 127.f));
+    return {static_cast<uint8_t>(static_cast<int8_t>(v)), static_cast<float>(v)};
+  }
   if (dt == Dtype::e5m2) {
     const __nv_fp8_e5m2 q(x);
     return {static_cast<uint8_t>(q.__x), static_cast<float>(q)};
@@ -88,10 +100,46 @@ std::vector<float> scale_array(GemmScale s, bool a, int64_t m, int64_t n, int64_
   return std::vector<float>(static_cast<size_t>(count), v);
 }
 
-const char* scale_case(GemmScale s) { return s == GemmScale::block ? "fp8_block" : s == GemmScale::channel ? "fp8_channel" : "fp8_tensor"; }
+const char* scale_case(Dtype dt, GemmScale s) {
+  if (dt == Dtype::s8) return s == GemmScale::channel ? "int8_channel" : "int8";
+  return s == GemmScale::block ? "fp8_block" : s == GemmScale::channel ? "fp8_channel" : "fp8_tensor";
+}
 const char* scale_words(GemmScale s) {
   return s == GemmScale::block ? "block scales (A 1 x 128, B 128 x 128)" : s == GemmScale::channel ? "channel scales (per row of A, column of B)"
                                                                                                 : "per-tensor scales";
+}
+
+// max |x - y| / max |y| over a sample of rows (rel_diff's) where either matrix is m x n row-major bf16 (scale 1) or
+// s32 times `scale` (cuBLASLt's INT8 result, dequantised here).
+std::vector<double> sampled_rows(const void* p, bool s32, double scale, int64_t m, int64_t n) {
+  const int64_t step = std::max<int64_t>(1, m / 64), rows = (m + step - 1) / step;
+  const size_t w = s32 ? 4 : 2, pitch = static_cast<size_t>(n) * w;
+  std::vector<unsigned char> raw(static_cast<size_t>(rows) * pitch);
+  TESSERA_BENCH_CUDA(cudaMemcpy2D(raw.data(), pitch, p, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
+  const Elem16 bf16{Dtype::bf16};
+  std::vector<double> v(static_cast<size_t>(rows * n));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (s32) {
+      int32_t x;
+      std::memcpy(&x, raw.data() + 4 * i, 4);
+      v[i] = scale * x;
+    } else {
+      uint16_t b;
+      std::memcpy(&b, raw.data() + 2 * i, 2);
+      v[i] = bf16.to_double(b);
+    }
+  }
+  return v;
+}
+double rel_diff_any(const void* x, bool x_s32, const void* y, bool y_s32, double scale, int64_t m, int64_t n) {
+  const std::vector<double> hx = sampled_rows(x, x_s32, scale, m, n), hy = sampled_rows(y, y_s32, scale, m, n);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < hx.size(); ++i) {
+    if (!std::isfinite(hx[i])) return INFINITY;
+    num = std::max(num, std::fabs(hx[i] - hy[i]));
+    den = std::max(den, std::fabs(hy[i]));
+  }
+  return den > 0 ? num / den : num;
 }
 
 // cuBLASLt's FP8 GEMM for one shape.  cuBLASLt is column-major and its FP8 kernels take only the "TN" form (A
@@ -102,6 +150,23 @@ const char* scale_words(GemmScale s) {
 // C is D's layout and type (beta = 0).
 // (lt.why: why cuBLASLt does not run this shape, "n/a" in the table.)
 void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t k, const float* scale_a, const float* scale_b) {
+  auto fail = [&](cublasStatus_t s, const char* what) {
+    if (s == CUBLAS_STATUS_SUCCESS) return false;
+    lt.why = std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s));
+    return true;
+  };
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  if (g.dt == Dtype::s8) {  // s8 x s8 -> s32, int32 alpha / beta, no scales (this file's header)
+    if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32I, CUDA_R_32I), "cublasLtMatmulDescCreate") ||
+        fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA") ||
+        fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB") ||
+        fail(cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
+        fail(cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
+        fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_32I, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
+      return;
+    lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
+    return;
+  }
   if (g.scale == GemmScale::block && g.dt == Dtype::e5m2) {
     lt.why = "cuBLASLt's block-scaled FP8 takes e4m3";
     return;
@@ -110,13 +175,7 @@ void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t
     lt.why = "cuBLASLt has no e5m2 x e5m2 FP8 GEMM";
     return;
   }
-  auto fail = [&](cublasStatus_t s, const char* what) {
-    if (s == CUBLAS_STATUS_SUCCESS) return false;
-    lt.why = std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s));
-    return true;
-  };
   if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate")) return;
-  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   const int8_t fast = g.accum == GemmFp8Accum::fast ? 1 : 0;  // CUBLASLT_MATMUL_DESC_FAST_ACCUM is an int8_t
   const void* a_scale = scale_b;  // cuBLASLt's A is W
   const void* b_scale = scale_a;  // cuBLASLt's B is X
@@ -138,12 +197,15 @@ void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t
 
 int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
   const char* dt_name = dtype_name(g.dt);
+  const bool s8 = g.dt == Dtype::s8;
+  const char* kind = s8 ? "INT8" : "FP8";
   const bool fast = g.accum == GemmFp8Accum::fast;
-  const char* accum_name = fast ? "fast" : "promoted";
+  const char* accum_name = s8 ? "s32 (exact)" : fast ? "fast" : "promoted";
   report.set_dtype(dt_name);
-  const std::string lt_name = std::string("cublasLt FP8 ") + dt_name + " " + scale_words(g.scale) + ", fast accum " + (fast ? "on" : "off");
-  const std::string rec_case = scale_case(g.scale);
-  const std::string rec_over = g.scale == GemmScale::tensor ? std::string("fp8_over_bf16") : rec_case + "_over_bf16";
+  const std::string lt_name = s8 ? std::string("cublasLt INT8 s8 x s8 -> s32 (COMPUTE_32I, no scales)")
+                                 : std::string("cublasLt FP8 ") + dt_name + " " + scale_words(g.scale) + ", fast accum " + (fast ? "on" : "off");
+  const std::string rec_case = scale_case(g.dt, g.scale);
+  const std::string rec_over = g.scale == GemmScale::tensor ? std::string(s8 ? "int8_over_bf16" : "fp8_over_bf16") : rec_case + "_over_bf16";
   const double tol_ref = 2e-2;              // bf16 (Tessera vs cuBLAS), as the bf16 bench
   const double tol_fp8 = fast ? 5e-2 : 2e-2;  // the FP8 GEMMs vs the bf16 reference and vs each other
   const Elem16 bf16{Dtype::bf16};           // D's type, for rel_diff
@@ -181,7 +243,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const int64_t m = s.m, n = s.n, k = s.k;
     const size_t mk = static_cast<size_t>(m * k), nk = static_cast<size_t>(n * k), mn = static_cast<size_t>(m * n);
     DeviceBuffer A8(mk), B8(nk), A16(mk * 2), B16(nk * 2);
-    DeviceBuffer D8(mn * 2), Dlt(mn * 2), D16(mn * 2), Dref(mn * 2);  // Tessera FP8, cuBLASLt FP8, Tessera bf16, cuBLAS bf16
+    DeviceBuffer D8(mn * 2), Dlt(mn * (s8 ? 4 : 2)), D16(mn * 2), Dref(mn * 2);  // Tessera 8-bit, cuBLASLt (s32 for s8), Tessera bf16, cuBLAS bf16
     fill_random(A8.as<uint8_t>(), mk, pool8, 1);
     fill_random(B8.as<uint8_t>(), nk, pool8, 2);
     fill_random(A16.as<uint16_t>(), mk, pool_a, 1);  // the same elements as A8, times scale_a
@@ -236,16 +298,21 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     lt_fp8_setup(g, lt, m, n, k, sc_a, sc_b);
 
     const float one = 1.f, zero = 0.f;
+    const int32_t ione = 1, izero = 0;  // cuBLASLt INT8's alpha and beta
+    const void* lt_alpha = s8 ? static_cast<const void*>(&ione) : &one;
+    const void* lt_beta = s8 ? static_cast<const void*>(&izero) : &zero;
+    const double lt_scale = s8 ? double(scale_host[0]) * scale_host[1] : 1.0;  // what turns cuBLASLt's s32 into D's values
     auto t_f8 = [&](cudaStream_t st) { check_gemm(gemm(f8, st)); };
     auto t_b16 = [&](cudaStream_t st) { check_gemm(gemm(b16, st)); };
     auto lt_f8 = [&](cudaStream_t st) {
-      check_cublas(cublasLtMatmul(g.lt, lt.desc, &one, B8.p, lt.la, A8.p, lt.lb, &zero, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo, g.lt_ws,
+      check_cublas(cublasLtMatmul(g.lt, lt.desc, lt_alpha, B8.p, lt.la, A8.p, lt.lb, lt_beta, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo, g.lt_ws,
                                   g.lt_ws_bytes, st),
                    "cublasLtMatmul");
     };
 
     // ---- verify before timing (outputs poisoned first: 0xFFFF is a bf16 NaN, which rel_diff reports as inf) ----
-    for (const DeviceBuffer* d : {&D8, &Dlt, &D16, &Dref}) TESSERA_BENCH_CUDA(cudaMemsetAsync(d->p, 0xFF, mn * 2, g.stream));
+    // (cuBLASLt's s32 D: 0xFFFFFFFF is -1, which the check against the bf16 reference catches where it is left)
+    for (const DeviceBuffer* d : {&D8, &Dlt, &D16, &Dref}) TESSERA_BENCH_CUDA(cudaMemsetAsync(d->p, 0xFF, d == &Dlt ? mn * (s8 ? 4 : 2) : mn * 2, g.stream));
     if (const GemmStatus st = gemm(f8, g.stream); !st.ok()) { skip("tessera FP8", st); continue; }
     if (const GemmStatus st = gemm(b16, g.stream); !st.ok()) { skip("tessera bf16", st); continue; }
     check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
@@ -253,7 +320,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
                               CUDA_R_16BF, static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx");
     if (lt.ok) {
-      const cublasStatus_t st = cublasLtMatmul(g.lt, lt.desc, &one, B8.p, lt.la, A8.p, lt.lb, &zero, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo,
+      const cublasStatus_t st = cublasLtMatmul(g.lt, lt.desc, lt_alpha, B8.p, lt.la, A8.p, lt.lb, lt_beta, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo,
                                                g.lt_ws, g.lt_ws_bytes, g.stream);
       if (st != CUBLAS_STATUS_SUCCESS) {
         lt.ok = false;
@@ -263,20 +330,20 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
     const double err_b16 = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
     const double err_f8 = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
-    const double err_lt_ref = lt.ok ? rel_diff(bf16, Dlt.as<uint16_t>(), Dref.as<uint16_t>(), m, n) : 0;
+    const double err_lt_ref = lt.ok ? rel_diff_any(Dlt.p, s8, Dref.p, false, lt_scale, m, n) : 0;
     if (lt.ok && !(err_lt_ref <= tol_fp8)) {  // then it is no yardstick for Tessera either
-      std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt FP8 differs from cuBLAS bf16 on the same values (%.3g; tolerance %.g); "
-                           "its figure is not reported\n", dt_name, size.c_str(), err_lt_ref, tol_fp8);
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt %s differs from cuBLAS bf16 on the same values (%.3g; tolerance %.g); "
+                           "its figure is not reported\n", dt_name, size.c_str(), kind, err_lt_ref, tol_fp8);
       lt.ok = false;
-      lt.why = "cuBLASLt FP8 differs from the bf16 reference";
+      lt.why = std::string("cuBLASLt ") + kind + " differs from the bf16 reference";
     }
-    const double err_f8_lt = lt.ok ? rel_diff(bf16, D8.as<uint16_t>(), Dlt.as<uint16_t>(), m, n) : 0;
+    const double err_f8_lt = lt.ok ? rel_diff_any(D8.p, false, Dlt.p, s8, lt_scale, m, n) : 0;
     if (!lt.ok) std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt n/a (%s)\n", dt_name, size.c_str(), lt.why.c_str());
     const std::string plan_cell = plan8.str().substr(0, plan8.str().find(','));
     const std::string err_cell = (lt.ok ? bench::fmt(err_f8_lt, 4) : std::string("n/a")) + " / " + bench::fmt(err_f8, 4);
     if (!(err_f8 <= tol_fp8) || !(err_f8_lt <= tol_fp8)) {
-      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera FP8 (%s) differs from cuBLASLt FP8 (%s) / cuBLAS bf16 (%.3g) "
-                           "beyond the tolerance %.g; not timed, not recorded\n", dt_name, size.c_str(), plan8.str().c_str(),
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera %s (%s) differs from cuBLASLt %s (%s) / cuBLAS bf16 (%.3g) "
+                           "beyond the tolerance %.g; not timed, not recorded\n", dt_name, size.c_str(), kind, plan8.str().c_str(), kind,
                    lt.ok ? bench::fmt(err_f8_lt, 4).c_str() : "n/a", err_f8, tol_fp8);
       table.push_back({size, plan_cell, "WRONG", "-", "-", "-", "-", "-", "-", "-", "-", err_cell + " (WRONG)"});
       ++wrong;
@@ -285,7 +352,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const bool b16_ok = err_b16 <= tol_ref;
     if (!b16_ok)
       std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera bf16 (%s) differs from cuBLAS bf16 (%.3g; tolerance %.g); "
-                           "fp8_over_bf16 not recorded\n", dt_name, size.c_str(), plan16.str().c_str(), err_b16, tol_ref);
+                           "%s not recorded\n", dt_name, size.c_str(), plan16.str().c_str(), err_b16, tol_ref, rec_over.c_str());
 
     // ---- time: Tessera FP8, cuBLASLt FP8, Tessera bf16 in one round-robin, the L2 evicted before each run ----
     std::vector<std::function<void(cudaStream_t)>> all = {t_f8, t_b16};
@@ -295,8 +362,8 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const double err_f8_after = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
     const double err_b16_after = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
     if (!(err_f8_after <= tol_fp8)) {
-      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera FP8 (%s) differs from cuBLAS bf16 after the timed runs "
-                           "(%.3g; tolerance %.g); not recorded\n", dt_name, size.c_str(), plan8.str().c_str(), err_f8_after, tol_fp8);
+      std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera %s (%s) differs from cuBLAS bf16 after the timed runs "
+                           "(%.3g; tolerance %.g); not recorded\n", dt_name, size.c_str(), kind, plan8.str().c_str(), err_f8_after, tol_fp8);
       table.push_back({size, plan_cell, "WRONG", "-", "-", "-", "-", "-", "-", "-", "-", err_cell + " (WRONG after timing)"});
       ++wrong;
       continue;
@@ -304,20 +371,21 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const bool b16_recorded = b16_ok && err_b16_after <= tol_ref;
     if (b16_ok && !b16_recorded)
       std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera bf16 differs from cuBLAS bf16 after the timed runs (%.3g); "
-                           "fp8_over_bf16 not recorded\n", dt_name, size.c_str(), err_b16_after);
+                           "%s not recorded\n", dt_name, size.c_str(), err_b16_after, rec_over.c_str());
     const double ms_f8 = ms[0], ms_b16 = ms[1], ms_lt = lt.ok ? ms[2] : 0;
     const double f_f8 = tflops(m, n, k, ms_f8), f_b16 = tflops(m, n, k, ms_b16), f_lt = lt.ok ? tflops(m, n, k, ms_lt) : 0;
 
     const std::string note = "plan: " + plan8.str() + "; " + dt_name + " A row-major x " + dt_name +
                              " B column-major (W N x K), " + scale_words(g.scale) + " " + bench::fmt(scale_host[0], 2) + " / " +
-                             bench::fmt(scale_host[1], 2) + " (device), fp8_accum " + accum_name +
+                             bench::fmt(scale_host[1], 2) + " (device), " + (s8 ? std::string("s32 accumulation") : std::string("fp8_accum ") + accum_name) +
                              ", bf16 D row-major; L2 evicted by a read pass before each run" +
                              (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "") +
                              "; max|diff|/max|ref| vs cuBLAS bf16 " + bench::fmt(err_f8, 4) +
-                             (lt.ok ? ", vs cuBLASLt FP8 " + bench::fmt(err_f8_lt, 4) : std::string());
+                             (lt.ok ? std::string(", vs cuBLASLt ") + kind + " " + bench::fmt(err_f8_lt, 4) : std::string());
     if (lt.ok)
       report.add(Record{"gemm", "tessera", rec_case, size, f_f8, "TFLOP/s", lt_name, f_lt, f_f8 / f_lt,
-                        note + "; cuBLASLt: TN, CUBLAS_COMPUTE_32F, heuristic's first algorithm, 32 MiB workspace"});
+                        note + (s8 ? "; cuBLASLt: TN, CUBLAS_COMPUTE_32I, s32 D (4 bytes per element), no scales"
+                                   : "; cuBLASLt: TN, CUBLAS_COMPUTE_32F") + ", heuristic's first algorithm, 32 MiB workspace"});
     if (b16_recorded)
       report.add(Record{"gemm", "tessera", rec_over, size, f_f8, "TFLOP/s", "tessera bf16 (same run)", f_b16, f_f8 / f_b16,
                         note + "; the bf16 GEMM on bf16 copies of the scaled inputs, plan: " + plan16.str()});
@@ -327,15 +395,16 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
                      bench::fmt(err_b16, 4)});
   }
   bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
-  std::printf("\n%s x %s GEMM, bf16 D, %s, fp8_accum %s: us and TFLOP/s (median of %d, L2 evicted by a read pass "
+  std::printf("\n%s x %s GEMM, bf16 D, %s, accumulation %s: us and TFLOP/s (median of %d, L2 evicted by a read pass "
               "before each run)\n", dt_name, dt_name, scale_words(g.scale), accum_name, g.repeats);
   bench::print_table(stdout,
-                     {"size", "tessera FP8 plan", "FP8 us", "FP8 TFLOP/s", "cuBLASLt us", "cuBLASLt TFLOP/s", "FP8/cuBLASLt",
-                      "bf16 us", "bf16 TFLOP/s", "FP8/bf16", "FP8 err vs Lt / vs bf16 ref", "bf16 err"},
+                     {std::string("size"), std::string("tessera ") + kind + " plan", std::string(kind) + " us", std::string(kind) + " TFLOP/s",
+                      "cuBLASLt us", "cuBLASLt TFLOP/s", std::string(kind) + "/cuBLASLt", "bf16 us", "bf16 TFLOP/s",
+                      std::string(kind) + "/bf16", std::string(kind) + " err vs Lt / vs bf16 ref", "bf16 err"},
                      table);
   if (skipped) std::printf("%d of %zu shapes skipped (Tessera refused them; messages above)\n", skipped, g.shapes.size());
   if (wrong) {
-    std::fprintf(stderr, "bench gemm --dtype %s: Tessera FP8 gave wrong results on %d of %zu shapes (marked WRONG)\n", dt_name, wrong,
+    std::fprintf(stderr, "bench gemm --dtype %s: Tessera %s gave wrong results on %d of %zu shapes (marked WRONG)\n", dt_name, kind, wrong,
                  g.shapes.size());
     return 1;
   }

@@ -160,7 +160,7 @@ inline constexpr const char* kFp8Shapes =
     "2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336";
 struct Fp8Bench {
   const std::vector<Shape>& shapes;
-  Dtype dt;                // e4m3 or e5m2: A and B
+  Dtype dt;                // e4m3, e5m2 or s8: A and B
   GemmFp8Accum accum;      // Tessera's GemmArgs::fp8_accum; cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM (fast: 1)
   GemmScale scale;         // both operands' scale mode (tensor, channel, block); cuBLASLt's A/B_SCALE_MODE to match
   cublasHandle_t cub;      // the bf16 reference (cublasGemmEx)

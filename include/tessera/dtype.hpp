@@ -8,7 +8,7 @@
 //   f32     4      IEEE single                                GEMM operands (tf32 / fp32_exact) and outputs
 //   e4m3    1      FP8 (4-bit exponent, 3-bit mantissa)       GEMM operands (Hopper)
 //   e5m2    1      FP8 (5-bit exponent, 2-bit mantissa)       GEMM operands (Hopper)
-//   s8      1      signed 8-bit integer                       not yet: every entry point rejects it
+//   s8      1      signed 8-bit integer                       GEMM operands (Hopper, s32 accumulation)
 //   s32     4      signed 32-bit integer                      not yet
 //
 // The numeric values are part of the interfaces that pass a Dtype as an integer (the Python module's dtype
@@ -57,6 +57,9 @@ constexpr bool is_dtype(Dtype t) { return dtype_bytes(t) != 0; }
 
 // The FP8 types (e4m3, e5m2).
 constexpr bool is_fp8(Dtype t) { return t == Dtype::e4m3 || t == Dtype::e5m2; }
+
+// The 8-bit GEMM operand types (FP8 and s8): K-major, loaded by TMA, scaled (GemmArgs::scale_a / scale_b).
+constexpr bool is_8bit_operand(Dtype t) { return is_fp8(t) || t == Dtype::s8; }
 
 // kDtypes lists every enumerator once, in value order; the switches above cover each of them (the compiler's
 // -Wswitch names a missing case; these catch a new enumerator left out of kDtypes).

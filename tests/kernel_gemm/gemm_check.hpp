@@ -129,7 +129,8 @@ inline double round_to(Dtype t, double x) {
     case Dtype::f32: return static_cast<double>(static_cast<float>(x));
     case Dtype::e4m3: return static_cast<double>(static_cast<float>(__nv_fp8_e4m3(static_cast<float>(x))));
     case Dtype::e5m2: return static_cast<double>(static_cast<float>(__nv_fp8_e5m2(static_cast<float>(x))));
-    default: std::abort();  // the GEMM takes bf16, f16, f32 and the FP8 types only (validation rejects the others)
+    case Dtype::s8: return std::clamp(std::nearbyint(x), -128.0, 127.0);
+    default: std::abort();  // the GEMM takes bf16, f16, f32, the FP8 types and s8 only (validation rejects the others)
   }
 }
 inline void store_elem(Dtype t, void* buf, int64_t i, double x) {
@@ -139,6 +140,7 @@ inline void store_elem(Dtype t, void* buf, int64_t i, double x) {
     case Dtype::f32: static_cast<float*>(buf)[i] = static_cast<float>(x); break;
     case Dtype::e4m3: static_cast<__nv_fp8_e4m3*>(buf)[i] = __nv_fp8_e4m3(static_cast<float>(x)); break;
     case Dtype::e5m2: static_cast<__nv_fp8_e5m2*>(buf)[i] = __nv_fp8_e5m2(static_cast<float>(x)); break;
+    case Dtype::s8: static_cast<int8_t*>(buf)[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x), -128.0, 127.0)); break;
     default: std::abort();
   }
 }
@@ -149,6 +151,7 @@ inline double load_elem(Dtype t, const void* buf, int64_t i) {
     case Dtype::f32: return static_cast<const float*>(buf)[i];
     case Dtype::e4m3: return static_cast<float>(static_cast<const __nv_fp8_e4m3*>(buf)[i]);
     case Dtype::e5m2: return static_cast<float>(static_cast<const __nv_fp8_e5m2*>(buf)[i]);
+    case Dtype::s8: return static_cast<const int8_t*>(buf)[i];
     default: std::abort();
   }
 }
@@ -201,12 +204,14 @@ inline void make_mat(Mat& x, int64_t rows, int64_t cols, MatrixOrder o, Dtype t,
   x.off = off;
   x.ld = (o == MatrixOrder::row_major ? cols : rows) + pad;
   x.val.assign(static_cast<size_t>(rows * cols), 0.0);
-  x.bytes.assign(x.elems() * dtype_bytes(t), poison);
+  // (s8 has no NaN: its padding holds 127, so a kernel that reads past K sums wrong values instead)
+  x.bytes.assign(x.elems() * dtype_bytes(t), t == Dtype::s8 && poison == 0xFF ? 0x7F : poison);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double span = t == Dtype::s8 ? 127.0 : 1.0;  // s8: integers in [-127, 127]
   if (fill_random) {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c) {
-        const double v = round_to(t, u(rng));
+        const double v = round_to(t, span * u(rng));
         x.at(r, c) = v;
         store_elem(t, x.bytes.data(), x.index(r, c), v);
       }
@@ -334,6 +339,8 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
                                              const Mat& D) {
   const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
+  // (s8: the s32 sums are exact; converted to fp32 (2^-24 relative), then split-K partials added in fp32: 2e-5 as for
+  // the 16-bit operands bounds them)
   const double c_acc = is_fp8(cs.in) ? fp8_c_acc(cs.fp8_accum, cs.k) : math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
   // FP8: the dequantised product (scale_a A) (scale_b B) = scale_a scale_b (A B), the scales' float values (0: null, 1).
   // Channel scales: row i's and column j's values instead of the per-tensor one.

@@ -301,6 +301,45 @@ TEST(GemmFp8, BlockScales) {
   }
 }
 
+// 3f. INT8 operands (s8 x s8, s32 accumulation, exact; the persistent kernel alone): integers in [-127, 127] over residue
+// shapes, per-tensor and channel scales (the dequantising epilogue), the fused menu, D bf16 / f16 / f32 in both orders,
+// splits (the workspace), the stream-K tail, decode shapes (planned: the weights as A), long K (the s32 sums exact, the
+// fp32 conversion rounding above 2^24).  The padding past K holds 127: a kernel that reads it sums wrong values.
+TEST(GemmInt8, ShapesScalesMenus) {
+  TESSERA_REQUIRE_SM90_FP8();
+  struct Case {
+    Shape s;
+    int split;
+    int scales;  // 0 none, 1 per tensor, 2 channel (A rows, B columns), 3 channel A, tensor B
+  } cases[] = {{{1, 16, 32}, 1, 0},         {{7, 48, 144}, 1, 1},       {{64, 136, 1000}, 1, 2},   {{130, 264, 528}, 2, 3},
+               {{257, 300, 4096}, 3, 2},    {{300, 520, 700}, 0, 1},    {{2100, 1800, 384}, 0, 2}, {{16, 4096, 1024}, 0, 2},
+               {{4096, 8, 1024}, 0, 1},     {{128, 128, 16384}, 1, 0}};
+  int i = 0;
+  for (const Case& c : cases) {
+    ++i;
+    GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, Dtype::s8, Dtype::s8);
+    cs.split_k = c.split;
+    cs.workspace = c.split != 1;
+    if (c.split == 0 && i % 2) cs.stream_k = GemmStreamK::on;
+    if (c.scales == 1) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
+    if (c.scales == 2) { cs.scale_a_rows = true; cs.scale_b_cols = true; }
+    if (c.scales == 3) { cs.scale_a_rows = true; cs.scale_b = 1.9f; }
+    // The integer sums grow as 5,400 sqrt(K) (products of values uniform in [-127, 127]): alpha brings D to about 1,
+    // inside f16's range.
+    cs.alpha = static_cast<float>(1.0 / (4096.0 * std::sqrt(static_cast<double>(c.s.k))));
+    cs.out = i % 3 == 0 ? Dtype::f32 : i % 3 == 1 ? Dtype::bf16 : Dtype::f16;
+    cs.od = i % 4 == 1 ? C : R;
+    cs.bias = i % 3 == 1 ? BiasMode::per_column : i % 3 == 2 ? BiasMode::per_row : BiasMode::none;
+    cs.act = i % 4 == 0 ? Activation::gelu_tanh : i % 4 == 1 ? Activation::silu : Activation::none;
+    cs.residual = i % 5 == 2;
+    const GemmPlan plan = run_gemm_case(cs);
+    if (::testing::Test::HasFailure()) return;
+    EXPECT_EQ(plan.tile, kFp8Coop) << cs.str() << "\n  plan: " << plan.str();
+    if (c.split > 0) EXPECT_EQ(plan.split_k, c.split) << cs.str() << "\n  plan: " << plan.str();
+    EXPECT_EQ(plan.a_type, Dtype::s8);
+  }
+}
+
 // 3b. The planner's own plans for decode-like shapes, with a workspace (it may split K, and may compute D^T = B^T A^T
 // with the batch as N): batches of 1-64 against wide weights, the weights' side as m, one workspace from the allocator
 // callback and one reused.  Each plan is printed.
@@ -592,6 +631,15 @@ TEST(GemmFp8Sanitize, Subset) {
   {
     GemmCase c = fp8_case(300, 520, 1000, E4, E4);
     c.tile = kFp8Coop; c.scale_a_blocks = c.scale_b_blocks = true; c.bias = BiasMode::per_column; cases.push_back(c);
+  }
+  {  // INT8 (the persistent kernel): channel scales, edge tiles, the menu; split K through the workspace
+    GemmCase c = fp8_case(300, 520, 1000, Dtype::s8, Dtype::s8);
+    c.alpha = 1.f / 131072; c.scale_a_rows = c.scale_b_cols = true; c.bias = BiasMode::per_column; c.act = Activation::silu;
+    cases.push_back(c);
+  }
+  {
+    GemmCase c = fp8_case(264, 304, 700, Dtype::s8, Dtype::s8);
+    c.tile = kFp8Coop; c.split_k = 3; c.workspace = true; c.out = Dtype::f32; c.scale_a = 0.37f; cases.push_back(c);
   }
   // The persistent tile: edge tiles and a spare cluster row with the fused menu and D through TMA; split K through the
   // workspace, fast accumulation; the stream-K tail.

@@ -87,15 +87,15 @@ TEST(GemmValidation, Types) {
   EXPECT_TRUE(gemm_validate(g).ok());
 }
 
-// The integer types are Dtypes that no GEMM kernel takes yet: each is refused for every matrix and for the bias,
-// with the argument and the type named.  The FP8 types are operands only (GemmValidation.Fp8*): refused as D, C, the
+// s32 is a Dtype that no GEMM kernel takes yet: refused for every matrix and for the bias, with the argument and the
+// type named.  The 8-bit types (FP8, s8) are operands only (GemmValidation.Fp8*, Int8Operands): refused as D, C, the
 // residual and the bias.
 TEST(GemmValidation, TypesNotBuiltYet) {
   for (Dtype t : {Dtype::e4m3, Dtype::e5m2, Dtype::s8, Dtype::s32}) {
     const std::string name = dtype_name(t);
     SCOPED_TRACE(name);
     GemmArgs g = good();
-    if (!is_fp8(t)) {
+    if (!tessera::is_8bit_operand(t)) {
       g.a.type = g.b.type = t;
       expect_error(g, GemmError::invalid_argument, {"argument 'a.type' is ", name.c_str(), "no GEMM kernel is built for"});
       g = good(); g.b.type = t;
@@ -274,10 +274,27 @@ TEST(GemmValidation, Fp8Types) {
   }
   GemmArgs g = good_fp8(); g.tile = GemmTile::simt128x128;  // the FFMA tile computes fp32_exact only
   expect_error(g, GemmError::invalid_argument, {"'tile'"});
-  g = good_fp8(); g.a.type = g.b.type = Dtype::s8;  // the integer operands are still refused
-  expect_error(g, GemmError::invalid_argument, {"'a.type'", "s8"});
   g = good_fp8(); g.d.type = Dtype::e4m3;  // FP8 operands, FP8 D: D is stored as bf16, f16 or f32 only
   expect_error(g, GemmError::invalid_argument, {"'d.type'", "e4m3"});
+}
+
+// INT8 operands (s8 x s8, s32 accumulation): the 8-bit rules (K-major, TMA alignment) and scales (tensor, channel);
+// not mixed with other types, no block scales, no fast accumulation (the sums are exact).
+TEST(GemmValidation, Int8Operands) {
+  GemmArgs g = good_fp8(); g.a.type = g.b.type = Dtype::s8;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g.scale_a = static_cast<const float*>(fake(7)); g.scale_a_mode = tessera::GemmScale::channel;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g.scale_a_mode = tessera::GemmScale::block;
+  expect_error(g, GemmError::invalid_argument, {"'scale_a_mode'", "block", "s8"});
+  g = good_fp8(); g.a.type = g.b.type = Dtype::s8; g.fp8_accum = GemmFp8Accum::fast;
+  expect_error(g, GemmError::invalid_argument, {"'fp8_accum'", "s8"});
+  g = good_fp8(); g.a.type = Dtype::s8;  // s8 x e4m3
+  expect_error(g, GemmError::invalid_argument, {"'a.type'", "'b.type'"});
+  g = good_fp8(); g.a.type = g.b.type = Dtype::s8; g.a.order = MatrixOrder::col_major;
+  expect_error(g, GemmError::invalid_argument, {"'a.order'", "K-major"});
+  g = good_fp8(); g.a.type = g.b.type = Dtype::s8; g.d.type = Dtype::s8;
+  expect_error(g, GemmError::invalid_argument, {"'d.type'", "s8"});
 }
 
 TEST(GemmValidation, Alignment) {

@@ -89,6 +89,12 @@ TESSERA_DEVICE_INLINE void wgmma_fence_operands(float (&d)[kN]) {
 #pragma unroll
   for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for integer accumulators (the s8 wgmma's s32).
+template <int kN>
+TESSERA_DEVICE_INLINE void wgmma_fence_operands(uint32_t (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(d[i])::"memory");
+}
 
 // D (64 x N fp32, the fragment above) = A * B + (scale_d ? D : 0); kF16: f16 operands, else bf16.
 // A is K-major (kTransA = 0) or M-major (kTransA = 1, "imm-trans-a"); B is K-major (kTransB = 0) or
@@ -199,6 +205,39 @@ TESSERA_WGMMA_F8_DEFINE(wgmma_m64n128k32_f8, 64, "m64n128k32", TESSERA_WGMMA_D64
                         TESSERA_WGMMA_D64_OPERANDS)
 TESSERA_WGMMA_F8_DEFINE(wgmma_m64n256k32_f8, 128, "m64n256k32", TESSERA_WGMMA_D128_REGS, "%128, %129", "%130",
                         TESSERA_WGMMA_D128_OPERANDS)
+
+// INT8: wgmma_m64n{N}k32_s8: D (64 x N, s32) += A (64 x 32, s8) * B (32 x N, s8), both K-major, exact (no rounding:
+// the s32 sums overflow only past 2^31, K > 131,072 products of (-128) x (-128)).  The accumulators are
+// s32 registers (uint32_t: the bits), which the kernel converts to fp32 once its main loop has drained (the
+// accumulators stay integer registers through the loop: moved between float and integer registers around each wgmma,
+// ptxas serialised them, C7514).
+#if defined(TESSERA_ARCH_SM90A)
+#define TESSERA_WGMMA_S8_BODY(SHAPE, REGS, DA_DB, SCALE, ...)                                        \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                                   \
+               "wgmma.mma_async.sync.aligned." SHAPE ".s32.s8.s8 " REGS ", " DA_DB ", p;\n}\n"       \
+               : __VA_ARGS__                                                                          \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#else
+#define TESSERA_WGMMA_S8_BODY(SHAPE, REGS, DA_DB, SCALE, ...) \
+  (void)d; (void)desc_a; (void)desc_b; (void)scale_d;         \
+  tessera_error_wgmma_requires_sm_90a();
+#endif
+#define TESSERA_WGMMA_S8_DEFINE(NAME, NREGS, SHAPE, REGS, DA_DB, SCALE, ...)                                \
+  TESSERA_DEVICE_INLINE void NAME(uint32_t (&d)[NREGS], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) { \
+    TESSERA_WGMMA_S8_BODY(SHAPE, REGS, DA_DB, SCALE, __VA_ARGS__)                                          \
+  }
+
+TESSERA_WGMMA_S8_DEFINE(wgmma_m64n16k32_s8, 8, "m64n16k32", TESSERA_WGMMA_D8_REGS, "%8, %9", "%10",
+                        "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]))
+TESSERA_WGMMA_S8_DEFINE(wgmma_m64n64k32_s8, 32, "m64n64k32", TESSERA_WGMMA_D32_REGS, "%32, %33", "%34",
+                        "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]))
+TESSERA_WGMMA_S8_DEFINE(wgmma_m64n128k32_s8, 64, "m64n128k32", TESSERA_WGMMA_D64_REGS, "%64, %65", "%66",
+                        "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]))
+TESSERA_WGMMA_S8_DEFINE(wgmma_m64n256k32_s8, 128, "m64n256k32", TESSERA_WGMMA_D128_REGS, "%128, %129", "%130",
+                        "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]), "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]), "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]), "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127]))
+
+#undef TESSERA_WGMMA_S8_DEFINE
+#undef TESSERA_WGMMA_S8_BODY
 
 #undef TESSERA_WGMMA_F8_DEFINE
 #undef TESSERA_WGMMA_F8_BODY

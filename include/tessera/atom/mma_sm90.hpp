@@ -106,4 +106,21 @@ struct WgmmaSm90F8 : WgmmaAccum64xN<kN> {
 #endif
 };
 
+// wgmma.mma_async m64nNk32 s32 += s8 x s8 (exact); A (64 x 32) and B (32 x N) K-major.  The accumulator fragment has
+// the other atoms' C layout, in s32 registers (uint32_t) that the kernel converts to fp32 after its main loop.
+template <int kN>
+struct WgmmaSm90S8 : WgmmaAccum64xN<kN> {
+  static constexpr int kK = 32;
+  static constexpr int kElementBytes = 1;
+  static constexpr bool kIntAccum = true;
+#if defined(__CUDACC__)
+  __device__ __forceinline__ static void fma(uint32_t (&acc)[kN / 2], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+    if constexpr (kN == 256) arch::wgmma_m64n256k32_s8(acc, desc_a, desc_b, scale_d);
+    else if constexpr (kN == 128) arch::wgmma_m64n128k32_s8(acc, desc_a, desc_b, scale_d);
+    else if constexpr (kN == 64) arch::wgmma_m64n64k32_s8(acc, desc_a, desc_b, scale_d);
+    else arch::wgmma_m64n16k32_s8(acc, desc_a, desc_b, scale_d);
+  }
+#endif
+};
+
 }  // namespace tessera::atom

@@ -5,7 +5,7 @@
 
 #include <type_traits>  // std::is_same_v
 
-#include "tessera/atom/mma_sm90.hpp"            // WgmmaSm90, WgmmaSm90F8
+#include "tessera/atom/mma_sm90.hpp"            // WgmmaSm90, WgmmaSm90F8, WgmmaSm90S8
 #include "tessera/kernel/gemm_sm80/config.hpp"  // ElemF16
 
 namespace tessera::gemm_sm90 {
@@ -16,7 +16,21 @@ template <bool kAE5M2_, bool kBE5M2_>
 struct ElemF8 {
   static constexpr int kBytes = 1;
   static constexpr bool kAE5M2 = kAE5M2_, kBE5M2 = kBE5M2_;
+  static constexpr bool kInt = false;
 };
+
+// INT8 operands (s8 x s8, s32 accumulation: exact, so never promoted), laid out as FP8's: one byte an element, K-major.
+struct ElemS8 {
+  static constexpr int kBytes = 1;
+  static constexpr bool kInt = true;
+};
+
+// Whether an element type's wgmma accumulates integers (the kernels then convert the fragment to fp32 after the drain).
+template <class Elem>
+inline constexpr bool kElemInt = [] {
+  if constexpr (requires { Elem::kInt; }) return Elem::kInt;
+  else return false;
+}();
 
 // The wgmma atom of an element type: m64nNk16 for bf16 / f16 (kTransA / kTransB: MN-major operands), m64nNk32 for FP8.
 template <class Elem, int kBN, int kTransA, int kTransB>
@@ -26,6 +40,10 @@ struct WgmmaAtomFor {
 template <bool kAE5M2, bool kBE5M2, int kBN, int kTransA, int kTransB>
 struct WgmmaAtomFor<ElemF8<kAE5M2, kBE5M2>, kBN, kTransA, kTransB> {
   using type = atom::WgmmaSm90F8<kBN, kAE5M2, kBE5M2>;
+};
+template <int kBN, int kTransA, int kTransB>
+struct WgmmaAtomFor<ElemS8, kBN, kTransA, kTransB> {
+  using type = atom::WgmmaSm90S8<kBN>;
 };
 
 }  // namespace tessera::gemm_sm90

@@ -100,7 +100,9 @@ using gemm_sm80::Params;
 template <class Elem, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
 struct GemmSm90Persistent {
   // ---- preconditions ----
-  static constexpr bool kF8 = Elem::kBytes == 1;
+  static constexpr bool kF8 = Elem::kBytes == 1;  // 8-bit operands: FP8, or INT8 (kInt)
+  static constexpr bool kInt = kElemInt<Elem>;   // s8 x s8 -> s32: exact, never promoted
+  static constexpr bool kPromotable = kF8 && !kInt;
   static_assert(Elem::kBytes == 2 || (kF8 && !kBNMajor && !kAMMajor),
                 "gemm_sm90 persistent: 16-bit operands (bf16 or f16), or FP8 ones K-major (wgmma reads 8-bit operands only so)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 persistent: an M-major A comes with an N-major B (the host transposes (M, K))");
@@ -132,6 +134,8 @@ struct GemmSm90Persistent {
   // 14% faster but summed 30 times less accurately (1.2e-3 of sum |a b| against 3.7e-5 at K = 16,384; docs/PERF.md,
   // forty-first section, 3241aba).
   static_assert(HalfAtom::kValuesC * 2 == Atom::kValuesC, "gemm_sm90 persistent: two half-width atoms make the unit's fragment");
+  // The block-scaled promoted loop's groups: m64n64k32, a quarter of the unit's columns (32 registers of partial sums).
+  using QuarterAtom = typename WgmmaAtomFor<Elem, kBN / 4, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
   static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;  // atoms stacked along M per consumer (1)
   // gelu_erf: branch-free (ew::op::GeluHw): ptxas spilled 536 / 466 bytes (bf16, (K, K), general kernel) with libm's
@@ -299,8 +303,9 @@ struct GemmSm90Persistent {
       // either loop per unit: ptxas serialised every wgmma, C7515).
       // Block scales take a third copy of the promoted loop: with their loads in the one copy, the per-tensor loop ran
       // 12% slower (ptxas spilled 36 bytes; docs/PERF.md, forty-second section).
-      if (kF8 && !p.fp8_fast_accum && (p.scale_a_blocks || p.scale_b_blocks)) consume<kBareOnly, kF8, kF8>(sh, sched, p, wg - 1);
-      else if (kF8 && !p.fp8_fast_accum) consume<kBareOnly, kF8>(sh, sched, p, wg - 1);
+      if (kPromotable && !p.fp8_fast_accum && (p.scale_a_blocks || p.scale_b_blocks))
+        consume<kBareOnly, kPromotable, kPromotable>(sh, sched, p, wg - 1);
+      else if (kPromotable && !p.fp8_fast_accum) consume<kBareOnly, kPromotable>(sh, sched, p, wg - 1);
       else consume<kBareOnly, false>(sh, sched, p, wg - 1);
     }
     // No block leaves while its peer may still write into its shared memory or arrive on its barriers.
@@ -400,6 +405,13 @@ struct GemmSm90Persistent {
     }
   }
 
+  // The main loop's accumulator array: the integer one (INT8) or the float one.
+  template <bool kIntAcc, class I, class F>
+  __device__ __forceinline__ static auto& pick_acc(I& i, F& f) {
+    if constexpr (kIntAcc) return i;
+    else return f;
+  }
+
   // ---- consumers: warpgroup c takes its 64 rows of every unit ----
   // kPromoted: FP8's promoted accumulation (below); kBlockScales: with block scales (Params::scale_a_blocks /
   // scale_b_blocks).
@@ -411,6 +423,11 @@ struct GemmSm90Persistent {
     for (int h = 0; h < kHalves; ++h)
 #pragma unroll
       for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] = 0.f;
+    // INT8 (kInt): the main loop's accumulators are s32 registers (the wgmma's own type), converted into acc once the
+    // unit's main loop has drained; kept apart so that no float / integer moves sit between the wgmma (ptxas then
+    // serialised them, C7514).  `macc` is the array the main loop accumulates into.
+    [[maybe_unused]] uint32_t iacc[kInt ? kHalves : 1][kInt ? Atom::kValuesC : 1];
+    auto& macc = pick_acc<kInt>(iacc, acc);
 
     // The bare cooperative kernel stages a unit's D during the next unit's main loop: after the drain the fragment is
     // packed into 16-bit pairs (pk: 64 registers beside the 128 accumulators), and slot j goes to the store warp at
@@ -494,7 +511,9 @@ struct GemmSm90Persistent {
         // cuBLASLt's block-scaled GEMM against 0.72-0.79, 57c1e3b; docs/PERF.md, forty-second section.)
         static_assert(kBN / 2 == kGemmScaleBlock && kBK == kGemmScaleBlock,
                       "gemm_sm90 persistent: an FP8 group's columns are one B scale block, and a K tile one K block");
-        float part[HalfAtom::kValuesC];
+        using GroupAtom = std::conditional_t<kBlockScales, QuarterAtom, HalfAtom>;
+        constexpr int kGroups = Atom::kValuesC / GroupAtom::kValuesC;  // per K tile: 2 (4 with block scales)
+        float part[GroupAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
         [[maybe_unused]] const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
@@ -513,32 +532,35 @@ struct GemmSm90Persistent {
           }
           auto st = [&] { return stage_before(ls, 1); };  // the K tile's stage (worked out where used, not kept: registers)
 #pragma unroll
-          for (int nh = 0; nh < 2; ++nh) {
+          for (int nh = 0; nh < kGroups; ++nh) {
             // The consumers out of phase: consumer 1 issues a unit's first group once consumer 0 has issued its own.
             // The tensor cores then run one consumer's group while the other waits and adds (in phase, both groups
             // ran interleaved and both consumers then waited and added with the tensor cores idle).
             const bool first = nh == 0 && left == w.k_tiles;
             if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             [[maybe_unused]] float fb = 1.f;
-            if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
+            if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh * 2 / kGroups);  // (read after the group)
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
-            for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
-              // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
+            for (int ks = 0; ks < kBK / GroupAtom::kK; ++ks) {
+              // B rows nh * (kBN / kGroups).. of the stage (K-major: 128 bytes a row), A as in the other loop
               const uint32_t st16 = ring16 + static_cast<uint32_t>(st()) * (kStageBytes / 16);
-              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
+              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / kGroups) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
               const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-              HalfAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
+              GroupAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
             }
             arch::wgmma_commit();
             if (first && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
-            if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
+            if (nh == kGroups - 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
             if constexpr (kBlockScales) {
-              if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
-              else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              constexpr int kV = GroupAtom::kValuesC;
+              if (nh == 0) fp8_promote<GroupAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              else if (nh == 1) fp8_promote<GroupAtom, kV>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              else if (nh == 2) fp8_promote<GroupAtom, 2 * kV>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              else fp8_promote<GroupAtom, 3 * kV>(acc[0], part, fa_lo * fb, fa_hi * fb);
             } else {
 #pragma unroll
               for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
@@ -546,13 +568,22 @@ struct GemmSm90Persistent {
           }
         }
       } else {
+        if constexpr (kInt) {
+          // (The wgmma read their accumulators ("+r"): without a definition here the previous unit's s32 sums would
+          // stay live through its epilogue beside the fp32 ones -- ptxas spilled 17.5 KB.  The unit's first wgmma ignores
+          // them (scale-d 0).)
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+            for (int i = 0; i < Atom::kValuesC; ++i) iacc[h][i] = 0u;
+        }
         for (int kt = 0, left = w.k_tiles; left > 0; ++kt, left = arch::fresh(left - 1)) {
           const unsigned long long tf0 = TCLK();
           arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
           if (kt == 0) { if (tr) TTRACE(1 + c, v, 1, TCLK()); } else fsum += TCLK() - tf0;
           const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);  // stage ls, 16-byte units
 #pragma unroll
-          for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+          for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(macc[h]);
           arch::wgmma_fence();
 #pragma unroll
           for (int ks = 0; ks < kBK / Atom::kK; ++ks) {  // 16 (FP8: 32) K-elements per wgmma: 32 bytes along a K-major
@@ -562,7 +593,7 @@ struct GemmSm90Persistent {
             for (int h = 0; h < kHalves; ++h) {
               // rows 64r..64r+63 of A: 64 K-major rows of 128 bytes = one MN-major box = 8 KB further
               const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-              Atom::fma(acc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
+              Atom::fma(macc[h], da, db, (kt | ks) != 0 ? 1u : 0u);
             }
           }
           arch::wgmma_commit();
@@ -576,7 +607,7 @@ struct GemmSm90Persistent {
           }
           arch::wgmma_wait<kInFlight>();  // K tile kt - kInFlight is complete: release its stage
 #pragma unroll
-          for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+          for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(macc[h]);
           if (kt >= kInFlight && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(stage_before(ls, kInFlight)));
           if (++ls == kStages) {
             ls = 0;
@@ -607,9 +638,15 @@ struct GemmSm90Persistent {
       arch::wgmma_wait<0>();
       if (tr) TTRACE(1 + c, v, 4, TCLK());
 #pragma unroll
-      for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(acc[h]);
+      for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(macc[h]);
       if constexpr (kF8) {  // D = (scale_a A)(scale_b B) = scale_a scale_b (A B), before split-K or stream-K partial sums
         // (channel scales: in the epilogue's chunks, after split-K and stream-K sums -- PersistentEpilogue)
+        if constexpr (kInt) {  // INT8: the s32 sums to fp32 (exact below 2^24 in magnitude, rounded to nearest above)
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+            for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] = static_cast<float>(static_cast<int32_t>(iacc[h][i]));
+        }
 #pragma unroll
         for (int h = 0; h < kHalves; ++h)
 #pragma unroll
