@@ -134,8 +134,6 @@ struct GemmSm90Persistent {
   // 14% faster but summed 30 times less accurately (1.2e-3 of sum |a b| against 3.7e-5 at K = 16,384; docs/PERF.md,
   // forty-first section, 3241aba).
   static_assert(HalfAtom::kValuesC * 2 == Atom::kValuesC, "gemm_sm90 persistent: two half-width atoms make the unit's fragment");
-  // The block-scaled promoted loop's groups: m64n64k32, a quarter of the unit's columns (32 registers of partial sums).
-  using QuarterAtom = typename WgmmaAtomFor<Elem, kBN / 4, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
   static constexpr int kSlices = 2;                         // consumer warpgroups sharing one unit
   static constexpr int kHalves = kBM / Atom::kM / kSlices;  // atoms stacked along M per consumer (1)
   // gelu_erf: branch-free (ew::op::GeluHw): ptxas spilled 536 / 466 bytes (bf16, (K, K), general kernel) with libm's
@@ -511,9 +509,7 @@ struct GemmSm90Persistent {
         // cuBLASLt's block-scaled GEMM against 0.72-0.79, 57c1e3b; docs/PERF.md, forty-second section.)
         static_assert(kBN / 2 == kGemmScaleBlock && kBK == kGemmScaleBlock,
                       "gemm_sm90 persistent: an FP8 group's columns are one B scale block, and a K tile one K block");
-        using GroupAtom = std::conditional_t<kBlockScales, QuarterAtom, HalfAtom>;
-        constexpr int kGroups = Atom::kValuesC / GroupAtom::kValuesC;  // per K tile: 2 (4 with block scales)
-        float part[GroupAtom::kValuesC];
+        float part[HalfAtom::kValuesC];
 #pragma unroll
         for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
         [[maybe_unused]] const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
@@ -532,35 +528,32 @@ struct GemmSm90Persistent {
           }
           auto st = [&] { return stage_before(ls, 1); };  // the K tile's stage (worked out where used, not kept: registers)
 #pragma unroll
-          for (int nh = 0; nh < kGroups; ++nh) {
+          for (int nh = 0; nh < 2; ++nh) {
             // The consumers out of phase: consumer 1 issues a unit's first group once consumer 0 has issued its own.
             // The tensor cores then run one consumer's group while the other waits and adds (in phase, both groups
             // ran interleaved and both consumers then waited and added with the tensor cores idle).
             const bool first = nh == 0 && left == w.k_tiles;
             if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             [[maybe_unused]] float fb = 1.f;
-            if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh * 2 / kGroups);  // (read after the group)
+            if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
             arch::wgmma_fence_operands(part);
             arch::wgmma_fence();
 #pragma unroll
-            for (int ks = 0; ks < kBK / GroupAtom::kK; ++ks) {
-              // B rows nh * (kBN / kGroups).. of the stage (K-major: 128 bytes a row), A as in the other loop
+            for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
+              // B rows nh * 128.. of the stage (K-major: 128 bytes a row), A as in the other loop
               const uint32_t st16 = ring16 + static_cast<uint32_t>(st()) * (kStageBytes / 16);
-              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / kGroups) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
+              const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
               const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-              GroupAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
+              HalfAtom::fma(part, da, db, ks != 0 ? 1u : 0u);
             }
             arch::wgmma_commit();
             if (first && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset), 256);
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
-            if (nh == kGroups - 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
+            if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));
             if constexpr (kBlockScales) {
-              constexpr int kV = GroupAtom::kValuesC;
-              if (nh == 0) fp8_promote<GroupAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
-              else if (nh == 1) fp8_promote<GroupAtom, kV>(acc[0], part, fa_lo * fb, fa_hi * fb);
-              else if (nh == 2) fp8_promote<GroupAtom, 2 * kV>(acc[0], part, fa_lo * fb, fa_hi * fb);
-              else fp8_promote<GroupAtom, 3 * kV>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              if (nh == 0) fp8_promote<HalfAtom, 0>(acc[0], part, fa_lo * fb, fa_hi * fb);
+              else fp8_promote<HalfAtom, HalfAtom::kValuesC>(acc[0], part, fa_lo * fb, fa_hi * fb);
             } else {
 #pragma unroll
               for (int i = 0; i < HalfAtom::kValuesC; ++i) acc[0][nh * HalfAtom::kValuesC + i] += part[i];
