@@ -142,12 +142,12 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   }
   // The bare GEMM through TMA stores runs the kernel compiled for it alone, where there is one; so do the menus that
   // kernel also takes (KernelInfo::bare_menus: alpha, a bias of D's type along N or M, relu / gelu_tanh / silu, a
-  // residual through TMA).
+  // residual through TMA).  INT8 operands with per-tensor scales alone (bare_kernel_scales).
   const void* fn = c.kernel.fn;
   {
     const epilogue::Params& e = kp.ep;
     const bool bias_aligned = e.bias_along == epilogue::kBiasNone || reinterpret_cast<uintptr_t>(e.bias) % 4 == 0;
-    if (c.kernel.fn_bare && kp.d_tma && bare_kernel_menu(e, p.in) &&
+    if (c.kernel.fn_bare && kp.d_tma && bare_kernel_menu(e, p.in) && bare_kernel_scales(p) &&
         (bare_epilogue(e) || (c.kernel.bare_menus && bias_aligned && (e.residual == nullptr || kp.r_tma))))
       fn = c.kernel.fn_bare;
   }

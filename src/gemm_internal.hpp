@@ -72,15 +72,23 @@ inline bool bare_epilogue(const epilogue::Params& e) {
   return e.alpha == 1.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
 }
 // The menus of the persistent kernels' bare-menus kernel (KernelInfo::fn_bare, bare_menus) as far as the problem tells:
-// D of the operands' type, beta = 0, a bias of D's type along N or M or none, no activation, relu, gelu_tanh or silu,
-// any alpha, a residual or none.  The launch also needs D through TMA, a 4-byte aligned bias and a residual through
-// TMA (gemm.cu); the planner weighs the fused ones (gemm_plan.cu).
+// D of the operands' type (16-bit operands; bf16 for s8 ones), beta = 0, a bias of D's type along N or M or none, no
+// activation, relu, gelu_tanh or silu, any alpha, a residual or none.  The launch also needs D through TMA, a 4-byte
+// aligned bias, a residual through TMA and (s8) per-tensor scales (gemm.cu); the planner weighs the fused ones
+// (gemm_plan.cu).
 inline bool bare_kernel_menu(const epilogue::Params& e, Dtype in) {
+  if (in == Dtype::s8) in = Dtype::bf16;
   const bool bias_ok = e.bias_along == epilogue::kBiasNone ||
                        ((e.bias_along == epilogue::kBiasAlongN || e.bias_along == epilogue::kBiasAlongM) && !e.bias_f32);
   const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
                       e.act == Activation::silu;
   return e.d_type == in && e.beta == 0.f && bias_ok && act_ok;
+}
+
+// The scales the bare-menus kernel takes: per-tensor ones or none (it applies them with alpha, after the conversion of
+// INT8's s32 sums; channel and block scales are the general kernel's).
+inline bool bare_kernel_scales(const Problem& p) {
+  return !p.scale_a_rows && !p.scale_b_cols && !p.scale_a_blocks && !p.scale_b_blocks;
 }
 
 // The plan: kernel, tile, split-K and the grid it implies.

@@ -274,7 +274,7 @@ size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
 }
 
 // A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel.
-bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && bare_kernel_menu(p.ep, p.in); }
+bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && bare_kernel_menu(p.ep, p.in) && bare_kernel_scales(p); }
 
 // Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.  `streamed`: the split is the
 // streamed-A rule's (choose), whose blocks saturate DRAM though they leave slots empty.

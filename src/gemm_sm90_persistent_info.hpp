@@ -27,8 +27,9 @@ KernelInfo persistent_info() {
   info.tma_store = true;  // the box of D's staging tile (Epilogue::kStageTile)
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
-  // The kernel compiled for the bare GEMM and its menus, whose D is of the operands' type: 16-bit operands only.
-  if constexpr (Elem::kBytes == 2) {
+  // The kernel compiled for the bare GEMM and its menus, whose D is of the operands' type (16-bit operands) or bf16
+  // (INT8 operands, per-tensor scales: gemm.cu); not FP8, whose promoted loop has no deferred staging.
+  if constexpr (Elem::kBytes == 2 || gemm_sm90::kElemInt<Elem>) {
     info.fn_bare =
         reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
     info.bare_menus = true;

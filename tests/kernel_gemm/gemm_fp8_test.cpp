@@ -340,6 +340,39 @@ TEST(GemmInt8, ShapesScalesMenus) {
   }
 }
 
+// 3a'. INT8 on the bare-menus kernel (the host launches it for bf16 D through TMA, per-tensor scales or none, beta 0, a
+// bf16 bias, no activation / relu / gelu_tanh / silu, a residual through TMA): each unit's D staged during the next
+// unit's main loop.  Shapes of several units per block (132 SMs: 256-1024 units), residues in M and N, both orders of
+// D, each of those menus, with and without scales, and the stream-K tail.
+TEST(GemmInt8, BareKernelMenus) {
+  TESSERA_REQUIRE_SM90_FP8();
+  struct Case {
+    Shape s;
+    int menu;  // 0 bare, 1 bias along N + relu, 2 bias along M + gelu_tanh, 3 silu + residual, 4 bias along N + silu + residual
+    bool scales;
+  } cases[] = {{{2048, 4096, 512}, 0, true},  {{4096, 4096, 256}, 0, false}, {{1000, 2056, 520}, 1, true},
+               {{2304, 3000, 384}, 2, true},  {{1999, 4104, 256}, 3, false}, {{4096, 2048, 640}, 4, true},
+               {{3000, 4096, 128}, 0, true}};
+  int i = 0;
+  for (const Case& c : cases) {
+    ++i;
+    GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, Dtype::s8, Dtype::s8);
+    if (c.scales) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
+    cs.alpha = static_cast<float>(1.0 / (4096.0 * std::sqrt(static_cast<double>(c.s.k))));  // (as ShapesScalesMenus)
+    cs.out = Dtype::bf16;
+    cs.od = cs.orr = i % 2 ? R : C;  // (a residual in D's order: through TMA)
+    if (i == 7) cs.stream_k = GemmStreamK::on;
+    cs.bias = c.menu == 1 || c.menu == 4 ? BiasMode::per_column : c.menu == 2 ? BiasMode::per_row : BiasMode::none;
+    cs.bias_type = Dtype::bf16;  // (D's type: the bare-menus kernel's bias)
+    cs.act = c.menu == 1 ? Activation::relu : c.menu == 2 ? Activation::gelu_tanh : c.menu >= 3 ? Activation::silu : Activation::none;
+    cs.residual = c.menu >= 3;
+    const GemmPlan plan = run_gemm_case(cs);
+    if (::testing::Test::HasFailure()) return;
+    EXPECT_EQ(plan.tile, kFp8Coop) << cs.str() << "\n  plan: " << plan.str();
+    EXPECT_EQ(plan.split_k, 1) << cs.str() << "\n  plan: " << plan.str();
+  }
+}
+
 // 3b. The planner's own plans for decode-like shapes, with a workspace (it may split K, and may compute D^T = B^T A^T
 // with the batch as N): batches of 1-64 against wide weights, the weights' side as m, one workspace from the allocator
 // callback and one reused.  Each plan is printed.
@@ -640,6 +673,12 @@ TEST(GemmFp8Sanitize, Subset) {
   {
     GemmCase c = fp8_case(264, 304, 700, Dtype::s8, Dtype::s8);
     c.tile = kFp8Coop; c.split_k = 3; c.workspace = true; c.out = Dtype::f32; c.scale_a = 0.37f; cases.push_back(c);
+  }
+  {  // INT8 on the bare-menus kernel (144 units: two for some blocks, D staged during the next main loop), a bias and
+     // silu with a residual through TMA
+    GemmCase c = fp8_case(2304, 2048, 256, Dtype::s8, Dtype::s8);
+    c.alpha = 1.f / 65536; c.scale_a = 0.37f; c.scale_b = 1.9f; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
+    c.act = Activation::silu; c.residual = true; cases.push_back(c);
   }
   // The persistent tile: edge tiles and a spare cluster row with the fused menu and D through TMA; split K through the
   // workspace, fast accumulation; the stream-K tail.

@@ -55,7 +55,8 @@
 // inside D.  Requires (checked by the host): 16-bit A and B with K-major A and B, or an N-major B (kBNMajor:
 // boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); or FP8 A and B, K-major both; base
 // addresses 16-byte aligned, A's and B's rows a multiple of 16 bytes.  The kernel compiled for the bare GEMM
-// (kBareOnly) exists for 16-bit operands only (its D is of the operands' type).
+// (kBareOnly) exists for 16-bit operands (its D is of the operands' type) and INT8 ones (its D bf16, the per-tensor
+// scales applied with alpha after the conversion); not for FP8, whose promoted loop does not stage a deferred D.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -225,7 +226,7 @@ struct GemmSm90Persistent {
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13,
-                             drained_both = 15, fp8_offset = 15 /* FP8 kernels alone, which have no bare kernel */ };
+                             drained_both = 15, fp8_offset = 15 /* FP8's promoted loop alone, which has no bare kernel */ };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
@@ -243,7 +244,8 @@ struct GemmSm90Persistent {
   // block's last unit, through ring stages 2c and 2c + 1 (Epi::stage_last_in_ring).  The general kernel reads a
   // residual from global memory, whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
-  // D's type in the bare kernel (the operands'; FP8 operands have no bare kernel, the name stands for bf16).
+  // D's type in the bare kernel: the operands' (16-bit), bf16 for INT8 (FP8 operands have no bare kernel: the name
+  // stands for bf16).
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
   // A unit's epilogue: the general body, the staging slots, the bare kernel's menus and deferred staging
   // (persistent_epilogue.hpp).
@@ -492,7 +494,7 @@ struct GemmSm90Persistent {
       // FP8: the per-tensor scales, read now (the loads' latency hidden by the main loop) and applied after it.
       [[maybe_unused]] float scale_ab = 1.f;
       if constexpr (kF8) {
-        static_assert(!kBareOnly, "gemm_sm90 persistent: no bare kernel for FP8 operands");
+        static_assert(!kBareOnly || kInt, "gemm_sm90 persistent: no bare kernel for FP8 operands (INT8 has one)");
         scale_ab = fp8_tensor_scale(p);  // (channel scales: per epilogue chunk, fp8_channel_scale)
       }
       if constexpr (kPromoted) {
@@ -615,6 +617,13 @@ struct GemmSm90Persistent {
         if (pending)
           for (int j = kd > 0 ? (kd + (1 << dl) - 1) >> dl : 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, fwsum);
         pending = false;
+        // INT8: pk's words are dead from here to the next pack (every slot is staged), which ptxas cannot tell from
+        // `pending`; defined afresh here, they leave their registers to the conversion of the s32 sums below (kept,
+        // ptxas spilled 196 bytes there).
+        if constexpr (kInt) {
+#pragma unroll
+          for (int i = 0; i < Atom::kValuesC / 2; ++i) pk[i] = 0u;
+        }
       }
       if (tr) { TTRACE(1 + c, v, 2, fsum); TTRACE(1 + c, v, 3, TCLK()); }
       if (kDefer && tr) {  // (+ 1: a stamp of 0 reads as absent)
@@ -634,16 +643,26 @@ struct GemmSm90Persistent {
       for (int h = 0; h < kHalves; ++h) arch::wgmma_fence_operands(macc[h]);
       if constexpr (kF8) {  // D = (scale_a A)(scale_b B) = scale_a scale_b (A B), before split-K or stream-K partial sums
         // (channel scales: in the epilogue's chunks, after split-K and stream-K sums -- PersistentEpilogue)
-        if constexpr (kInt) {  // INT8: the s32 sums to fp32 (exact below 2^24 in magnitude, rounded to nearest above)
+        if constexpr (kInt) {
+          // INT8: the s32 sums to fp32 (exact below 2^24 in magnitude, rounded to nearest above) times the scales, in
+          // place (each result in its own sum's register), then moved over bit for bit: the registers of the two
+          // arrays can then be the same ones (converted into fresh registers, the bare kernel spilled 196 bytes beside
+          // its 64 packed words).
 #pragma unroll
           for (int h = 0; h < kHalves; ++h)
 #pragma unroll
-            for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] = static_cast<float>(static_cast<int32_t>(iacc[h][i]));
+            for (int i = 0; i < Atom::kValuesC; ++i)
+              iacc[h][i] = __float_as_uint(static_cast<float>(static_cast<int32_t>(iacc[h][i])) * scale_ab);
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+            for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] = __uint_as_float(iacc[h][i]);
+        } else {
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+            for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] *= scale_ab;
         }
-#pragma unroll
-        for (int h = 0; h < kHalves; ++h)
-#pragma unroll
-          for (int i = 0; i < Atom::kValuesC; ++i) acc[h][i] *= scale_ab;
       }
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
       const bool ring_slot = !kDefer && p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
