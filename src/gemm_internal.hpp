@@ -85,10 +85,10 @@ inline bool bare_kernel_menu(const epilogue::Params& e, Dtype in) {
   return e.d_type == in && e.beta == 0.f && bias_ok && act_ok;
 }
 
-// The scales the bare-menus kernel takes: per-tensor ones or none (it applies them with alpha, after the conversion of
-// INT8's s32 sums; channel and block scales are the general kernel's).
+// The scales the bare-menus kernel takes: none, per-tensor ones (applied after the conversion of INT8's s32 sums) or,
+// with s8 operands, channel ones (applied before the pack); block scales are FP8's, whose kernels have no bare one.
 inline bool bare_kernel_scales(const Problem& p) {
-  return !p.scale_a_rows && !p.scale_b_cols && !p.scale_a_blocks && !p.scale_b_blocks;
+  return !p.scale_a_blocks && !p.scale_b_blocks && (p.in == Dtype::s8 || (!p.scale_a_rows && !p.scale_b_cols));
 }
 
 // The plan: kernel, tile, split-K and the grid it implies.

@@ -340,28 +340,32 @@ TEST(GemmInt8, ShapesScalesMenus) {
   }
 }
 
-// 3a'. INT8 on the bare-menus kernel (the host launches it for bf16 D through TMA, per-tensor scales or none, beta 0, a
-// bf16 bias, no activation / relu / gelu_tanh / silu, a residual through TMA): each unit's D staged during the next
-// unit's main loop.  Shapes of several units per block (132 SMs: 256-1024 units), residues in M and N, both orders of
-// D, each of those menus, with and without scales, and the stream-K tail.
+// 3a'. INT8 on the bare-menus kernel (the host launches it for bf16 D through TMA, no, per-tensor or channel scales,
+// beta 0, a bf16 bias, no activation / relu / gelu_tanh / silu, a residual through TMA): each unit's D staged during
+// the next unit's main loop.  Shapes of several units per block (132 SMs: 256-1024 units), residues in M and N, both
+// orders of D, each of those menus, each kind of scales, and the stream-K tail.
 TEST(GemmInt8, BareKernelMenus) {
   TESSERA_REQUIRE_SM90_FP8();
   struct Case {
     Shape s;
     int menu;  // 0 bare, 1 bias along N + relu, 2 bias along M + gelu_tanh, 3 silu + residual, 4 bias along N + silu + residual
-    bool scales;
-  } cases[] = {{{2048, 4096, 512}, 0, true},  {{4096, 4096, 256}, 0, false}, {{1000, 2056, 520}, 1, true},
-               {{2304, 3000, 384}, 2, true},  {{1999, 4104, 256}, 3, false}, {{4096, 2048, 640}, 4, true},
-               {{3000, 4096, 128}, 0, true}};
+    int scales;  // 0 none, 1 per tensor, 2 channel (A rows, B columns), 3 channel A, tensor B
+  } cases[] = {{{2048, 4096, 512}, 0, 1},  {{4096, 4096, 256}, 0, 0}, {{1000, 2056, 520}, 1, 2}, {{2304, 3000, 384}, 2, 1},
+               {{1999, 4104, 256}, 3, 3},  {{4096, 2048, 640}, 4, 2}, {{3000, 4096, 128}, 0, 1}, {{2056, 4096, 256}, 0, 2}};
   int i = 0;
   for (const Case& c : cases) {
     ++i;
     GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, Dtype::s8, Dtype::s8);
-    if (c.scales) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
+    if (c.scales == 1) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
+    if (c.scales == 2) { cs.scale_a_rows = true; cs.scale_b_cols = true; }
+    if (c.scales == 3) { cs.scale_a_rows = true; cs.scale_b = 1.9f; }
     cs.alpha = static_cast<float>(1.0 / (4096.0 * std::sqrt(static_cast<double>(c.s.k))));  // (as ShapesScalesMenus)
     cs.out = Dtype::bf16;
     cs.od = cs.orr = i % 2 ? R : C;  // (a residual in D's order: through TMA)
-    if (i == 7) cs.stream_k = GemmStreamK::on;
+    if (i == 7) {
+      cs.stream_k = GemmStreamK::on;
+      cs.workspace = true;
+    }
     cs.bias = c.menu == 1 || c.menu == 4 ? BiasMode::per_column : c.menu == 2 ? BiasMode::per_row : BiasMode::none;
     cs.bias_type = Dtype::bf16;  // (D's type: the bare-menus kernel's bias)
     cs.act = c.menu == 1 ? Activation::relu : c.menu == 2 ? Activation::gelu_tanh : c.menu >= 3 ? Activation::silu : Activation::none;
@@ -674,10 +678,10 @@ TEST(GemmFp8Sanitize, Subset) {
     GemmCase c = fp8_case(264, 304, 700, Dtype::s8, Dtype::s8);
     c.tile = kFp8Coop; c.split_k = 3; c.workspace = true; c.out = Dtype::f32; c.scale_a = 0.37f; cases.push_back(c);
   }
-  {  // INT8 on the bare-menus kernel (144 units: two for some blocks, D staged during the next main loop), a bias and
-     // silu with a residual through TMA
+  {  // INT8 on the bare-menus kernel (144 units: two for some blocks, D staged during the next main loop), channel
+     // scales, a bias and silu with a residual through TMA
     GemmCase c = fp8_case(2304, 2048, 256, Dtype::s8, Dtype::s8);
-    c.alpha = 1.f / 65536; c.scale_a = 0.37f; c.scale_b = 1.9f; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
+    c.alpha = 1.f / 65536; c.scale_a_rows = c.scale_b_cols = true; c.bias = BiasMode::per_column; c.bias_type = Dtype::bf16;
     c.act = Activation::silu; c.residual = true; cases.push_back(c);
   }
   // The persistent tile: edge tiles and a spare cluster row with the fused menu and D through TMA; split K through the

@@ -49,19 +49,38 @@ __device__ __forceinline__ void fp8_promote(float (&acc)[kAcc], const float (&pa
 // its row's and its column's scale.  Rows and columns past the problem's m, n take 0 (they are never stored).  The
 // persistent kernel calls it per epilogue chunk of 64 values (on the whole fragment after the main loop, its consumers
 // spilled 2,340 bytes).
+// A thread's values of a chunk lie on two rows (its row and the row 8 below) and kCount / 2 columns, value i on column
+// slot (i / 4) * 2 + i % 2 (the atom's C layout, checked below): the two row scales and the column scales are all
+// loaded first, into registers, and only then multiplied in.  (Loaded where each value used them, the loads ran one
+// after the other, each waiting for L2: INT8 with channel scales at 0.53-0.84x cuBLASLt's INT8, against 0.92-1.07 with
+// per-tensor ones, H200, 58db4a2.)
 template <class Atom, int kFirst = 0, int kCount = Atom::kValuesC>
 __device__ __forceinline__ void fp8_channel_scale(float (&acc)[Atom::kValuesC], const gemm_sm80::Params& p, int m0, int n0,
                                                   int thread) {
   if (!p.scale_a_rows && !p.scale_b_cols) return;
+  static_assert(kFirst % 4 == 0 && kCount % 4 == 0, "fp8_channel_scale: whole groups of four values (two columns, two rows)");
   const auto ct = Atom::c_thread(thread);
+  const int r0 = m0 + ct.row, c0 = n0 + ct.col;
+  float fa[2] = {1.f, 1.f};
+  float fb[kCount / 2];
+  if (p.scale_a_rows) {
+    fa[0] = r0 < p.m ? __ldg(p.scale_a + r0) : 0.f;
+    fa[1] = r0 + 8 < p.m ? __ldg(p.scale_a + r0 + 8) : 0.f;
+  }
+  epilogue::frag_detail::static_for<kCount / 2>([&](auto jj) {
+    constexpr int j = decltype(jj)::value;
+    constexpr auto cv = Atom::template c_value<kFirst + (j / 2) * 4 + j % 2>();
+    const int c = c0 + cv.col;
+    fb[j] = !p.scale_b_cols ? 1.f : c < p.n ? __ldg(p.scale_b + c) : 0.f;
+  });
   epilogue::frag_detail::static_for<kCount>([&](auto ii) {
     constexpr int i = kFirst + decltype(ii)::value;
+    constexpr int k = decltype(ii)::value;
     constexpr auto cv = Atom::template c_value<i>();
-    const int r = m0 + ct.row + cv.row, c = n0 + ct.col + cv.col;
-    float f = 1.f;
-    if (p.scale_a_rows) f *= r < p.m ? __ldg(p.scale_a + r) : 0.f;
-    if (p.scale_b_cols) f *= c < p.n ? __ldg(p.scale_b + c) : 0.f;
-    acc[i] *= f;
+    constexpr auto cj = Atom::template c_value<kFirst + (k / 4) * 4 + k % 2>();
+    static_assert((cv.row == 0 || cv.row == 8) && cv.col == cj.col,
+                  "fp8_channel_scale: value i lies on row 0 or 8 and on the column of slot (i / 4) * 2 + i % 2");
+    acc[i] *= fa[cv.row == 8 ? 1 : 0] * fb[(k / 4) * 2 + k % 2];
   });
 }
 

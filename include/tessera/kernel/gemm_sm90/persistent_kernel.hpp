@@ -55,8 +55,9 @@
 // inside D.  Requires (checked by the host): 16-bit A and B with K-major A and B, or an N-major B (kBNMajor:
 // boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); or FP8 A and B, K-major both; base
 // addresses 16-byte aligned, A's and B's rows a multiple of 16 bytes.  The kernel compiled for the bare GEMM
-// (kBareOnly) exists for 16-bit operands (its D is of the operands' type) and INT8 ones (its D bf16, the per-tensor
-// scales applied with alpha after the conversion); not for FP8, whose promoted loop does not stage a deferred D.
+// (kBareOnly) exists for 16-bit operands (its D is of the operands' type) and INT8 ones (its D bf16, per-tensor scales
+// applied after the conversion, channel ones before the pack); not for FP8, whose promoted loop does not stage a
+// deferred D.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -696,6 +697,12 @@ struct GemmSm90Persistent {
       if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
         if (consumer_m0(w.tm, c) < p.m) {
           if (tr) TTRACE(1 + c, v, 7, TCLK());
+          if constexpr (kInt) {  // INT8's channel scales (the general kernel applies them per epilogue chunk), by halves
+            // (ptxas: 8 / 16 bytes of spill stores / loads in this kernel, two words of unit state reloaded once per
+            // unit; by quarters 20 / 12)
+            fp8_channel_scale<Atom, 0, Epilogue::kChunk>(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, thread_now());
+            fp8_channel_scale<Atom, Epilogue::kChunk, Epilogue::kChunk>(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, thread_now());
+          }
           Epi::pack_deferred(acc[0], p, sh, c, pk, phases);
           pending = true;
           if (tr) TTRACE(1 + c, v, 5, TCLK());  // (the probe's "epilogue": the drain's end to D packed)
