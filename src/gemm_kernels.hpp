@@ -20,6 +20,8 @@ KernelInfo sm80_tf32_128x128(Combo c);  // src/gemm_sm80_tf32.cu
 KernelInfo sm80_tf32_64x64(Combo c);    // src/gemm_sm80_tf32.cu
 // The exact fp32 FFMA kernel: run-time layouts, one kernel for every order (the Combo is ignored).
 KernelInfo sm80_f32_simt128x128(Combo c);  // src/gemm_simt_f32.cu
+// The INT8 CUDA-core kernel (dp4a, s32 accumulation): K-major A and B only (Combo::kk; no kernel for the other orders).
+KernelInfo sm80_s8_dp4a128x128(Combo c);  // src/gemm_dp4a_s8.cu
 
 // Hopper (sm_90a: TMA, mbarriers, wgmma).  fn is set whenever the unit is compiled; the code exists only for
 // sm_90a (the planner checks the device and cudaFuncGetAttributes).

@@ -35,6 +35,8 @@ struct DeviceFacts {
   double mac_per_byte = 80;  // tensor-core MAC rate / DRAM bytes per second (both estimated from the device)
   double sm_macs_per_us = 1024.0 * 1500.0;  // tensor-core MACs of one SM in a microsecond
   bool decode_tile = false;  // compute capability 9.0 and this build holds the Hopper decode tile's code
+  bool s8_tensor_cores = false;  // compute capability 9.0 and this build holds a Hopper s8 kernel's code (automatic math
+                                 // for s8 operands: tensor_core here, dp4a elsewhere; planned_math)
 };
 
 std::mutex g_mutex;
@@ -82,6 +84,12 @@ GemmStatus device_facts(DeviceFacts* out, int* device_out) {
     const void* fn = t ? t->get(Combo::kk).fn : nullptr;
     cudaFuncAttributes attr{};
     f.decode_tile = fn && cudaFuncGetAttributes(&attr, fn) == cudaSuccess;
+    // The Hopper s8 kernels (tensor cores, K-major A and B): whether any of them has code here.
+    for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
+      const gemm_core::GemmKernelType* s8 = e.arch == gemm_core::GemmArch::sm90 ? e.type(GemmMath::tensor_core, Dtype::s8) : nullptr;
+      const void* s8_fn = s8 ? s8->get(Combo::kk).fn : nullptr;
+      if (s8_fn && cudaFuncGetAttributes(&attr, s8_fn) == cudaSuccess) f.s8_tensor_cores = true;
+    }
   }
   (void)cudaGetLastError();
   g_devices[dev] = f;
@@ -166,11 +174,11 @@ GemmStatus resident_blocks(int dev, const DeviceFacts& f, const KernelInfo& k, i
   return {};
 }
 
-// Steps 2: the problem the kernels compute.  `weights_as_a`: decode-shaped problems are oriented for the Hopper
-// kernels, the large extent (the weights' rows) in m and the batch in n (hopper_decode below).
-Problem normalise(const GemmArgs& g, bool weights_as_a) {
+// Steps 2: the problem the kernels compute, with `math` (planned_math below).  `weights_as_a`: decode-shaped problems are
+// oriented for the Hopper kernels, the large extent (the weights' rows) in m and the batch in n (hopper_decode below).
+Problem normalise(const GemmArgs& g, GemmMath math, bool weights_as_a) {
   Problem p;
-  p.math = resolve_math(g);
+  p.math = math;
   p.in = g.a.type;
   p.in_b = g.b.type;
   p.scale_a = g.scale_a;
@@ -284,8 +292,14 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   const double blocks = static_cast<double>(tiles) * splits;
   const double waves = std::ceil(blocks / slots);
   const double block_macs = static_cast<double>(k.block_m) * k.block_n * per_split * k.block_k;
-  // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth; FP8 at twice
-  const double rate_scale = p.math == GemmMath::tf32 ? 2.0 : p.math == GemmMath::fp32_exact ? 16.0 : is_8bit_operand(p.in) ? 0.5 : 1.0;
+  // tf32 runs at half the 16-bit tensor-core rate; FFMA at about a sixteenth; FP8 at twice; dp4a (4 s8 MACs per lane,
+  // issued at the 64 lanes per SM and clock of the integer multiply-add pipe -- an assumption: the CUDA guides list no
+  // dp4a rate; docs/GEMM.md, "DP4A") at a quarter
+  const double rate_scale = p.math == GemmMath::tf32         ? 2.0
+                            : p.math == GemmMath::fp32_exact ? 16.0
+                            : p.math == GemmMath::dp4a       ? 4.0
+                            : is_8bit_operand(p.in)          ? 0.5
+                                                             : 1.0;
   const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
   const int in_bytes = dtype_bytes(p.in), out_bytes = dtype_bytes(p.ep.d_type);
   const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_bytes + static_cast<double>(p.m) * p.n * out_bytes;
@@ -475,6 +489,12 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
                       "normalisation%s) or cannot run on this device",
                       gemm_tile_name(g.tile), math_name(p.math), types.c_str(), p.a.k_major ? "K" : "M",
                       p.b.k_major ? "K" : "N", p.transposed ? ", transposed" : ""));
+    if (p.in == Dtype::s8 && p.math == GemmMath::tensor_core)
+      return fail(GemmError::unsupported,
+                  fmt("no GEMM kernel can run this problem on this device: math tensor_core with s8 operands runs on the "
+                      "Hopper s8 kernel (compute capability 9.0, sm_90a code in this build); device %d is %d.%d -- "
+                      "GemmMath::dp4a (or automatic) runs s8 on CUDA cores",
+                      dev, f.cc / 10, f.cc % 10));
     return fail(GemmError::unsupported, "no GEMM kernel can run this problem on this device");
   }
   *out = best;
@@ -567,6 +587,18 @@ bool hopper_decode(const GemmArgs& g) {
   return device_facts(&f, &dev) && f.decode_tile;  // (a failed query is reported again by choose)
 }
 
+// The math the kernels compute: resolve_math's (validation: the argument, else the operands' default), except that
+// automatic math for s8 operands with no tile forced takes the tensor cores only where the Hopper s8 kernel runs
+// (compute capability 9.0 and this build holds its sm_90a code: DeviceFacts::s8_tensor_cores), and dp4a elsewhere.  (A
+// failed device query leaves dp4a; choose reports the failure again.)
+GemmMath planned_math(const GemmArgs& g) {
+  const GemmMath m = resolve_math(g);
+  if (g.math != GemmMath::automatic || g.a.type != Dtype::s8 || g.tile != GemmTile::automatic) return m;
+  DeviceFacts f;
+  int dev = 0;
+  return device_facts(&f, &dev) && f.s8_tensor_cores ? GemmMath::tensor_core : GemmMath::dp4a;
+}
+
 }  // namespace
 
 int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
@@ -578,12 +610,13 @@ int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
 GemmStatus gemm_detail::plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice) {
   GemmStatus st = gemm_validate(g);
   if (!st) return st;
-  *prob = normalise(g, hopper_decode(g));
+  *prob = normalise(g, planned_math(g), hopper_decode(g));
   return choose_cached(g, *prob, ws_limit, choice);
 }
 
 std::string GemmPlan::str() const {
-  // The tile's registry name, which spells the 16-bit K extent; a tf32 or FP8 plan shows its own (32, 128).
+  // The tile's registry name, which spells the 16-bit K extent; a tf32 or FP8 plan shows its own (32, 128).  (The dp4a
+  // tile has one type: its name spells its K tile of 64 s8.)
   std::string tile_str = gemm_tile_name(tile);
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile);
   const bool f8 = is_8bit_operand(a_type);  // (FP8 or s8: the plan names the types)
@@ -597,6 +630,7 @@ std::string GemmPlan::str() const {
   }
   const std::string sk = stream_k_tiles > 0 ? fmt(" stream-K %d", stream_k_tiles) : std::string();
   const std::string math_str = math == GemmMath::fp32_exact ? "simt"
+                               : math == GemmMath::dp4a     ? "dp4a"
                                : math == GemmMath::tf32     ? "tc-tf32"
                                : !f8                        ? "tc"
                                : a_type == b_type           ? fmt("tc-%s", dtype_name(a_type))

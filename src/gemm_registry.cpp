@@ -53,6 +53,8 @@ constexpr GemmKernelType k64x64[] = {{kTc, Dtype::bf16, sm80_bf16_64x64},
                                      {GemmMath::tf32, Dtype::f32, sm80_tf32_64x64}};
 constexpr GemmKernelType k16x128[] = {{kTc, Dtype::bf16, sm80_bf16_16x128}, {kTc, Dtype::f16, sm80_f16_16x128}};
 constexpr GemmKernelType kSimt128x128[] = {{GemmMath::fp32_exact, Dtype::f32, sm80_f32_simt128x128}};
+// INT8 on CUDA cores (dp4a): s8 x s8, K-major A and B (the 8-bit operands' only orders); K tiles of 64 bytes.
+constexpr GemmKernelType kDp4a128x128[] = {{GemmMath::dp4a, Dtype::s8, sm80_s8_dp4a128x128}};
 
 // The planner tries the entries in this order and keeps the first of equal costs.  Efficiencies: the
 // fraction of the 16-bit mma.sync rate a full wave reaches (docs/PERF.md has the measurements).
@@ -85,6 +87,10 @@ constexpr GemmKernelEntry kEntries[] = {
      .types = k16x128, .combos = kKMajorACombos, .efficiency = 0.5, .max_m = 16},
     {.tile = GemmTile::simt128x128, .name = "simt128x128x8", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
      .types = kSimt128x128, .any_order = true, .efficiency = 1.0},
+    // The portable INT8 path and baseline: dp4a on CUDA cores (sm_80 and newer); GemmMath::dp4a only, so it never
+    // competes with another family for a problem (the planner's rate for dp4a: gemm_plan.cu's plan_cost).
+    {.tile = GemmTile::dp4a128x128, .name = "dp4a128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
+     .types = kDp4a128x128, .combos = kKK, .efficiency = 1.0},
 };
 
 }  // namespace

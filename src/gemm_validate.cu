@@ -22,7 +22,14 @@ std::string fmt(const char* f, ...) {
 
 GemmMath resolve_math(const GemmArgs& a) {
   if (a.math != GemmMath::automatic) return a.math;
-  return a.a.type == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core;
+  if (a.a.type == Dtype::f32) return GemmMath::fp32_exact;
+  // s8: a forced tile that computes dp4a and not tensor_core (the dp4a tile) says which; otherwise the tensor cores here,
+  // and the planner, which knows the device, takes dp4a where the Hopper s8 kernel does not run (gemm_plan.cu).
+  if (a.a.type == Dtype::s8 && a.tile != GemmTile::automatic) {
+    const GemmKernelEntry* e = gemm_core::find_gemm_kernel(a.tile);
+    if (e && e->computes(GemmMath::dp4a) && !e->computes(GemmMath::tensor_core)) return GemmMath::dp4a;
+  }
+  return GemmMath::tensor_core;
 }
 
 bool tile_supports(GemmTile t, GemmMath m) {
@@ -37,6 +44,7 @@ const char* math_name(GemmMath m) {
     case GemmMath::tensor_core: return "tensor_core";
     case GemmMath::tf32: return "tf32";
     case GemmMath::fp32_exact: return "fp32_exact";
+    case GemmMath::dp4a: return "dp4a";
   }
   return "?";
 }
@@ -219,8 +227,14 @@ GemmStatus gemm_validate(const GemmArgs& g) {
     case GemmMath::fp32_exact:
       if (g.a.type != Dtype::f32)
         return invalid(fmt("argument 'math' is %s with %s operands; %s takes f32 operands (use tensor_core for bf16, f16 "
-                           "or FP8)",
+                           "or FP8, tensor_core or dp4a for s8)",
                            math_name(g.math), dtype_name(g.a.type), math_name(g.math)));
+      break;
+    case GemmMath::dp4a:
+      if (g.a.type != Dtype::s8)
+        return invalid(fmt("argument 'math' is dp4a with %s operands; dp4a takes s8 operands (A and B s8, K-major), use "
+                           "tensor_core for bf16, f16 or FP8 and tf32 or fp32_exact for f32",
+                           dtype_name(g.a.type)));
       break;
     default: return invalid(fmt("argument 'math' is %d; expected a GemmMath value", static_cast<int>(g.math)));
   }

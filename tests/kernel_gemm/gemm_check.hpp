@@ -10,6 +10,9 @@
 //   c_acc = error of the product sum in fp32 relative to mag: 2e-5 for bf16/f16 operands (exact fp32
 //           products, fp32 sums in any order) and for the fp32 FFMA path; 1.5e-3 for tf32, whose operands are
 //           rounded to 11 significant bits (each product within 2^-10 of exact).
+//           s8 operands: the s32 sums are exact; on the dp4a kernel (GemmMath::dp4a or its tile forced) the only errors
+//           are the fp32 conversion, the scales, the split-K partials' fp32 sum and alpha: (16 + max(splits, 32)) x
+//           2^-24 (2.9e-6 up to 32 splits); otherwise the 2e-5 above.
 //           FP8 operands (e4m3 / e5m2; fp8_c_acc below): the products are exact (at most 4 x 4 significant
 //           bits, exponents within fp32's), but the tensor cores add them into their accumulator with about 14
 //           significant bits (as reported; tessera/kernel/gemm/types.hpp, GemmFp8Accum): each wgmma k32 (a chunk
@@ -340,8 +343,15 @@ inline std::vector<RefMiss> reference_misses(const GemmCase& cs, const Mat& A, c
   const double r_out = cs.out == Dtype::bf16 ? 1.0 / 128 : cs.out == Dtype::f16 ? 1.0 / 1024 : 1e-6;
   const GemmMath math = cs.math == GemmMath::automatic ? (cs.in == Dtype::f32 ? GemmMath::fp32_exact : GemmMath::tensor_core) : cs.math;
   // (s8: the s32 sums are exact; converted to fp32 (2^-24 relative), then split-K partials added in fp32: 2e-5 as for
-  // the 16-bit operands bounds them)
-  const double c_acc = is_fp8(cs.in) ? fp8_c_acc(cs.fp8_accum, cs.k) : math == GemmMath::tf32 ? 1.5e-3 : 2e-5;
+  // the 16-bit operands bounds them.  The dp4a kernel, which the INT8 tests hold to its own bound: float(S) (2^-24 of
+  // |S| <= sum |a b|), the scale products and the multiplications by them (4 x 2^-24), the split-K partials' fp32 sum
+  // (at most 32 automatic splits, or the forced count: one 2^-24 of the running sum each), alpha and the beta C and bias
+  // additions (3 x 2^-24): (16 + max(splits, 32)) x 2^-24 of mag bounds them all.)
+  const bool dp4a = math == GemmMath::dp4a || cs.tile == GemmTile::dp4a128x128;
+  const double c_acc = is_fp8(cs.in)             ? fp8_c_acc(cs.fp8_accum, cs.k)
+                       : dp4a                    ? (16.0 + std::max(cs.split_k, 32)) * 0x1p-24
+                       : math == GemmMath::tf32  ? 1.5e-3
+                                                 : 2e-5;
   // FP8: the dequantised product (scale_a A) (scale_b B) = scale_a scale_b (A B), the scales' float values (0: null, 1).
   // Channel scales: row i's and column j's values instead of the per-tensor one.
   const double s_ab = (cs.scale_a == 0.f || cs.scale_a_rows || cs.scale_a_blocks ? 1.0 : static_cast<double>(cs.scale_a)) *

@@ -30,37 +30,41 @@ using gemm_core::GemmSchedule;
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
                                GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64,
-                               GemmTile::wgmma128x16};
-constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact};
+                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128};
+constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact,
+                               GemmMath::dp4a};
 
-// What the hand-written tables before the registry said of each tile: its name, the maths a forced tile
-// runs (tile_supports), whether it is a Hopper kernel, the planner's efficiency and the decode tile's bound.
+// What the hand-written tables before the registry said of each tile (and what the dp4a entry, added after them,
+// says): its name, the maths a forced tile runs (tile_supports), whether it is a Hopper kernel, the planner's efficiency
+// and the decode tile's bound.
 struct Expected {
   GemmTile tile;
   const char* name;
-  bool tc, tf32, fp32_exact;  // tile_supports(tile, math)
+  bool tc, tf32, fp32_exact, dp4a;  // tile_supports(tile, math)
   bool sm90;                  // Hopper: sm_90a code, operands by TMA
   double efficiency;
   int max_m, max_n;
 };
 constexpr Expected kExpected[] = {
-    {GemmTile::t128x256, "128x256x64", true, false, false, false, 1.0, 0, 0},
-    {GemmTile::t128x128, "128x128x64", true, true, false, false, 0.9, 0, 0},
-    {GemmTile::t64x64, "64x64x64", true, true, false, false, 0.65, 0, 0},
-    {GemmTile::t16x128, "16x128x64", true, false, false, false, 0.5, 16, 0},
-    {GemmTile::simt128x128, "simt128x128x8", false, false, true, false, 1.0, 0, 0},
-    {GemmTile::wgmma128x128, "wgmma128x128x64", true, false, false, true, 1.6, 0, 0},
-    {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, true, 1.7, 0, 0},
-    {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, true, 1.8, 0, 0},
-    {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, true, 1.5, 0, 0},
-    {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, true, 0.5, 0, 16},
+    {GemmTile::t128x256, "128x256x64", true, false, false, false, false, 1.0, 0, 0},
+    {GemmTile::t128x128, "128x128x64", true, true, false, false, false, 0.9, 0, 0},
+    {GemmTile::t64x64, "64x64x64", true, true, false, false, false, 0.65, 0, 0},
+    {GemmTile::t16x128, "16x128x64", true, false, false, false, false, 0.5, 16, 0},
+    {GemmTile::simt128x128, "simt128x128x8", false, false, true, false, false, 1.0, 0, 0},
+    {GemmTile::wgmma128x128, "wgmma128x128x64", true, false, false, false, true, 1.6, 0, 0},
+    {GemmTile::wgmma128x256, "wgmma128x256x64", true, false, false, false, true, 1.7, 0, 0},
+    {GemmTile::cooperative128x256, "coop128x256x64", true, false, false, false, true, 1.8, 0, 0},
+    {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, false, true, 1.5, 0, 0},
+    {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, false, true, 0.5, 0, 16},
+    {GemmTile::dp4a128x128, "dp4a128x128x64", false, false, false, true, false, 1.0, 0, 0},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
 constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wgmma128x256, GemmTile::wgmma128x128,
                                       GemmTile::wgmma128x64,        GemmTile::wgmma128x16,  GemmTile::t128x256,
                                       GemmTile::t128x128,
-                                      GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128};
+                                      GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128,
+                                      GemmTile::dp4a128x128};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
   std::set<GemmTile> tiles;
@@ -102,7 +106,10 @@ TEST(GemmRegistry, EntriesSayWhatTheOldTablesSaid) {
     EXPECT_EQ(e->max_n, x.max_n) << x.name;
     // Every (tile, math) pair, as gemm_validate.cu's switch had it.
     for (GemmMath m : kMaths) {
-      const bool want = m == GemmMath::tensor_core ? x.tc : m == GemmMath::tf32 ? x.tf32 : m == GemmMath::fp32_exact && x.fp32_exact;
+      const bool want = m == GemmMath::tensor_core ? x.tc
+                        : m == GemmMath::tf32      ? x.tf32
+                        : m == GemmMath::dp4a      ? x.dp4a
+                                                   : m == GemmMath::fp32_exact && x.fp32_exact;
       EXPECT_EQ(gemm_detail::tile_supports(x.tile, m), want) << x.name << " math " << gemm_detail::math_name(m);
     }
   }
@@ -152,10 +159,11 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
         ASSERT_NE(k.fn, nullptr) << what;
         EXPECT_EQ(k.block_m, named.m) << what;
         EXPECT_EQ(k.block_n, named.n) << what;
-        if (t.math == GemmMath::fp32_exact || dtype_bytes(t.in) == 2) {
+        const bool cuda_cores = t.math == GemmMath::fp32_exact || t.math == GemmMath::dp4a;
+        if (cuda_cores || dtype_bytes(t.in) == 2) {
           EXPECT_EQ(k.block_k, named.k) << what;
         }
-        if (t.math != GemmMath::fp32_exact) {  // every tensor-core K tile is 128 bytes deep (one 128-byte swizzle row)
+        if (!cuda_cores) {  // every tensor-core K tile is 128 bytes deep (one 128-byte swizzle row)
           EXPECT_EQ(k.block_k * dtype_bytes(t.in), 128) << what;
         }
         EXPECT_GT(k.threads, 0) << what;
@@ -232,8 +240,19 @@ TEST(GemmRegistry, PlanStringsAreUnchanged) {
   p.math = GemmMath::fp32_exact;
   p.tile = GemmTile::simt128x128;
   EXPECT_EQ(p.str().substr(0, 19), "simt simt128x128x8 ");
+  // INT8: the dp4a tile's plan names its math (the tile's name spells its 64-byte K tile); the Hopper s8 kernel's names
+  // the operand type and its 128-element K tile.
+  p.math = GemmMath::dp4a;
+  p.tile = GemmTile::dp4a128x128;
+  p.a_type = p.b_type = Dtype::s8;
+  p.transposed = false;
+  EXPECT_EQ(p.str().substr(0, 29), "dp4a dp4a128x128x64 split 2, ");
+  p.math = GemmMath::tensor_core;
+  p.tile = GemmTile::cooperative128x256;
+  EXPECT_EQ(p.str().substr(0, 24), "tc-s8 128x256x128 split ");
+  p.a_type = p.b_type = Dtype::bf16;
   for (const Expected& x : kExpected) {
-    p.math = x.tc ? GemmMath::tensor_core : GemmMath::fp32_exact;
+    p.math = x.tc ? GemmMath::tensor_core : x.dp4a ? GemmMath::dp4a : GemmMath::fp32_exact;
     p.tile = x.tile;
     EXPECT_NE(p.str().find(std::string(" ") + x.name + " split"), std::string::npos) << p.str();
   }

@@ -297,6 +297,69 @@ TEST(GemmValidation, Int8Operands) {
   expect_error(g, GemmError::invalid_argument, {"'d.type'", "s8"});
 }
 
+// GemmMath::dp4a (INT8 on CUDA cores): s8 operands only, with the 8-bit rules and scales of the tensor-core path; the
+// dp4a tile computes dp4a alone (forced with automatic math it implies dp4a), and the tensor-core tiles do not compute it.
+TEST(GemmValidation, Dp4a) {
+  const auto s8 = [] {
+    GemmArgs g = good_fp8(); g.a.type = g.b.type = Dtype::s8;
+    return g;
+  };
+  GemmArgs g = s8(); g.math = GemmMath::dp4a;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g.tile = GemmTile::dp4a128x128; g.split_k = 3;  // forced, split
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g = s8(); g.tile = GemmTile::dp4a128x128;  // automatic math with the dp4a tile: dp4a
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  g = s8(); g.math = GemmMath::dp4a;  // channel scales (A rows, B columns) and the epilogue menu
+  g.scale_a = static_cast<const float*>(fake(7)); g.scale_a_mode = tessera::GemmScale::channel;
+  g.scale_b = static_cast<const float*>(fake(8)); g.scale_b_mode = tessera::GemmScale::channel;
+  g.beta = 0.5f; g.c = GemmMatrix{fake(4), Dtype::bf16, MatrixOrder::col_major, 0};
+  g.bias_mode = BiasMode::per_column; g.bias = fake(6); g.bias_size = 80; g.activation = Activation::silu;
+  g.d.type = Dtype::f32; g.c.type = Dtype::f32;
+  EXPECT_TRUE(gemm_validate(g).ok()) << gemm_validate(g).message;
+  // Other operand types.
+  for (Dtype t : {Dtype::bf16, Dtype::f16, Dtype::f32}) {
+    SCOPED_TRACE(dtype_name(t));
+    g = good(); g.a.type = g.b.type = t; g.math = GemmMath::dp4a;
+    expect_error(g, GemmError::invalid_argument, {"argument 'math' is dp4a", dtype_name(t), "s8"});
+  }
+  for (Dtype t : {Dtype::e4m3, Dtype::e5m2}) {
+    SCOPED_TRACE(dtype_name(t));
+    g = good_fp8(t, t); g.math = GemmMath::dp4a;
+    expect_error(g, GemmError::invalid_argument, {"argument 'math' is dp4a", dtype_name(t), "s8"});
+  }
+  // s8 with the f32 maths names the s8 ones.
+  for (GemmMath m : {GemmMath::tf32, GemmMath::fp32_exact}) {
+    g = s8(); g.math = m;
+    expect_error(g, GemmError::invalid_argument, {"'math'", "s8", "dp4a"});
+  }
+  // Tiles: the dp4a tile with other operands or the tensor-core math; a tensor-core tile with dp4a.
+  g = good(); g.tile = GemmTile::dp4a128x128;  // bf16 (tensor_core)
+  expect_error(g, GemmError::invalid_argument, {"argument 'tile' is dp4a128x128x64", "tensor_core"});
+  g = s8(); g.math = GemmMath::tensor_core; g.tile = GemmTile::dp4a128x128;
+  expect_error(g, GemmError::invalid_argument, {"argument 'tile' is dp4a128x128x64", "tensor_core"});
+  g = s8(); g.math = GemmMath::dp4a; g.tile = GemmTile::cooperative128x256;
+  expect_error(g, GemmError::invalid_argument, {"argument 'tile' is coop128x256x64", "dp4a"});
+  g = s8(); g.math = GemmMath::dp4a; g.tile = GemmTile::simt128x128;
+  expect_error(g, GemmError::invalid_argument, {"argument 'tile' is simt128x128x8", "dp4a"});
+  // The 8-bit rules hold for dp4a as for the tensor cores: K-major, 16-byte bases and rows, no block scales.
+  g = s8(); g.math = GemmMath::dp4a; g.a.order = MatrixOrder::col_major;
+  expect_error(g, GemmError::invalid_argument, {"'a.order'", "K-major"});
+  g = s8(); g.math = GemmMath::dp4a; g.b.order = MatrixOrder::row_major;
+  expect_error(g, GemmError::invalid_argument, {"'b.order'", "K-major"});
+  g = s8(); g.math = GemmMath::dp4a; g.k = 60;  // rows of 60 bytes
+  expect_error(g, GemmError::invalid_argument, {"'a.ld'"});
+  g = s8(); g.math = GemmMath::dp4a; g.b.data = static_cast<char*>(fake(2)) + 4;
+  expect_error(g, GemmError::invalid_argument, {"'b.data'", "16-byte"});
+  g = s8(); g.math = GemmMath::dp4a; g.scale_b = static_cast<const float*>(fake(8)); g.scale_b_mode = tessera::GemmScale::block;
+  expect_error(g, GemmError::invalid_argument, {"'scale_b_mode'", "block", "s8"});
+  g = s8(); g.math = GemmMath::dp4a; g.fp8_accum = GemmFp8Accum::fast;
+  expect_error(g, GemmError::invalid_argument, {"'fp8_accum'", "s8"});
+  // A value past the enum is still named.
+  g = s8(); g.math = static_cast<GemmMath>(5);
+  expect_error(g, GemmError::invalid_argument, {"argument 'math' is 5"});
+}
+
 TEST(GemmValidation, Alignment) {
   GemmArgs g = good(); g.a.data = static_cast<char*>(fake(1)) + 1;  // odd address for a 2-byte type
   expect_error(g, GemmError::invalid_argument, {"'a.data'", "aligned", "2 bytes"});

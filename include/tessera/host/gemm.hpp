@@ -14,11 +14,15 @@
 //   e4m3 / e5m2   tensor cores on Hopper (wgmma k32, compute capability 9.0), any pair of the two; fp32
 //                 A row-major and B column-major (both K-major: the      (GemmArgs::fp8_accum)
 //                 instruction reads 8-bit operands only that way), 16-byte aligned bases,
-//                 lda and ldb multiples of 16; per-tensor scales (scale_a, scale_b)
+//                 lda and ldb multiples of 16; scales (scale_a, scale_b: per tensor, channel, block)
+//   s8            tensor cores on Hopper (wgmma, compute capability 9.0)   s32 (exact),
+//                 where this build holds that kernel; elsewhere dp4a: CUDA  then fp32
+//                 cores (compute capability 8.0+); the 8-bit rules above;
+//                 per-tensor or channel scales
 //   D: bf16, f16 or f32 (any, whatever A and B are); C and the residual have D's type;
 //   bias: f32 or D's type, one value per column (length n), per row (length m), or one scalar.
-//   The integer Dtypes (s8, s32) are not taken yet: validation refuses them by name.
-// Order of the epilogue, all in fp32 registers: (FP8: scale by *scale_a * *scale_b); scale by alpha; + beta * C (C is not read when
+//   s32 is not taken yet: validation refuses it by name.
+// Order of the epilogue, all in fp32 registers: (8-bit operands: scale by *scale_a * *scale_b); scale by alpha; + beta * C (C is not read when
 // beta == 0, so C may then be null); + bias; activation; + residual; round to D's type (nearest even);
 // one store per element.  The accumulator never leaves registers/shared memory before the epilogue and
 // D is written once.
@@ -110,17 +114,17 @@ struct GemmArgs {
   // insufficient_workspace; off: never.  Not with split-K.
   GemmStreamK stream_k = GemmStreamK::automatic;
 
-  // FP8 operands (e4m3 / e5m2): per-tensor scales, device pointers to one float each (null: 1).  The product is
-  // (*scale_a * A) @ (*scale_b * B): the kernel multiplies the fp32 accumulator by both before the epilogue.  Read on
-  // the device when the kernel runs (a scale computed by an earlier kernel on the stream is seen); 4-byte aligned.
-  // Only with FP8 operands.
+  // 8-bit operands (e4m3 / e5m2, s8): per-tensor scales, device pointers to one float each (null: 1).  The product is
+  // (*scale_a * A) @ (*scale_b * B): the kernel multiplies the fp32 accumulator (s8: the exact s32 sum converted to
+  // fp32) by both before the epilogue.  Read on the device when the kernel runs (a scale computed by an earlier kernel
+  // on the stream is seen); 4-byte aligned.  Only with 8-bit operands.
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
   // The scales' shapes (GemmScale): tensor (the default: one float each) or channel -- scale_a then holds M floats,
   // one per row of A, and scale_b N floats, one per column of B (a linear layer's per-token and per-output-channel
   // scales); D(i, j) = scale_a[i] scale_b[j] sum_k A(i, k) B(k, j).  Each independently; a channel scale needs its
-  // pointer (4-byte aligned).  Only with FP8 operands.
-  // block: A in blocks of 1 row x 128 K, B in blocks of 128 K x 128 columns (kGemmScaleBlock), a float per block;
+  // pointer (4-byte aligned).  Only with 8-bit operands.
+  // block (FP8 operands only): A in blocks of 1 row x 128 K, B in blocks of 128 K x 128 columns (kGemmScaleBlock), a float per block;
   // scale_a holds ceil(K / 128) x M floats, block (i, kb) at scale_a[kb * M + i] (M contiguous), scale_b holds
   // ceil(K / 128) x ceil(N / 128), block (kb, jb) at scale_b[kb * ceil(N / 128) + jb];
   // D(i, j) = sum_kb scale_a(i, kb) scale_b(kb, j / 128) sum_{k in kb} A(i, k) B(k, j).  Needs promoted accumulation

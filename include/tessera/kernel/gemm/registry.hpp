@@ -43,7 +43,7 @@ namespace tessera::gemm_core {
 enum class GemmArch : int { sm80 = 0, sm90 };
 constexpr const char* arch_name(GemmArch a) { return a == GemmArch::sm80 ? "sm80" : "sm90"; }
 
-// How a block computes its tile: FFMA on CUDA cores; mma.sync warps; wgmma warpgroups (one producer, two
+// How a block computes its tile: on CUDA cores (FFMA, or dp4a for s8); mma.sync warps; wgmma warpgroups (one producer, two
 // consumers on one tile); persistent cooperative (both consumers on one tile, D by TMA stores).
 enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, cooperative };
 constexpr const char* schedule_name(GemmSchedule s) {

@@ -7,10 +7,13 @@ namespace tessera {
 
 // Which arithmetic computes A @ B.
 enum class GemmMath : int {
-  automatic = 0,  // bf16/f16 -> tensor_core, f32 -> fp32_exact
-  tensor_core,    // bf16 / f16 operands, fp32 accumulation
+  automatic = 0,  // bf16/f16/FP8 -> tensor_core, f32 -> fp32_exact; s8 -> tensor_core where the Hopper s8 kernel
+                  // runs (compute capability 9.0, this build holds its sm_90a code), else dp4a (the planner decides)
+  tensor_core,    // bf16 / f16 operands, fp32 accumulation (FP8, s8: the Hopper wgmma kernels)
   tf32,           // f32 operands rounded to tf32 on tensor cores
   fp32_exact,     // f32 FFMA on CUDA cores
+  dp4a,           // s8 operands on CUDA cores: __dp4a (4 s8 products summed into s32 per instruction), exact s32 sums;
+                  // runs on sm_80 and newer (kernel/gemm_sm80/gemm_dp4a.hpp)
 };
 
 // Block tile; automatic lets the planner choose (the usual choice).  Forcing one is for tests and
@@ -33,6 +36,7 @@ enum class GemmTile : int {
   wgmma128x64,  // the wgmma128x128 kernel with a 128 x 64 block tile (small problems: twice the blocks)
   wgmma128x16,  // the same kernel with a 128 x 16 block tile and 12 stages: decode on Hopper (the weights as A, the
                 // batch of at most 16 as B; m <= 16 problems are planned transposed, D^T = W X^T); K-major A and B
+  dp4a128x128,  // GemmMath::dp4a only: s8 x s8 on CUDA cores (dp4a), 256 threads, K tiles of 64 bytes; K-major A and B
 };
 
 // The stream-K tail of the persistent kernels that have one (GemmArgs::stream_k).
