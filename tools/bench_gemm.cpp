@@ -215,7 +215,8 @@ int run_gemm_bench(const BenchOptions& o) {
           "8192^3 and the llm set; takes --shapes, not --plans, --tile, --split-k, --stream-k or the order flags.\n"
           "--dtype s8 times Tessera's INT8 GEMM (s8 A and B, s32 accumulation, per-tensor or --fp8-scale channel\n"
           "scales dequantising to bf16 D) against cuBLASLt's INT8 GEMM (s8 x s8 -> s32, CUBLAS_COMPUTE_32I; records\n"
-          "\"int8\" / \"int8_channel\") and Tessera's bf16 GEMM (\"int8_over_bf16\"); same defaults and limits.\n"
+          "\"int8\" / \"int8_channel\") and Tessera's bf16 GEMM (\"int8_over_bf16\"), and Tessera's DP4A GEMM on CUDA\n"
+          "cores (\"dp4a\", \"dp4a_over_int8\"); same defaults and limits.\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
           bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;

@@ -20,6 +20,9 @@
 // INT8 GEMM, s8 x s8 -> s32 with CUBLAS_COMPUTE_32I (TN, alpha 1, beta 0): cuBLASLt has no INT8 GEMM with a 16-bit
 // or dequantised output, so it writes 4 bytes per element of D where Tessera writes 2 (and applies no scales); its
 // s32 result times the scales is what the checks compare.  Records "int8" / "int8_channel" and "int8_over_bf16".
+// With s8 the round also times Tessera's DP4A GEMM (GemmMath::dp4a: CUDA cores, the planner's dp4a plan) on the same
+// operands and scales, checked as the tensor-core one: records "dp4a" (against cuBLASLt's INT8 GEMM) and
+// "dp4a_over_int8" (against Tessera's tensor-core INT8), a table of its own.
 // Inputs: a pool of values uniform in [-1, 1], rounded to the FP8 type (never zero), with bf16 copies of scale * value;
 // bf16 holds every e4m3 / e5m2 value (and every integer up to 256) times a power of two exactly, so the bf16 GEMM
 // multiplies the very same numbers.
@@ -235,7 +238,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
   const float* scale_a = scales.as<float>();
   const float* scale_b = scales.as<float>() + 4;
 
-  std::vector<std::vector<std::string>> table;
+  std::vector<std::vector<std::string>> table, dp_rows;  // (dp_rows: s8's DP4A GEMM)
   int done = 0, wrong = 0, skipped = 0;
   for (const Shape& s : g.shapes) {
     const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
@@ -244,6 +247,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const size_t mk = static_cast<size_t>(m * k), nk = static_cast<size_t>(n * k), mn = static_cast<size_t>(m * n);
     DeviceBuffer A8(mk), B8(nk), A16(mk * 2), B16(nk * 2);
     DeviceBuffer D8(mn * 2), Dlt(mn * (s8 ? 4 : 2)), D16(mn * 2), Dref(mn * 2);  // Tessera 8-bit, cuBLASLt (s32 for s8), Tessera bf16, cuBLAS bf16
+    DeviceBuffer Ddp(s8 ? mn * 2 : 0);  // Tessera DP4A (s8)
     fill_random(A8.as<uint8_t>(), mk, pool8, 1);
     fill_random(B8.as<uint8_t>(), nk, pool8, 2);
     fill_random(A16.as<uint16_t>(), mk, pool_a, 1);  // the same elements as A8, times scale_a
@@ -271,6 +275,9 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     f8.scale_b = sc_b;
     f8.scale_a_mode = f8.scale_b_mode = g.scale;
     f8.fp8_accum = g.accum;
+    GemmArgs dp = f8;  // (s8: the same GEMM on CUDA cores)
+    dp.math = GemmMath::dp4a;
+    dp.d = GemmOutput{Ddp.p, Dtype::bf16, MatrixOrder::row_major, n};
     GemmArgs b16;
     b16.m = m; b16.n = n; b16.k = k;
     b16.a = GemmMatrix{A16.p, Dtype::bf16, MatrixOrder::row_major, k};
@@ -278,10 +285,10 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     b16.d = GemmOutput{D16.p, Dtype::bf16, MatrixOrder::row_major, n};
     // Workspace for split-K / stream-K: the size the planner asks for, zero-filled once (every call leaves the counters
     // at zero), shared by both Tessera GEMMs as the bf16 bench shares it between its variants.
-    const size_t ws_bytes = std::max(gemm_workspace_size(f8), gemm_workspace_size(b16));
+    const size_t ws_bytes = std::max({gemm_workspace_size(f8), gemm_workspace_size(b16), s8 ? gemm_workspace_size(dp) : size_t(0)});
     DeviceBuffer ws(ws_bytes);
     if (ws_bytes) TESSERA_BENCH_CUDA(cudaMemset(ws.p, 0, ws_bytes));
-    for (GemmArgs* a : {&f8, &b16}) {
+    for (GemmArgs* a : {&f8, &b16, &dp}) {
       a->workspace = ws.p;
       a->workspace_bytes = ws_bytes;
       a->workspace_zeroed = true;
@@ -294,6 +301,14 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     GemmPlan plan8, plan16;
     if (const GemmStatus st = gemm_plan(f8, &plan8); !st.ok()) { skip("tessera FP8", st); continue; }
     if (const GemmStatus st = gemm_plan(b16, &plan16); !st.ok()) { skip("tessera bf16", st); continue; }
+    GemmPlan plan_dp;
+    bool dp_ok = s8;  // (timed and recorded where its plan and its check pass)
+    if (s8) {
+      if (const GemmStatus st = gemm_plan(dp, &plan_dp); !st.ok()) {
+        std::fprintf(stderr, "bench gemm --dtype s8: %s: tessera DP4A: %s; not timed\n", size.c_str(), st.message.c_str());
+        dp_ok = false;
+      }
+    }
     LtMatmul lt;
     lt_fp8_setup(g, lt, m, n, k, sc_a, sc_b);
 
@@ -304,6 +319,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     const double lt_scale = s8 ? double(scale_host[0]) * scale_host[1] : 1.0;  // what turns cuBLASLt's s32 into D's values
     auto t_f8 = [&](cudaStream_t st) { check_gemm(gemm(f8, st)); };
     auto t_b16 = [&](cudaStream_t st) { check_gemm(gemm(b16, st)); };
+    auto t_dp = [&](cudaStream_t st) { check_gemm(gemm(dp, st)); };
     auto lt_f8 = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(g.lt, lt.desc, lt_alpha, B8.p, lt.la, A8.p, lt.lb, lt_beta, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo, g.lt_ws,
                                   g.lt_ws_bytes, st),
@@ -313,8 +329,15 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     // ---- verify before timing (outputs poisoned first: 0xFFFF is a bf16 NaN, which rel_diff reports as inf) ----
     // (cuBLASLt's s32 D: 0xFFFFFFFF is -1, which the check against the bf16 reference catches where it is left)
     for (const DeviceBuffer* d : {&D8, &Dlt, &D16, &Dref}) TESSERA_BENCH_CUDA(cudaMemsetAsync(d->p, 0xFF, d == &Dlt ? mn * (s8 ? 4 : 2) : mn * 2, g.stream));
+    if (dp_ok) TESSERA_BENCH_CUDA(cudaMemsetAsync(Ddp.p, 0xFF, mn * 2, g.stream));
     if (const GemmStatus st = gemm(f8, g.stream); !st.ok()) { skip("tessera FP8", st); continue; }
     if (const GemmStatus st = gemm(b16, g.stream); !st.ok()) { skip("tessera bf16", st); continue; }
+    if (dp_ok) {
+      if (const GemmStatus st = gemm(dp, g.stream); !st.ok()) {
+        std::fprintf(stderr, "bench gemm --dtype s8: %s: tessera DP4A: %s; not timed\n", size.c_str(), st.message.c_str());
+        dp_ok = false;
+      }
+    }
     check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
                               B16.p, CUDA_R_16BF, static_cast<int>(k), A16.p, CUDA_R_16BF, static_cast<int>(k), &zero, Dref.p,
                               CUDA_R_16BF, static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -329,6 +352,14 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     }
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
     const double err_b16 = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+    const double err_dp = dp_ok ? rel_diff(bf16, Ddp.as<uint16_t>(), Dref.as<uint16_t>(), m, n) : 0;
+    if (dp_ok && !(err_dp <= tol_fp8)) {
+      std::fprintf(stderr, "bench gemm --dtype s8: %s: WARNING: Tessera DP4A (%s) differs from cuBLAS bf16 (%.3g; tolerance %.g); "
+                           "not timed, not recorded\n", size.c_str(), plan_dp.str().c_str(), err_dp, tol_fp8);
+      dp_rows.push_back({size, plan_dp.str().substr(0, plan_dp.str().find(',')), "WRONG", "-", "-", "-", bench::fmt(err_dp, 4)});
+      dp_ok = false;
+      ++wrong;
+    }
     const double err_f8 = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
     const double err_lt_ref = lt.ok ? rel_diff_any(Dlt.p, s8, Dref.p, false, lt_scale, m, n) : 0;
     if (lt.ok && !(err_lt_ref <= tol_fp8)) {  // then it is no yardstick for Tessera either
@@ -357,6 +388,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     // ---- time: Tessera FP8, cuBLASLt FP8, Tessera bf16 in one round-robin, the L2 evicted before each run ----
     std::vector<std::function<void(cudaStream_t)>> all = {t_f8, t_b16};
     if (lt.ok) all.push_back(lt_f8);
+    if (dp_ok) all.push_back(t_dp);
     const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
     // What the last timed runs left must still be right (the reused workspace, the scales read on the device).
     const double err_f8_after = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
@@ -373,6 +405,28 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
       std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera bf16 differs from cuBLAS bf16 after the timed runs (%.3g); "
                            "%s not recorded\n", dt_name, size.c_str(), err_b16_after, rec_over.c_str());
     const double ms_f8 = ms[0], ms_b16 = ms[1], ms_lt = lt.ok ? ms[2] : 0;
+    if (dp_ok) {  // DP4A: its result after the timed runs, its records and its row
+      const double ms_dp = ms.back(), f_dp = tflops(m, n, k, ms_dp), f_lt = lt.ok ? tflops(m, n, k, ms_lt) : 0;
+      const double err_dp_after = rel_diff(bf16, Ddp.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+      const std::string pc = plan_dp.str().substr(0, plan_dp.str().find(','));
+      if (!(err_dp_after <= tol_fp8)) {
+        std::fprintf(stderr, "bench gemm --dtype s8: %s: WARNING: Tessera DP4A differs from cuBLAS bf16 after the timed runs (%.3g); "
+                             "not recorded\n", size.c_str(), err_dp_after);
+        dp_rows.push_back({size, pc, "WRONG", "-", "-", "-", bench::fmt(err_dp_after, 4)});
+        ++wrong;
+      } else {
+        const std::string note_dp = "plan: " + plan_dp.str() + "; DP4A (GemmMath::dp4a, CUDA cores) on the INT8 bench's operands and " +
+                                    scale_words(g.scale) + ", bf16 D row-major; L2 evicted by a read pass before each run; " +
+                                    "max|diff|/max|ref| vs cuBLAS bf16 " + bench::fmt(err_dp, 4);
+        if (lt.ok)
+          report.add(Record{"gemm", "tessera", s8 && g.scale == GemmScale::channel ? "dp4a_channel" : "dp4a", size, f_dp, "TFLOP/s",
+                            lt_name, f_lt, f_dp / f_lt, note_dp + "; cuBLASLt: TN, CUBLAS_COMPUTE_32I, s32 D"});
+        report.add(Record{"gemm", "tessera", "dp4a_over_int8", size, f_dp, "TFLOP/s", "tessera INT8 tensor cores (same run)",
+                          tflops(m, n, k, ms_f8), ms_f8 / ms_dp, note_dp + "; the tensor-core plan: " + plan8.str()});
+        dp_rows.push_back({size, pc, bench::fmt(ms_dp * 1e3, 1), bench::fmt(f_dp, 1), lt.ok ? bench::fmt(ms_lt / ms_dp, 3) : "n/a",
+                           bench::fmt(ms_f8 / ms_dp, 3), bench::fmt(err_dp, 4)});
+      }
+    }
     const double f_f8 = tflops(m, n, k, ms_f8), f_b16 = tflops(m, n, k, ms_b16), f_lt = lt.ok ? tflops(m, n, k, ms_lt) : 0;
 
     const std::string note = "plan: " + plan8.str() + "; " + dt_name + " A row-major x " + dt_name +
@@ -402,6 +456,11 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
                       "cuBLASLt us", "cuBLASLt TFLOP/s", std::string(kind) + "/cuBLASLt", "bf16 us", "bf16 TFLOP/s",
                       std::string(kind) + "/bf16", std::string(kind) + " err vs Lt / vs bf16 ref", "bf16 err"},
                      table);
+  if (!dp_rows.empty()) {
+    std::printf("\nDP4A (s8 on CUDA cores, GemmMath::dp4a), same operands, scales and round: us and TFLOP/s\n");
+    bench::print_table(stdout, {"size", "tessera DP4A plan", "DP4A us", "DP4A TFLOP/s", "DP4A/cuBLASLt INT8", "DP4A/tessera INT8", "err vs bf16 ref"},
+                       dp_rows);
+  }
   if (skipped) std::printf("%d of %zu shapes skipped (Tessera refused them; messages above)\n", skipped, g.shapes.size());
   if (wrong) {
     std::fprintf(stderr, "bench gemm --dtype %s: Tessera %s gave wrong results on %d of %zu shapes (marked WRONG)\n", dt_name, kind, wrong,

@@ -337,7 +337,9 @@ TEST(GemmInt8, ShapesScalesMenus) {
     const GemmPlan plan = run_gemm_case(cs);
     if (::testing::Test::HasFailure()) return;
     EXPECT_EQ(plan.tile, kFp8Coop) << cs.str() << "\n  plan: " << plan.str();
-    if (c.split > 0) EXPECT_EQ(plan.split_k, c.split) << cs.str() << "\n  plan: " << plan.str();
+    if (c.split > 0) {
+      EXPECT_EQ(plan.split_k, c.split) << cs.str() << "\n  plan: " << plan.str();
+    }
     EXPECT_EQ(plan.a_type, Dtype::s8);
   }
 }
