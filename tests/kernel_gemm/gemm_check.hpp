@@ -12,7 +12,8 @@
 //           rounded to 11 significant bits (each product within 2^-10 of exact).
 //           s8 operands: the s32 sums are exact; on the dp4a kernel (GemmMath::dp4a or its tile forced) the only errors
 //           are the fp32 conversion, the scales, the split-K partials' fp32 sum and alpha: (16 + max(splits, 32)) x
-//           2^-24 (2.9e-6 up to 32 splits); otherwise the 2e-5 above.
+//           2^-24 (2.9e-6 up to 32 splits), except with gelu_tanh, gelu_erf or silu, whose fast formulas err by more
+//           (1.3e-5 of |D| measured); otherwise the 2e-5 above.
 //           FP8 operands (e4m3 / e5m2; fp8_c_acc below): the products are exact (at most 4 x 4 significant
 //           bits, exponents within fp32's), but the tensor cores add them into their accumulator with about 14
 //           significant bits (as reported; tessera/kernel/gemm/types.hpp, GemmFp8Accum): each wgmma k32 (a chunk
