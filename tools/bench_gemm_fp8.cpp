@@ -20,6 +20,10 @@
 // INT8 GEMM, s8 x s8 -> s32 with CUBLAS_COMPUTE_32I (TN, alpha 1, beta 0): cuBLASLt has no INT8 GEMM with a 16-bit
 // or dequantised output, so it writes 4 bytes per element of D where Tessera writes 2 (and applies no scales); its
 // s32 result times the scales is what the checks compare.  Records "int8" / "int8_channel" and "int8_over_bf16".
+// cuBLASLt's other INT8 output, s8 D with an fp32 alpha (CUBLAS_COMPUTE_32I, scale type CUDA_R_32F), writes a byte an
+// element: timed in the same round as a second reference, alpha chosen to bring D within s8's range (about 100 /
+// (6 x the sums' standard deviation)) and checked against the bf16 reference to within its own rounding (records
+// "int8_vs_s8_out").
 // With s8 the round also times Tessera's DP4A GEMM (GemmMath::dp4a: CUDA cores, the planner's dp4a plan) on the same
 // operands and scales, checked as the tensor-core one: records "dp4a" (against cuBLASLt's INT8 GEMM) and
 // "dp4a_over_int8" (against Tessera's tensor-core INT8), a table of its own.
@@ -196,6 +200,39 @@ void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t
   lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
 }
 
+// cuBLASLt's INT8 GEMM with an s8 D (fp32 alpha): the same TN form as lt_fp8_setup's s8 one.
+void lt_s8_out_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t k) {
+  auto fail = [&](cublasStatus_t s, const char* what) {
+    if (s == CUBLAS_STATUS_SUCCESS) return false;
+    lt.why = std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s));
+    return true;
+  };
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32I, CUDA_R_32F), "cublasLtMatmulDescCreate") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_8I, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
+    return;
+  lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
+}
+
+// max |x - y| / max |y| over the sampled rows, x an m x n row-major s8 matrix times `scale`, y bf16.
+double rel_diff_s8(const int8_t* x, double scale, const uint16_t* y, int64_t m, int64_t n) {
+  const int64_t step = std::max<int64_t>(1, m / 64), rows = (m + step - 1) / step;
+  std::vector<int8_t> hx(static_cast<size_t>(rows * n));
+  TESSERA_BENCH_CUDA(cudaMemcpy2D(hx.data(), static_cast<size_t>(n), x, static_cast<size_t>(n * step), static_cast<size_t>(n), rows,
+                                  cudaMemcpyDeviceToHost));
+  const std::vector<double> hy = sampled_rows(y, false, 1.0, m, n);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < hx.size(); ++i) {
+    num = std::max(num, std::fabs(scale * hx[i] - hy[i]));
+    den = std::max(den, std::fabs(hy[i]));
+  }
+  return den > 0 ? num / den : num;
+}
+
 }  // namespace
 
 int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
@@ -248,6 +285,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     DeviceBuffer A8(mk), B8(nk), A16(mk * 2), B16(nk * 2);
     DeviceBuffer D8(mn * 2), Dlt(mn * (s8 ? 4 : 2)), D16(mn * 2), Dref(mn * 2);  // Tessera 8-bit, cuBLASLt (s32 for s8), Tessera bf16, cuBLAS bf16
     DeviceBuffer Ddp(s8 ? mn * 2 : 0);  // Tessera DP4A (s8)
+    DeviceBuffer Dlt8(s8 ? mn : 0);     // cuBLASLt INT8 with s8 D (s8)
     fill_random(A8.as<uint8_t>(), mk, pool8, 1);
     fill_random(B8.as<uint8_t>(), nk, pool8, 2);
     fill_random(A16.as<uint16_t>(), mk, pool_a, 1);  // the same elements as A8, times scale_a
@@ -311,6 +349,12 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     }
     LtMatmul lt;
     lt_fp8_setup(g, lt, m, n, k, sc_a, sc_b);
+    LtMatmul lt8;  // (s8: cuBLASLt's INT8 GEMM with s8 D)
+    if (s8 && g.scale == GemmScale::tensor) lt_s8_out_setup(g, lt8, m, n, k);
+    // Its alpha: D's sums have a standard deviation of about sqrt(K) x 5,376 (products of integers uniform in
+    // [-127, 127]); about 100 / 6 of them fits s8 with rare saturation.
+    const float alpha8 = static_cast<float>(100.0 / (6.0 * 5376.0 * std::sqrt(static_cast<double>(k))));
+    const float beta8 = 0.f;
 
     const float one = 1.f, zero = 0.f;
     const int32_t ione = 1, izero = 0;  // cuBLASLt INT8's alpha and beta
@@ -320,6 +364,11 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     auto t_f8 = [&](cudaStream_t st) { check_gemm(gemm(f8, st)); };
     auto t_b16 = [&](cudaStream_t st) { check_gemm(gemm(b16, st)); };
     auto t_dp = [&](cudaStream_t st) { check_gemm(gemm(dp, st)); };
+    auto lt_s8 = [&](cudaStream_t st) {
+      check_cublas(cublasLtMatmul(g.lt, lt8.desc, &alpha8, B8.p, lt8.la, A8.p, lt8.lb, &beta8, Dlt8.p, lt8.ld, Dlt8.p, lt8.ld, &lt8.algo,
+                                  g.lt_ws, g.lt_ws_bytes, st),
+                   "cublasLtMatmul (s8 D)");
+    };
     auto lt_f8 = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(g.lt, lt.desc, lt_alpha, B8.p, lt.la, A8.p, lt.lb, lt_beta, Dlt.p, lt.ld, Dlt.p, lt.ld, &lt.algo, g.lt_ws,
                                   g.lt_ws_bytes, st),
@@ -330,6 +379,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     // (cuBLASLt's s32 D: 0xFFFFFFFF is -1, which the check against the bf16 reference catches where it is left)
     for (const DeviceBuffer* d : {&D8, &Dlt, &D16, &Dref}) TESSERA_BENCH_CUDA(cudaMemsetAsync(d->p, 0xFF, d == &Dlt ? mn * (s8 ? 4 : 2) : mn * 2, g.stream));
     if (dp_ok) TESSERA_BENCH_CUDA(cudaMemsetAsync(Ddp.p, 0xFF, mn * 2, g.stream));
+    if (lt8.ok) TESSERA_BENCH_CUDA(cudaMemsetAsync(Dlt8.p, 0x7F, mn, g.stream));
     if (const GemmStatus st = gemm(f8, g.stream); !st.ok()) { skip("tessera FP8", st); continue; }
     if (const GemmStatus st = gemm(b16, g.stream); !st.ok()) { skip("tessera bf16", st); continue; }
     if (dp_ok) {
@@ -350,8 +400,25 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
         lt.why = "cublasLtMatmul: cuBLAS status " + std::to_string(static_cast<int>(st));
       }
     }
+    if (lt8.ok) {
+      const cublasStatus_t st = cublasLtMatmul(g.lt, lt8.desc, &alpha8, B8.p, lt8.la, A8.p, lt8.lb, &beta8, Dlt8.p, lt8.ld, Dlt8.p, lt8.ld,
+                                               &lt8.algo, g.lt_ws, g.lt_ws_bytes, g.stream);
+      if (st != CUBLAS_STATUS_SUCCESS) {
+        lt8.ok = false;
+        lt8.why = "cublasLtMatmul: cuBLAS status " + std::to_string(static_cast<int>(st));
+      }
+    }
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
     const double err_b16 = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
+    // cuBLASLt's s8 D: within its rounding to integers (0.5 of about 100 at the largest) and rare saturation, 2e-2
+    const double err_lt8 = lt8.ok ? rel_diff_s8(Dlt8.as<int8_t>(), lt_scale / alpha8, Dref.as<uint16_t>(), m, n) : 0;
+    if (lt8.ok && !(err_lt8 <= 2e-2)) {
+      std::fprintf(stderr, "bench gemm --dtype s8: %s: cuBLASLt INT8 with s8 D differs from cuBLAS bf16 (%.3g); not timed\n",
+                   size.c_str(), err_lt8);
+      lt8.ok = false;
+    }
+    if (s8 && g.scale == GemmScale::tensor && !lt8.ok)
+      std::fprintf(stderr, "bench gemm --dtype s8: %s: cuBLASLt INT8 with s8 D n/a (%s)\n", size.c_str(), lt8.why.c_str());
     const double err_dp = dp_ok ? rel_diff(bf16, Ddp.as<uint16_t>(), Dref.as<uint16_t>(), m, n) : 0;
     if (dp_ok && !(err_dp <= tol_fp8)) {
       std::fprintf(stderr, "bench gemm --dtype s8: %s: WARNING: Tessera DP4A (%s) differs from cuBLAS bf16 (%.3g; tolerance %.g); "
@@ -388,6 +455,8 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     // ---- time: Tessera FP8, cuBLASLt FP8, Tessera bf16 in one round-robin, the L2 evicted before each run ----
     std::vector<std::function<void(cudaStream_t)>> all = {t_f8, t_b16};
     if (lt.ok) all.push_back(lt_f8);
+    const size_t i_lt8 = all.size();
+    if (lt8.ok) all.push_back(lt_s8);
     if (dp_ok) all.push_back(t_dp);
     const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
     // What the last timed runs left must still be right (the reused workspace, the scales read on the device).
@@ -436,6 +505,15 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
                              (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "") +
                              "; max|diff|/max|ref| vs cuBLAS bf16 " + bench::fmt(err_f8, 4) +
                              (lt.ok ? std::string(", vs cuBLASLt ") + kind + " " + bench::fmt(err_f8_lt, 4) : std::string());
+    if (lt8.ok) {
+      const double ms_lt8 = ms[i_lt8], f_lt8 = tflops(m, n, k, ms_lt8);
+      std::printf("%s: cuBLASLt INT8 with s8 D: %.1f us, %.1f TFLOP/s; Tessera INT8 (bf16 D) over it: %.3f (check %.4f)\n",
+                  size.c_str(), ms_lt8 * 1e3, f_lt8, ms_lt8 / ms_f8, err_lt8);
+      report.add(Record{"gemm", "tessera", "int8_vs_s8_out", size, f_f8, "TFLOP/s",
+                        "cublasLt INT8 s8 x s8 -> s8 (COMPUTE_32I, fp32 alpha)", f_lt8, f_f8 / f_lt8,
+                        note + "; cuBLASLt: TN, CUBLAS_COMPUTE_32I, scale type fp32, s8 D (1 byte per element), heuristic's first "
+                               "algorithm, 32 MiB workspace; its D vs cuBLAS bf16 " + bench::fmt(err_lt8, 4)});
+    }
     if (lt.ok)
       report.add(Record{"gemm", "tessera", rec_case, size, f_f8, "TFLOP/s", lt_name, f_lt, f_f8 / f_lt,
                         note + (s8 ? "; cuBLASLt: TN, CUBLAS_COMPUTE_32I, s32 D (4 bytes per element), no scales"
