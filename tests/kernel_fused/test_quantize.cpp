@@ -308,6 +308,29 @@ TEST(Quantize, NanInfBf16) { TESSERA_REQUIRE_GPU(); nan_inf<__nv_bfloat16>(); }
 TEST(Quantize, NanInfF16) { TESSERA_REQUIRE_GPU(); nan_inf<__half>(); }
 TEST(Quantize, NanInfF32) { TESSERA_REQUIRE_GPU(); nan_inf<float>(); }
 
+// Rounding ties on the device: in rows 0 and 1 every 1x128 block holds 127, so the row and block factors are 1 and
+// s8's q is x itself rounded to nearest even: the ties n + 0.5 from -126.5 to 126.5 (row 0), the same one fp32 ulp
+// off (row 1, alternately below and above; bf16 rounds them back), and +-0 and subnormals in each block.  Every
+// mode and q type runs on the same values; row 2 is random.
+template <class T>
+void rounding_ties() {
+  std::mt19937_64 rng(37);
+  each_mode<T>(rng, 3, 600, [](std::vector<T>& x, int64_t ld) {
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t i = 0; i < 600; ++i) {
+        float v = static_cast<float>(i % 254) - 126.5f;  // the ties -126.5 .. 126.5
+        const float inf = std::numeric_limits<float>::infinity();
+        if (r == 1) v = std::nextafter(v, i % 2 ? inf : -inf);
+        if (i % 128 == 0) v = 127.0f;
+        if (i % 128 == 1) v = -0.0f;
+        if (i % 128 == 2) v = 1e-40f;
+        x[r * ld + i] = test::from_double<T>(v);
+      }
+  });
+}
+TEST(Quantize, RoundingTiesBf16) { TESSERA_REQUIRE_GPU(); rounding_ties<__nv_bfloat16>(); }
+TEST(Quantize, RoundingTiesF32) { TESSERA_REQUIRE_GPU(); rounding_ties<float>(); }
+
 // amax below qmax / FLT_MAX for every q type (row 1 below 1e-38, partly subnormal; bf16 and fp32 reach it):
 // scale 2^-128, factor FLT_MAX, and q * scale still recovers x.
 template <class T>

@@ -74,6 +74,38 @@ TEST(QuantizeReference, S8Rounding) {
   EXPECT_EQ(ref_s8(std::numeric_limits<float>::quiet_NaN()), 0);
 }
 
+// The library's s8 conversion (quant_s8_bits: the kernels' clamp, rounding addition and NaN select, run on the host)
+// agrees with the reference's rounding on every bf16 value, on the ties n + 0.5 and their fp32 neighbours, and on
+// every 251st fp32 bit pattern (all 2^32 patterns agreed when it was written; too slow to run each time).
+TEST(QuantizeReference, S8ConversionMatches) {
+  int64_t bad = 0;
+  auto check = [&](float v) {
+    const auto got = static_cast<uint8_t>(fused::quant_s8_bits(v) & 0xffu);
+    if (got != ref_s8(v) && ++bad <= 10)
+      ADD_FAILURE() << "v = " << v << " (bits 0x" << std::hex << bits_of(v) << std::dec << "): got "
+                    << int(static_cast<int8_t>(got)) << ", expected " << int(static_cast<int8_t>(ref_s8(v)));
+  };
+  auto float_of = [](uint32_t b) {
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  for (uint32_t b = 0; b < 0x10000u; ++b) check(float_of(b << 16));
+  for (int n = -300; n <= 300; ++n) {
+    const float tie = static_cast<float>(n) + 0.5f;
+    check(tie);
+    check(std::nextafter(tie, -inf));
+    check(std::nextafter(tie, inf));
+  }
+  for (float v : {0.0f, -0.0f, 1e-45f, -1e-45f, 127.0f, -127.0f, 0x1p22f, -0x1p22f, 0x1.8p23f, -0x1.8p23f, 0x1p24f,
+                  -0x1p24f, FLT_MAX, -FLT_MAX, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+                  -std::numeric_limits<float>::quiet_NaN()})
+    check(v);
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 251) check(float_of(static_cast<uint32_t>(b)));
+  EXPECT_EQ(bad, 0);
+}
+
 // The library's scale rule (quantize.hpp, used on the host and the device) is the one written out above.
 TEST(QuantizeReference, ScaleRuleMatches) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();

@@ -14,7 +14,8 @@
 //   q     = convert(x * inv)                                                 one IEEE fp32 multiplication
 //       e4m3 / e5m2: round to nearest even, saturating to the largest finite value (cvt.rn.satfinite,
 //                    __nv_cvt_float2_to_fp8x2); NaN -> NaN (the hardware's NaN encoding, 0x7F)
-//       s8:          round to nearest even, saturate to [-127, 127]; NaN -> 0 (cvt.rni.s32.f32, then clamp)
+//       s8:          round to nearest even, saturate to [-127, 127]; NaN -> 0 (quant_s8_bits: clamp, then one fp32
+//                    addition that rounds)
 //   dequantised value = q * scale
 //
 // NaN and infinity (specified, tested in tests/kernel_fused/test_quantize.cpp): a NaN in a group makes its amax
@@ -30,9 +31,11 @@
 //   quantize_rows_kernel     segments of a row in registers: one warp per row (8 rows per CTA) or one CTA of
 //                            128 / 512 / 1024 threads per segment, every load issued before the first use.
 //                            Passes: row (scale per row, the row is one segment), block_1x128 (16 lanes, or 32
-//                            for fp32, hold one 128-element block; rows 16-byte aligned), given (inverse scale
-//                            known; optionally the tensor's amax by atomicMax + a last-CTA ticket) and amax
-//                            (tensor pass 1: the tensor's amax and scale, nothing stored but those).  The given
+//                            for fp32, hold one 128-element block in each of their vectors, reduce the blocks
+//                            together and compute one block's scale per lane; rows 16-byte aligned), given
+//                            (inverse scale known; optionally the tensor's amax by atomicMax + a last-CTA
+//                            ticket) and amax (tensor pass 1: the tensor's amax and scale, nothing stored but
+//                            those).  The given
 //                            and amax passes run as many CTAs as fit on the GPU, each striding over segments
 //                            and adding its amax once at the end; the others one CTA per segment.
 //   quantize_row_loop_kernel per-row scales of rows too long for registers: one CTA per row reads it twice
@@ -44,7 +47,9 @@
 #pragma once
 
 #include <cfloat>       // FLT_MAX
+#include <cmath>        // fminf, fmaxf (host side of quant_s8_bits)
 #include <cstdint>      // int64_t, uint32_t, uint8_t, uintptr_t
+#include <cstring>      // std::memcpy (host side of quant_s8_bits)
 #include <type_traits>  // std::is_same_v
 
 #include "tessera/dtype.hpp"                 // Dtype
@@ -99,6 +104,36 @@ TESSERA_HD_INLINE ScaleInv quant_scale(float amax, float qmax) {
   return {quant_div(amax, qmax), inv};
 }
 
+// s8 conversion: q = round to nearest even of v clamped to [-127, 127]; NaN -> 0.  The result's low byte is q's
+// two's-complement byte (the other bytes are not part of the result).  Only full-rate fp32 operations: for
+// |c| <= 2^22, c + 1.5 * 2^23 lies in [2^23, 2^24), where the fp32 spacing is 1, so the IEEE addition rounds c to the
+// nearest integer, ties to even (1.5 * 2^23 is even), and the sum's low mantissa bits hold that integer offset by
+// 2^22 (whose low byte is 0).  A float-to-int conversion (cvt.rni.s32.f32, F2I) would do it in one instruction but
+// issues at a fraction of the fp32 rate, and was most of s8's cost in the kernels.  fminf / fmaxf turn a NaN into
+// a bound, hence the select.  Host and device run the same operations (test_quantize_host.cpp checks it against the
+// reference on every bf16 value, on ties and on a sweep of fp32 bit patterns).
+inline constexpr float kS8RoundBias = 12582912.0f;  // 1.5 * 2^23
+
+TESSERA_HD_INLINE float quant_add(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+TESSERA_HD_INLINE uint32_t quant_s8_bits(float v) {
+  const float c = fminf(fmaxf(v, -127.0f), 127.0f);
+  const float r = quant_add(c, kS8RoundBias);
+#if defined(__CUDA_ARCH__)
+  const uint32_t bits = __float_as_uint(r);
+#else
+  uint32_t bits;
+  std::memcpy(&bits, &r, sizeof bits);
+#endif
+  return v == v ? bits : 0u;
+}
+
 #if defined(__CUDACC__)
 
 // The quantised type of a Dtype (e4m3, e5m2, s8): 4 values -> 4 bytes (value 0 in the lowest byte).
@@ -109,9 +144,10 @@ struct QuantOut {
 
   __device__ __forceinline__ static uint32_t pack4(float a, float b, float c, float d) {
     if constexpr (Q == Dtype::s8) {
-      // cvt.rni.s32.f32 rounds to nearest even, saturates and turns NaN into 0; then clamp to [-127, 127].
-      auto s8 = [](float v) { return static_cast<uint32_t>(min(max(__float2int_rn(v), -127), 127)) & 0xffu; };
-      return s8(a) | (s8(b) << 8) | (s8(c) << 16) | (s8(d) << 24);
+      // quant_s8_bits: full-rate operations only (header of quant_s8_bits); PRMT gathers the four low bytes.
+      const uint32_t ab = __byte_perm(quant_s8_bits(a), quant_s8_bits(b), 0x0040);  // (a, b, -, -)
+      const uint32_t cd = __byte_perm(quant_s8_bits(c), quant_s8_bits(d), 0x0040);  // (c, d, -, -)
+      return __byte_perm(ab, cd, 0x5410);                                            // (a, b, c, d)
     } else {
       constexpr __nv_fp8_interpretation_t kFormat = Q == Dtype::e4m3 ? __NV_E4M3 : __NV_E5M2;
       const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE, kFormat);
@@ -139,15 +175,17 @@ struct AbsMax {
     if constexpr (sizeof(T) == 4) m = max(m, o.m);
     else m = __vmaxu2(m, o.m);
   }
+  // 16-bit types: the max as a 16-bit pattern of T (the two lanes folded).
+  __device__ __forceinline__ uint32_t half_bits() const { return max(m & 0xffffu, m >> 16); }
+  // A 16-bit pattern of T (sign clear) as the bit pattern of the same value in fp32.
+  __device__ __forceinline__ static uint32_t float_bits_of_half(uint32_t h) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) return h << 16;
+    else return __float_as_uint(__half2float(__ushort_as_half(static_cast<unsigned short>(h))));
+  }
   // The max as the bit pattern of an fp32 value (NaN stays NaN, so the order is kept).
   __device__ __forceinline__ uint32_t float_bits() const {
-    if constexpr (sizeof(T) == 4) {
-      return m;
-    } else {
-      const uint32_t h = max(m & 0xffffu, m >> 16);
-      if constexpr (std::is_same_v<T, __nv_bfloat16>) return h << 16;
-      else return __float_as_uint(__half2float(__ushort_as_half(static_cast<unsigned short>(h))));
-    }
+    if constexpr (sizeof(T) == 4) return m;
+    else return float_bits_of_half(half_bits());
   }
 };
 
@@ -165,6 +203,16 @@ __device__ __forceinline__ uint32_t lane_group_max(uint32_t v) {
     for (int m = kLanes / 2; m > 0; m /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, m));
     return v;
   }
+}
+
+// The same on two 16-bit lanes at once (two groups' values in one word: __vmaxu2).
+template <int kLanes>
+__device__ __forceinline__ uint32_t lane_group_max_u16x2(uint32_t v) {
+  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0,
+                "lane_group_max_u16x2: a power of two <= 32");
+#pragma unroll
+  for (int m = kLanes / 2; m > 0; m /= 2) v = __vmaxu2(v, __shfl_xor_sync(0xffffffffu, v, m));
+  return v;
 }
 
 // Max over the CTA's warps: every thread gets it.  One barrier before reading the shared slots; `s_slot` must
@@ -256,8 +304,18 @@ __device__ __forceinline__ void tensor_amax_epilogue(const QuantizeParams<T>& p,
 // ---------------------------------------------------------------------------------------------
 // Rows in registers: one segment of a row per warp (kRowsPerCta rows per CTA) or per CTA.
 // ---------------------------------------------------------------------------------------------
+//
+// NOTES: occupancy is what keeps bytes in flight.  A CTA's loads are all issued at once, and then it reduces,
+// quantises and stores with nothing in flight; the SM stays busy through the CTAs resident beside it.  Bandwidth x
+// latency is about 4.2 TB/s x 0.7-1.4 us / 132 SMs = 22-45 KB per SM.  The launch bound asks for 1536 threads per
+// SM, which caps registers at 40 for the 128-, 256- and 512-thread CTAs (no spills; 2 / 4 vectors of data, the rest
+// addresses and conversions): 12 CTAs of a 4096-wide bf16 row (96 KB) or 3 of a 14336-wide one (84 KB) per SM, where
+// the 64 registers of a bound of 1024 threads gave 8 (64 KB) or 2 (56 KB, the 14336-wide row mode at 0.82 of copy).
+inline constexpr int kRowsKernelThreadsPerSm = 1536;
+
 template <class T, Dtype Q, RowPass kPass, int kThreadsPerRow, int kRowsPerCta, int kVecs>
-__global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta, 1024 / (kThreadsPerRow * kRowsPerCta))
+__global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
+                                  kRowsKernelThreadsPerSm / (kThreadsPerRow * kRowsPerCta))
     quantize_rows_kernel(const QuantizeParams<T> p) {
   using Num = Numeric<T>;
   constexpr int kVec = Num::kVec;
@@ -271,6 +329,9 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta, 1024 / (kThreads
   static_assert(kThreads <= 1024, "quantize_rows_kernel: at most 1024 threads per CTA");
   static_assert(kBlockLanes <= kWarpSize && kWarpSize % kBlockLanes == 0,
                 "quantize_rows_kernel: a 1x128 block is a power-of-two group of lanes within a warp");
+  static_assert(kPass != RowPass::block_1x128 || (kVecs <= kBlockLanes && (sizeof(T) == 4 || kVecs % 2 == 0)),
+                "quantize_rows_kernel: block_1x128 scales one block per lane of a group (kVecs <= kBlockLanes) and "
+                "reduces 16-bit blocks in pairs (kVecs even)");
 
   const int t = threadIdx.x % kThreadsPerRow;  // thread within the row
   __shared__ uint32_t s_warp_max[kThreads / kWarpSize];  // (WARPS)
@@ -315,23 +376,55 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta, 1024 / (kThreads
     const bool q_vec_ok = ((reinterpret_cast<uintptr_t>(gQ) - uintptr_t(gX.head)) % kVec) == 0;
 
     if constexpr (kPass == RowPass::block_1x128) {
-      // 2a. One scale per 1x128 block: vector v belongs to block v / kBlockLanes (rows are 16-byte aligned).
+      // 2a. One scale per 1x128 block: vector v belongs to block v / kBlockLanes (rows are 16-byte aligned), so
+      // each aligned group of kBlockLanes lanes holds kVecs whole blocks, block j in its vectors j.
+      // NOTES: the reductions of the kVecs blocks are independent, so their shuffles overlap (16-bit types reduce
+      // two blocks per shuffle, as two 16-bit patterns in one word), and each lane computes one block's scale
+      // (two IEEE divisions, each with a branch to a slow path) instead of every block's, then takes the others'
+      // factors from the lanes that computed them.  A block's steps were serial before: its shuffles, then its
+      // divisions, then its stores, kVecs times over, while the CTA's loads had all returned.
+      uint32_t bits[kVecs];  // (VECS) block j's amax as fp32 bits
+      if constexpr (sizeof(T) == 2) {
+#pragma unroll
+        for (int j = 0; j < kVecs; j += 2) {
+          AbsMax<T> m0, m1;
+          m0.add(rX[j]);
+          m1.add(rX[j + 1]);
+          const uint32_t pair = lane_group_max_u16x2<kBlockLanes>(m0.half_bits() | (m1.half_bits() << 16));
+          bits[j] = AbsMax<T>::float_bits_of_half(pair & 0xffffu);
+          bits[j + 1] = AbsMax<T>::float_bits_of_half(pair >> 16);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVecs; ++j) {
+          AbsMax<T> m;
+          m.add(rX[j]);
+          bits[j] = lane_group_max<kBlockLanes>(m.float_bits());
+        }
+      }
+
+      // 3a. Lane g of a group computes block g % kVecs's scale, and lane g < kVecs stores it.
+      const int g = threadIdx.x % kBlockLanes;  // lane within the group (t % kBlockLanes: rows span whole warps)
+      const int jg = g % kVecs;                  // the block this lane scales
+      uint32_t jg_bits = bits[0];
+#pragma unroll
+      for (int j = 1; j < kVecs; ++j) jg_bits = jg == j ? bits[j] : jg_bits;
+      const float amax = __uint_as_float(jg_bits);
+      const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
+      const int vb = v0 - g + jg * kThreadsPerRow;  // block jg's first vector
+      if (g < kVecs && vb < nvec) {
+        const int64_t s = (vb / kBlockLanes) * p.ld_scale + row;
+        p.scale[s] = si.scale;
+        if (p.amax) p.amax[s] = amax;
+      }
+
+      // 4a. Quantise and store, block j's factor from the group's lane j.
+      const int lane0 = threadIdx.x % kWarpSize - g;  // the group's first lane
 #pragma unroll
       for (int j = 0; j < kVecs; ++j) {
-        AbsMax<T> m;
-        m.add(rX[j]);
-        const uint32_t bits = lane_group_max<kBlockLanes>(m.float_bits());
+        const float inv = __shfl_sync(0xffffffffu, si.inv, lane0 + j);
         const int v = v0 + j * kThreadsPerRow;
-        const float amax = __uint_as_float(bits);
-        const ScaleInv si = quant_scale(amax, QuantOut<Q>::kMax);
-        if (v < nvec) {
-          if (v % kBlockLanes == 0) {
-            const int64_t s = (v / kBlockLanes) * p.ld_scale + row;
-            p.scale[s] = si.scale;
-            if (p.amax) p.amax[s] = amax;
-          }
-          quantize_store<T, Q>(gX, v, rX[j], si.inv, gQ, q_vec_ok);
-        }
+        if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok);
       }
     } else {
       // 2b. This thread's max over the segment.
