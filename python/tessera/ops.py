@@ -656,7 +656,9 @@ def _scale_shapes(which, lead, M, N, K):
     kb = _blocks(K)
     if which == "x":
         channel = [(M,), (M, 1)] + ([(*lead, 1)] if len(lead) > 1 else [])
-        text = f"(M,) = ({M},) or (M, 1) = ({M}, 1)" + (f" or x.shape[:-1] + (1,) = {(*lead, 1)}" if len(lead) > 1 else "")
+        text = f"(M,) = ({M},) or (M, 1) = ({M}, 1)"
+        if len(lead) > 1:
+            text += f" or x.shape[:-1] + (1,) = {(*lead, 1)}"
         return {"channel": (channel, f"{text} (channel: a scale per row of x)"),
                 "block": ([(kb, M)], f"(ceil(K/128), M) = ({kb}, {M}) (block: a scale per 1 x 128 block of x, "
                                      "scale_x[kb, i] for row i and K block kb)")}
@@ -777,9 +779,9 @@ def _8bit_rows(name, t, cols):
     op = "scaled_linear"
     held, order, ld = _matrix(t, cols)
     if held is not t or order != _ROW:
-        _fail(op, f"argument '{name}' has shape {tuple(t.shape)} and strides {tuple(t.stride())}; expected K-major rows "
-                  f"(stride 1 along K, the other dims collapsing into one row stride): the 8-bit kernels read their "
-                  f"operands K-major only ({name}.contiguous() is such a tensor)")
+        _fail(op, f"argument '{name}' has shape {tuple(t.shape)} and strides {tuple(t.stride())}; expected "
+                  "K-major rows (stride 1 along K, the other dims collapsing into one row stride): the 8-bit kernels "
+                  f"read their operands K-major only ({name}.contiguous() is such a tensor)")
     if ld % 16 != 0:
         _fail(op, f"argument '{name}' has a row stride of {ld} elements (K = {cols}); expected a multiple of 16 (the "
                   "8-bit kernels load rows by TMA, 16 bytes at a time): pad K to a multiple of 16, or pass a [..., :K] "
