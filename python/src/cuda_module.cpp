@@ -1,21 +1,28 @@
 // python/src/cuda_module.cpp -- tessera._cuda, the GPU half of the Python package: the entry points
 // of the PyTorch ops (python/tessera/ops.py) over the host API of the kernels library
-// (include/tessera/host/gemm.hpp, include/tessera/host/fused.hpp).
+// (include/tessera/host/gemm.hpp, include/tessera/host/fused.hpp, include/tessera/host/quantize.hpp).
 //
 // Built only where the kernels are (a CUDA build, or a prebuilt libtessera_kernels.a; see
 // python/CMakeLists.txt).  It knows nothing of PyTorch: tensors arrive as raw device pointers
-// (Python ints), element-type codes (Dtype, tessera/dtype.hpp: 0 bf16, 1 f16, 2 f32; the 8-bit and integer
-// codes 3-6 are refused with their names), orders (MatrixOrder: 0 row-major,
-// 1 column-major), leading dimensions, the device ordinal and the raw cudaStream_t (an int, e.g.
-// torch.cuda.current_stream().cuda_stream).  The Python side checks the tensors and names the
-// arguments in its own terms; the host API checks everything again before anything is launched.
+// (Python ints), element-type codes (Dtype, tessera/dtype.hpp: 0 bf16, 1 f16, 2 f32, 3 e4m3, 4 e5m2, 5 s8, 6 s32),
+// orders (MatrixOrder: 0 row-major, 1 column-major), leading dimensions, the device ordinal and the raw
+// cudaStream_t (an int, e.g. torch.cuda.current_stream().cuda_stream).  Which codes each argument takes:
+//   GEMM operands A and B          0-5 (the 8-bit codes 3-5 with the host API's rules: K-major, scales)
+//   D (so C and the residual), bias, the row norms' x, quantize's x     0-2
+//   quantize's q                   3-5
+// Any other code is refused with its name (s32: no entry point takes it yet).  The GEMM's scale modes
+// (GemmScale), FP8 accumulation (GemmFp8Accum), math (GemmMath) and quantize's scale mode (QuantScale) arrive
+// as their enumerators' values.  The Python side checks the tensors and names the arguments in its own terms;
+// the host API checks everything again before anything is launched.
 //
 // Memory: no entry point allocates.  Where a plan needs scratch memory (split-K partial sums, a stream-K
-// tail's flags and partial tiles, the two-pass row norm), the entry point calls `alloc(bytes)`, a Python
+// tail's flags and partial tiles, the two-pass row norm, the per-tensor quantisation's max and counter), the
+// entry point calls `alloc(bytes)`, a Python
 // callable returning a pair (object with data_ptr(), zeroed): a torch uint8 tensor from the caching
 // allocator, allocated on the current stream, and whether its counters are known to be zero
 // (python/tessera/ops.py keeps one zero-filled workspace per stream for the GEMM, which every completed
-// split-K or stream-K call leaves zeroed, so a decode-shaped call enqueues no fill).  The entry point keeps
+// split-K or stream-K call leaves zeroed, so a decode-shaped call enqueues no fill; and one for quantize,
+// which every call leaves zeroed).  The entry point keeps
 // the object alive until the work is enqueued.  Stream-ordered reuse by the caller's allocator is then
 // safe, and CUDA graph capture sees only stream work.
 //
@@ -25,7 +32,7 @@
 #include <nanobind/stl/string.h>  // std::string <-> str
 #include <nanobind/stl/vector.h>  // std::vector <-> list
 
-#include <cuda_runtime.h>  // cudaGetDevice, cudaSetDevice
+#include <cuda_runtime.h>  // cudaGetDevice, cudaSetDevice, cudaMemsetAsync
 
 #include <cstdint>    // uintptr_t, int64_t
 #include <stdexcept>  // std::invalid_argument, std::runtime_error
@@ -33,7 +40,8 @@
 #include <vector>     // std::vector
 
 #include "tessera/host/fused.hpp"  // fused::l2_norm, fused::rms_norm, plan_row_norm
-#include "tessera/host/gemm.hpp"   // gemm, GemmArgs, Activation, BiasMode
+#include "tessera/host/gemm.hpp"   // gemm, GemmArgs, Activation, BiasMode, GemmScale, GemmFp8Accum, GemmMath
+#include "tessera/host/quantize.hpp"  // fused::quantize, QuantizeArgs, QuantScale, quantize_workspace_bytes
 
 namespace nb = nanobind;
 
@@ -42,21 +50,41 @@ namespace tessera::python {
 namespace {
 
 // ------------------------------------------------------------------ decoding the codes
+// The name of a code that is a Dtype ("e4m3"), for the refusals below.
+std::string code_text(int code) {
+  const Dtype t = static_cast<Dtype>(code);
+  return std::to_string(code) + (is_dtype(t) ? std::string(" (") + dtype_name(t) + ")" : std::string());
+}
+
+// A 16- or 32-bit floating type: D, C, the residual, the bias, the row norms' and quantize's x.
 Dtype to_dtype(int code, const char* what) {
   const Dtype t = static_cast<Dtype>(code);
-  switch (t) {
-    case Dtype::bf16:
-    case Dtype::f16:
-    case Dtype::f32: return t;
-    case Dtype::e4m3:
-    case Dtype::e5m2:
-    case Dtype::s8:
-    case Dtype::s32:  // a Dtype that no entry point takes yet
-      throw std::invalid_argument(std::string(what) + ": dtype code " + std::to_string(code) + " (" + dtype_name(t) +
-                                  ") is not supported; expected 0 (bf16), 1 (f16) or 2 (f32)");
-  }
-  throw std::invalid_argument(std::string(what) + ": dtype code " + std::to_string(code) +
-                              "; expected 0 (bf16), 1 (f16) or 2 (f32)");
+  if (t == Dtype::bf16 || t == Dtype::f16 || t == Dtype::f32) return t;
+  throw std::invalid_argument(std::string(what) + ": dtype code " + code_text(code) +
+                              (is_dtype(t) ? " is not supported" : "") + "; expected 0 (bf16), 1 (f16) or 2 (f32)");
+}
+// An 8-bit type: quantize's q.
+Dtype to_8bit_dtype(int code, const char* what) {
+  const Dtype t = static_cast<Dtype>(code);
+  if (t == Dtype::e4m3 || t == Dtype::e5m2 || t == Dtype::s8) return t;
+  throw std::invalid_argument(std::string(what) + ": dtype code " + code_text(code) +
+                              (is_dtype(t) ? " is not supported" : "") + "; expected 3 (e4m3), 4 (e5m2) or 5 (s8)");
+}
+// A GEMM operand (A, B): either of the above; which pairs go together the host API checks.
+Dtype to_operand_dtype(int code, const char* what) {
+  const Dtype t = static_cast<Dtype>(code);
+  if (t == Dtype::bf16 || t == Dtype::f16 || t == Dtype::f32 || t == Dtype::e4m3 || t == Dtype::e5m2 || t == Dtype::s8)
+    return t;
+  throw std::invalid_argument(std::string(what) + ": dtype code " + code_text(code) +
+                              (is_dtype(t) ? " is not supported" : "") +
+                              "; expected 0 (bf16), 1 (f16), 2 (f32), 3 (e4m3), 4 (e5m2) or 5 (s8)");
+}
+// An enumerator of an enum class whose values are 0 .. last, by its value.
+template <class E>
+E to_enum(int code, E last, const char* what, const char* expected) {
+  if (code < 0 || code > static_cast<int>(last))
+    throw std::invalid_argument(std::string(what) + ": code " + std::to_string(code) + "; expected " + expected);
+  return static_cast<E>(code);
 }
 MatrixOrder to_order(int code, const char* what) {
   if (code != 0 && code != 1)
@@ -118,7 +146,9 @@ void raise_status(const GemmStatus& st) {
 }
 
 // ------------------------------------------------------------------ GEMM
-// D = act(alpha * A @ B + beta * C + bias) [+ residual]: the fields of GemmArgs, flat.
+// D = act(alpha * (scale_a A) @ (scale_b B) + beta * C + bias) [+ residual]: the fields of GemmArgs, flat.
+// b_type < 0: B has A's type.  The scales (device pointers, 0 = none) and their modes, fp8_accum and math only
+// with 8-bit operands (the host API says so otherwise).
 void gemm_entry(int64_t m, int64_t n, int64_t k,                                 //
                 uintptr_t a, int in_type, int a_order, int64_t lda,              //
                 uintptr_t b, int b_order, int64_t ldb,                           //
@@ -127,15 +157,18 @@ void gemm_entry(int64_t m, int64_t n, int64_t k,                                
                 uintptr_t bias, int bias_mode, int bias_type, int64_t bias_size,  //
                 int activation, float leaky_relu_slope, float clamp_lo, float clamp_hi,  //
                 uintptr_t residual, int r_order, int64_t ldr,                    //
-                int device, uintptr_t stream, nb::handle alloc) {
+                int device, uintptr_t stream, nb::handle alloc,                  //
+                int b_type, uintptr_t scale_a, int scale_a_mode, uintptr_t scale_b, int scale_b_mode,  //
+                int fp8_accum, int math) {
   GemmArgs g;
   g.m = m;
   g.n = n;
   g.k = k;
-  const Dtype in = to_dtype(in_type, "a");
+  const Dtype a_t = to_operand_dtype(in_type, "a");
+  const Dtype b_t = b_type < 0 ? a_t : to_operand_dtype(b_type, "b");
   const Dtype out = to_dtype(d_type, "d");
-  g.a = GemmMatrix{to_ptr(a), in, to_order(a_order, "a"), lda};
-  g.b = GemmMatrix{to_ptr(b), in, to_order(b_order, "b"), ldb};
+  g.a = GemmMatrix{to_ptr(a), a_t, to_order(a_order, "a"), lda};
+  g.b = GemmMatrix{to_ptr(b), b_t, to_order(b_order, "b"), ldb};
   g.d = GemmOutput{reinterpret_cast<void*>(d), out, to_order(d_order, "d"), ldd};
   g.alpha = alpha;
   g.beta = beta;
@@ -154,12 +187,65 @@ void gemm_entry(int64_t m, int64_t n, int64_t k,                                
   g.clamp_lo = clamp_lo;
   g.clamp_hi = clamp_hi;
   if (residual) g.residual = GemmMatrix{to_ptr(residual), out, to_order(r_order, "residual"), ldr};
+  g.scale_a = reinterpret_cast<const float*>(scale_a);
+  g.scale_b = reinterpret_cast<const float*>(scale_b);
+  constexpr const char* kScales = "0 (tensor), 1 (channel) or 2 (block)";
+  g.scale_a_mode = to_enum(scale_a_mode, GemmScale::block, "scale_a_mode", kScales);
+  g.scale_b_mode = to_enum(scale_b_mode, GemmScale::block, "scale_b_mode", kScales);
+  g.fp8_accum = to_enum(fp8_accum, GemmFp8Accum::fast, "fp8_accum", "0 (promoted) or 1 (fast)");
+  g.math = to_enum(math, GemmMath::dp4a, "math",
+                   "0 (automatic), 1 (tensor_core), 2 (tf32), 3 (fp32_exact) or 4 (dp4a)");
 
   DeviceGuard guard(device);
   PyWorkspace ws{alloc, {}};
   const GemmStatus st = alloc.is_none() ? gemm(g, reinterpret_cast<cudaStream_t>(stream))
                                         : gemm(g, reinterpret_cast<cudaStream_t>(stream), &py_workspace, &ws);
   if (!st) raise_status(st);
+}
+
+// ------------------------------------------------------------------ quantisation
+// q = convert(x / scale) with the scales of `mode` (QuantScale) written to `scale` (tensor_given: read from it)
+// and, when amax != 0, the groups' amax to `amax`: fused::quantize on `stream`.  x: rows x cols, row stride ld_x
+// elements; q: row stride ld_q bytes; scale_elems: the floats at scale (and amax).  The workspace of the
+// per-tensor modes comes from alloc(bytes) (zero-filled here on `stream` unless alloc says it is zeroed; every
+// call leaves it zeroed); alloc None: the library allocates one per call.
+void quantize_entry(uintptr_t x, int x_type, int64_t rows, int64_t cols, int64_t ld_x,  //
+                    uintptr_t q, int q_type, int64_t ld_q, int mode,                   //
+                    uintptr_t scale, uintptr_t amax, int64_t scale_elems,              //
+                    int device, uintptr_t stream, nb::handle alloc) {
+  fused::QuantizeArgs a;
+  a.x = to_ptr(x);
+  a.x_type = to_dtype(x_type, "x");
+  a.rows = rows;
+  a.cols = cols;
+  a.ld_x = ld_x;
+  a.q = reinterpret_cast<void*>(q);
+  a.q_type = to_8bit_dtype(q_type, "q");
+  a.ld_q = ld_q;
+  a.mode = to_enum(mode, fused::QuantScale::block_128x128, "mode",
+                   "0 (tensor), 1 (tensor_given), 2 (row), 3 (block_1x128) or 4 (block_128x128)");
+  a.scale = reinterpret_cast<float*>(scale);
+  a.amax = reinterpret_cast<float*>(amax);
+  a.scale_elems = scale_elems;
+  a.stream = reinterpret_cast<cudaStream_t>(stream);
+
+  DeviceGuard guard(device);
+  PyWorkspace ws{alloc, {}};
+  const size_t bytes = fused::quantize_workspace_bytes(a);
+  if (bytes > 0 && rows > 0 && cols > 0 && !alloc.is_none()) {
+    bool zeroed = false;
+    a.workspace = ws.take(bytes, &zeroed);
+    a.workspace_bytes = bytes;
+    if (!zeroed) {
+      const cudaError_t e = cudaMemsetAsync(a.workspace, 0, bytes, a.stream);
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw std::runtime_error(std::string("tessera._cuda.quantize: cudaMemsetAsync of the workspace failed: ") +
+                                 cudaGetErrorString(e));
+      }
+    }
+  }
+  fused::quantize(a);
 }
 
 // ------------------------------------------------------------------ row norms
@@ -227,10 +313,19 @@ NB_MODULE(_cuda, m) {
         nb::arg("c_order"), nb::arg("ldc"), nb::arg("bias"), nb::arg("bias_mode"), nb::arg("bias_type"),
         nb::arg("bias_size"), nb::arg("activation"), nb::arg("leaky_relu_slope"), nb::arg("clamp_lo"),
         nb::arg("clamp_hi"), nb::arg("residual"), nb::arg("r_order"), nb::arg("ldr"), nb::arg("device"),
-        nb::arg("stream"), nb::arg("alloc").none(),
-        "tessera::gemm on `stream` (asynchronous): D = act(alpha A @ B + beta C + bias) [+ residual]; pointers "
-        "are ints (0 = absent), alloc(bytes) -> (object with data_ptr(), counters zeroed) supplies split-K and "
-        "stream-K scratch (None: neither)");
+        nb::arg("stream"), nb::arg("alloc").none(), nb::arg("b_type") = -1, nb::arg("scale_a") = 0,
+        nb::arg("scale_a_mode") = 0, nb::arg("scale_b") = 0, nb::arg("scale_b_mode") = 0, nb::arg("fp8_accum") = 0,
+        nb::arg("math") = 0,
+        "tessera::gemm on `stream` (asynchronous): D = act(alpha (scale_a A) @ (scale_b B) + beta C + bias) "
+        "[+ residual]; pointers are ints (0 = absent), alloc(bytes) -> (object with data_ptr(), counters zeroed) "
+        "supplies split-K and stream-K scratch (None: neither); b_type -1: A's type; scales, their modes "
+        "(GemmScale), fp8_accum (GemmFp8Accum) and math (GemmMath) as the enumerators' values");
+  m.def("quantize", &quantize_entry, nb::arg("x"), nb::arg("x_type"), nb::arg("rows"), nb::arg("cols"),
+        nb::arg("ld_x"), nb::arg("q"), nb::arg("q_type"), nb::arg("ld_q"), nb::arg("mode"), nb::arg("scale"),
+        nb::arg("amax"), nb::arg("scale_elems"), nb::arg("device"), nb::arg("stream"), nb::arg("alloc").none(),
+        "tessera::fused::quantize on `stream` (asynchronous): q = convert(x / scale) with the scales of `mode` "
+        "(QuantScale) written to `scale` (tensor_given: read), the groups' amax to `amax` (0: not); "
+        "alloc(bytes) -> (object with data_ptr(), zeroed) supplies the per-tensor modes' workspace");
   m.def("row_norm", &row_norm_entry, nb::arg("kind"), nb::arg("dtype"), nb::arg("x"), nb::arg("ld_x"), nb::arg("w"),
         nb::arg("y"), nb::arg("ld_y"), nb::arg("rows"), nb::arg("cols"), nb::arg("eps"), nb::arg("device"),
         nb::arg("stream"), nb::arg("alloc").none(),

@@ -12,8 +12,8 @@ memory analysers.  Host code only: no GPU and no PyTorch needed.
 Every operation of ``tessera layout`` is a function here and a method of :class:`Layout`.
 Errors of the algebra raise ``ValueError`` with the C++ library's message.
 
-With PyTorch installed, ``tessera.ops`` (linear on the GEMM with its fused epilogue, rms_norm,
-l2_norm as ``torch.library`` operators) and ``tessera.nn`` (``Linear``, ``patch(model)``) run
+With PyTorch installed, ``tessera.ops`` (linear on the GEMM with its fused epilogue, scaled_linear on
+FP8 / INT8 operands, quantize, rms_norm, l2_norm as ``torch.library`` operators) and ``tessera.nn`` (``Linear``, ``patch(model)``) run
 Tessera's kernels on CUDA tensors; both are imported on first use, so ``import tessera`` never
 imports torch.
 """
