@@ -633,13 +633,17 @@ def quantize_reference(x, dtype, mode, given=None):
         padded = torch.nn.functional.pad(a, (0, kb * 128 - K, 0, rb * 128 - rows))
         amax = padded.reshape(rb, 128, kb, 128).amax(dim=(1, 3)).t().contiguous()  # (kb, rb)
         expand = lambda s: s.t().repeat_interleave(128, 0)[:rows].repeat_interleave(128, 1)[:, :K]  # noqa: E731
+    # Every division tensor by tensor: torch divides by a Python number as a multiplication by its reciprocal, and
+    # computes a number over a tensor as the tensor's reciprocal times the number -- neither is the library's IEEE
+    # division (the first GPU run of this test differed from the library there, by an ulp of the scale or the factor).
     if mode == "tensor_given":
         scale = given.reshape(())
         inv = torch.ones_like(scale) / scale
     else:
         zero = amax == 0
-        scale = torch.where(zero, torch.ones_like(amax), amax / qmax)
-        inv = torch.where(zero, torch.ones_like(amax), qmax / torch.where(zero, torch.ones_like(amax), amax))
+        one, qm = torch.ones_like(amax), torch.full_like(amax, qmax)
+        scale = torch.where(zero, one, amax / qm)
+        inv = torch.where(zero, one, qm / torch.where(zero, one, amax))
     v = x2 * expand(inv)
     if dtype == I8:
         q = torch.round(v).clamp(-127, 127).to(I8)
@@ -739,5 +743,9 @@ def test_scaled_ops_opcheck_on_the_gpu():
         (torch.ops.tessera.quantize.default, (rand(6, 128, g=g), I8, "row", None, True)),
     ]
     for op, args in cases:
-        result = torch.library.opcheck(op, args)
+        # (test_schema compares the inputs before and after the call with torch.allclose, which has no FP8 kernel:
+        # "mul_cuda" not implemented for 'Float8_e4m3fn'.  The other checks run for the FP8 op.)
+        fp8_inputs = any(isinstance(a, torch.Tensor) and a.dtype in (E4M3, E5M2) for a in args)
+        utils = ("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic") if fp8_inputs else None
+        result = torch.library.opcheck(op, args) if utils is None else torch.library.opcheck(op, args, test_utils=utils)
         assert all(v == "SUCCESS" for v in result.values()), (op, result)
