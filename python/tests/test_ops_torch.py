@@ -694,12 +694,7 @@ def test_scaled_ops_bad_arguments_name_the_argument(call, exc, words):
     if exc is None:
         call()  # accepted
         return
-    with pytest.raises(exc) as info:
-        call()
-    text = str(info.value)
-    assert text.startswith("tessera.ops."), text
-    for w in words:
-        assert w in text, (w, text)
+    test_bad_arguments_name_the_argument(call, exc, words)
 
 
 def test_scaled_ops_without_grad_mode_accept_tensors_that_require_grad():

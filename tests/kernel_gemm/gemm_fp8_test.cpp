@@ -107,6 +107,27 @@ TEST(GemmFp8, TypePairsAndShapes) {
   }
 }
 
+// The epilogue-menu tests' case `i` with activation `a` and D of type `out` (GemmFp8.EpilogueMenus and
+// GemmDp4a.EpilogueMenus): D's order, beta * C (in D's order, the other, or aliasing D) and C's padding, the bias's
+// placement and type, the activation's parameters, the residual's order, and per-tensor scales on or off.
+void menu_fields(GemmCase& cs, int i, Activation a, Dtype out) {
+  cs.out = out;
+  cs.od = i % 3 == 0 ? C : R;
+  cs.beta = i % 3 == 1 ? 0.75f : 0.f;
+  cs.c_is_d = cs.beta != 0.f && i % 2 == 0;
+  cs.oc = i % 5 < 3 ? cs.od : other(cs.od);
+  cs.pad_c = i % 3;
+  cs.bias = kBiases[i % 4];
+  cs.bias_type = i % 2 ? Dtype::f32 : out;
+  cs.act = a;
+  if (a == Activation::leaky_relu) cs.p0 = 0.1f;
+  if (a == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+  cs.residual = i % 3 != 1;
+  cs.orr = i % 4 < 2 ? cs.od : other(cs.od);
+  if (i % 2) cs.scale_a = 0.37f;
+  if (i % 3) cs.scale_b = 1.9f;
+}
+
 // 2. The epilogue menu on FP8 operands: alpha != 1, beta * C (C in D's order, in the other, and aliasing D), a bias per
 // row / per column / scalar in f32 and in D's type (one 2-byte aligned only), every activation, the residual in both
 // orders; 16-bit and f32 D in both orders; scales on and off; the two tiles forced in turn, and planned.
@@ -119,22 +140,8 @@ TEST(GemmFp8, EpilogueMenus) {
       const auto [ta, tb] = kFp8Pairs[i % 4];
       const bool alt = i % 2;
       GemmCase cs = fp8_case(alt ? 70 : 136, alt ? 130 : 200, alt ? 520 : 272, ta, tb);
-      cs.out = out;
-      cs.od = i % 3 == 0 ? C : R;
       cs.alpha = alt ? 0.5f : -1.5f;
-      cs.beta = i % 3 == 1 ? 0.75f : 0.f;
-      cs.c_is_d = cs.beta != 0.f && i % 2 == 0;
-      cs.oc = i % 5 < 3 ? cs.od : other(cs.od);
-      cs.pad_c = i % 3;
-      cs.bias = kBiases[i % 4];
-      cs.bias_type = i % 2 ? Dtype::f32 : out;
-      cs.act = a;
-      if (a == Activation::leaky_relu) cs.p0 = 0.1f;
-      if (a == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
-      cs.residual = i % 3 != 1;
-      cs.orr = i % 4 < 2 ? cs.od : other(cs.od);
-      if (i % 2) cs.scale_a = 0.37f;
-      if (i % 3) cs.scale_b = 1.9f;
+      menu_fields(cs, i, a, out);
       cs.tile = alt ? kFp8Tiles[i / 2 % 2] : GemmTile::automatic;
       run_fp8(cs);
       if (::testing::Test::HasFailure()) return;
@@ -458,23 +465,9 @@ TEST(GemmDp4a, EpilogueMenus) {
       ++i;
       const bool alt = i % 2;
       GemmCase cs = dp4a_case(alt ? 70 : 136, alt ? 130 : 200, alt ? 520 : 272, i % 3 == 0);
-      cs.out = out;
-      cs.od = i % 3 == 0 ? C : R;
       cs.alpha *= alt ? 0.5f : -1.5f;
-      cs.beta = i % 3 == 1 ? 0.75f : 0.f;
-      cs.c_is_d = cs.beta != 0.f && i % 2 == 0;
-      cs.oc = i % 5 < 3 ? cs.od : other(cs.od);
-      cs.pad_c = i % 3;
-      cs.bias = kBiases[i % 4];
-      cs.bias_type = i % 2 ? Dtype::f32 : out;
+      menu_fields(cs, i, a, out);
       cs.off_bias = cs.bias_type != Dtype::f32 && i % 7 == 2 ? 1 : 0;
-      cs.act = a;
-      if (a == Activation::leaky_relu) cs.p0 = 0.1f;
-      if (a == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
-      cs.residual = i % 3 != 1;
-      cs.orr = i % 4 < 2 ? cs.od : other(cs.od);
-      if (i % 2) cs.scale_a = 0.37f;
-      if (i % 3) cs.scale_b = 1.9f;
       if (i % 5 == 4) { cs.scale_a_rows = true; cs.scale_a = 0.f; }
       run_dp4a(cs);
       if (::testing::Test::HasFailure()) return;
