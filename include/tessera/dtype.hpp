@@ -8,7 +8,7 @@
 //   f32     4      IEEE single                                GEMM operands (tf32 / fp32_exact) and outputs
 //   e4m3    1      FP8 (4-bit exponent, 3-bit mantissa)       GEMM operands (Hopper)
 //   e5m2    1      FP8 (5-bit exponent, 2-bit mantissa)       GEMM operands (Hopper)
-//   s8      1      signed 8-bit integer                       GEMM operands (Hopper, s32 accumulation)
+//   s8      1      signed 8-bit integer                       GEMM operands (s32 sums: Hopper tensor cores, dp4a)
 //   s32     4      signed 32-bit integer                      not yet
 //
 // The numeric values are part of the interfaces that pass a Dtype as an integer (the Python module's dtype
