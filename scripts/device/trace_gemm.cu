@@ -11,7 +11,11 @@
 // TRACE_SPLIT=N forces N K splits, each split's block traced apart) and prints, per unit, the mean
 // cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
 // last wgmma, in the epilogue, and between units.
+// TRACE_DTYPE=e4m3 | s8: A and B of that 8-bit type instead (K-major both, per-tensor scales 0.5 and 0.25 in device
+// memory, bf16 D, the same menus): FP8 values of magnitude at most 1, s8 integers in [-127, 127];
+// TRACE_FP8_ACCUM=fast: FP8's fast accumulation (default promoted).
 #include <cstdio>
+#include <cstring>
 #include <vector>
 #include <cstdlib>
 #include <string>
@@ -182,6 +186,24 @@ int main(int argc, char** argv) {
   void *a, *b, *c, *d, *bias;
   cudaMalloc(&a, ha.size() * 2); cudaMalloc(&b, hb.size() * 2); cudaMalloc(&c, hc.size() * 2); cudaMalloc(&d, hc.size() * 2); cudaMalloc(&bias, n * 2);
   cudaMemcpy(a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice); cudaMemcpy(b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice);
+  // TRACE_DTYPE: 8-bit operands (a and b then hold bytes), with per-tensor scales
+  const char* tdt = getenv("TRACE_DTYPE");
+  const Dtype in = !tdt || !strcmp(tdt, "bf16") ? Dtype::bf16 : !strcmp(tdt, "e4m3") ? Dtype::e4m3 : !strcmp(tdt, "s8") ? Dtype::s8 : Dtype::f32;
+  if (in == Dtype::f32) { printf("TRACE_DTYPE: expected bf16, e4m3 or s8; got '%s'\n", tdt); return 2; }
+  float* scales = nullptr;
+  if (in != Dtype::bf16) {
+    auto byte = [&] {  // e4m3: exponent field at most 7 (|value| <= 1), never zero; s8: [-127, 127]
+      if (in == Dtype::s8) return (unsigned char)(rand() % 255 - 127);
+      return (unsigned char)((rand() % 0x38 + 1) | (rand() % 2 ? 0x80 : 0));
+    };
+    std::vector<unsigned char> a8((size_t)m * k), b8((size_t)n * k);
+    for (auto& x : a8) x = byte();
+    for (auto& x : b8) x = byte();
+    cudaMemcpy(a, a8.data(), a8.size(), cudaMemcpyHostToDevice); cudaMemcpy(b, b8.data(), b8.size(), cudaMemcpyHostToDevice);
+    const float hs[8] = {0.5f, 0, 0, 0, 0.25f, 0, 0, 0};
+    cudaMalloc(&scales, sizeof hs); cudaMemcpy(scales, hs, sizeof hs, cudaMemcpyHostToDevice);
+  }
+  const bool fast = getenv("TRACE_FP8_ACCUM") && !strcmp(getenv("TRACE_FP8_ACCUM"), "fast");
   cudaMemcpy(c, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice); cudaMemcpy(bias, hbias.data(), n * 2, cudaMemcpyHostToDevice);
   // Variants: bare, bias+gelu, bias+silu+res; with a fifth argument `all` also bias alone, bias+relu, bias+silu and
   // bias+residual (each a specialised epilogue of the cooperative kernel).
@@ -191,8 +213,10 @@ int main(int argc, char** argv) {
   for (int variant = 0; variant < variants; ++variant) {
     GemmArgs g;
     g.m = m; g.n = n; g.k = k;
-    g.a = {a, Dtype::bf16, MatrixOrder::row_major, 0};
-    g.b = {b, Dtype::bf16, MatrixOrder::col_major, 0};
+    g.a = {a, in, MatrixOrder::row_major, 0};
+    g.b = {b, in, MatrixOrder::col_major, 0};
+    if (scales) { g.scale_a = scales; g.scale_b = scales + 4; }
+    if (fast && in == Dtype::e4m3) g.fp8_accum = GemmFp8Accum::fast;
     g.d = {d, Dtype::bf16, MatrixOrder::row_major, 0};
     if (variant >= 1) { g.bias_mode = BiasMode::per_column; g.bias = bias; g.bias_type = Dtype::bf16; g.bias_size = n; }
     if (variant == 1) g.activation = Activation::gelu_tanh;
