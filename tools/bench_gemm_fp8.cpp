@@ -116,20 +116,27 @@ const char* scale_words(GemmScale s) {
                                                                                                 : "per-tensor scales";
 }
 
-// max |x - y| / max |y| over a sample of rows (rel_diff's) where either matrix is m x n row-major bf16 (scale 1) or
-// s32 times `scale` (cuBLASLt's INT8 result, dequantised here).
-std::vector<double> sampled_rows(const void* p, bool s32, double scale, int64_t m, int64_t n) {
+// A D as the checks read it: an m x n row-major matrix of bf16 (Tessera's D, the bf16 reference), or of integers
+// times a factor (cuBLASLt's INT8 results: s32, or s8 with its alpha undone), over rel_diff's sample of rows.
+struct DView {
+  const void* p;
+  Dtype t;             // bf16, s32 or s8
+  double scale = 1.0;  // (integers only)
+};
+std::vector<double> sampled_rows(const DView& d, int64_t m, int64_t n) {
   const int64_t step = std::max<int64_t>(1, m / 64), rows = (m + step - 1) / step;
-  const size_t w = s32 ? 4 : 2, pitch = static_cast<size_t>(n) * w;
+  const size_t w = static_cast<size_t>(dtype_bytes(d.t)), pitch = static_cast<size_t>(n) * w;
   std::vector<unsigned char> raw(static_cast<size_t>(rows) * pitch);
-  TESSERA_BENCH_CUDA(cudaMemcpy2D(raw.data(), pitch, p, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
+  TESSERA_BENCH_CUDA(cudaMemcpy2D(raw.data(), pitch, d.p, pitch * step, pitch, rows, cudaMemcpyDeviceToHost));
   const Elem16 bf16{Dtype::bf16};
   std::vector<double> v(static_cast<size_t>(rows * n));
   for (size_t i = 0; i < v.size(); ++i) {
-    if (s32) {
+    if (d.t == Dtype::s32) {
       int32_t x;
       std::memcpy(&x, raw.data() + 4 * i, 4);
-      v[i] = scale * x;
+      v[i] = d.scale * x;
+    } else if (d.t == Dtype::s8) {
+      v[i] = d.scale * static_cast<int8_t>(raw[i]);
     } else {
       uint16_t b;
       std::memcpy(&b, raw.data() + 2 * i, 2);
@@ -138,8 +145,9 @@ std::vector<double> sampled_rows(const void* p, bool s32, double scale, int64_t 
   }
   return v;
 }
-double rel_diff_any(const void* x, bool x_s32, const void* y, bool y_s32, double scale, int64_t m, int64_t n) {
-  const std::vector<double> hx = sampled_rows(x, x_s32, scale, m, n), hy = sampled_rows(y, y_s32, scale, m, n);
+// max |x - y| / max |y| over that sample (rel_diff for any pair of views).
+double rel_diff_any(const DView& x, const DView& y, int64_t m, int64_t n) {
+  const std::vector<double> hx = sampled_rows(x, m, n), hy = sampled_rows(y, m, n);
   double num = 0, den = 0;
   for (size_t i = 0; i < hx.size(); ++i) {
     if (!std::isfinite(hx[i])) return INFINITY;
@@ -147,6 +155,26 @@ double rel_diff_any(const void* x, bool x_s32, const void* y, bool y_s32, double
     den = std::max(den, std::fabs(hy[i]));
   }
   return den > 0 ? num / den : num;
+}
+
+// cuBLASLt's INT8 GEMM in lt_fp8_setup's TN form (below), s8 x s8 with CUBLAS_COMPUTE_32I: D s32 with int32 alpha and
+// beta (d = CUDA_R_32I), or D s8 with fp32 ones (CUDA_R_8I).  No scales.
+void lt_int8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t k, cudaDataType_t d) {
+  auto fail = [&](cublasStatus_t s, const char* what) {
+    if (s == CUBLAS_STATUS_SUCCESS) return false;
+    lt.why = std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s));
+    return true;
+  };
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  const cudaDataType_t scale_type = d == CUDA_R_32I ? CUDA_R_32I : CUDA_R_32F;
+  if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32I, scale_type), "cublasLtMatmulDescCreate") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA") ||
+      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
+      fail(cublasLtMatrixLayoutCreate(&lt.ld, d, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
+    return;
+  lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
 }
 
 // cuBLASLt's FP8 GEMM for one shape.  cuBLASLt is column-major and its FP8 kernels take only the "TN" form (A
@@ -164,14 +192,7 @@ void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t
   };
   const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   if (g.dt == Dtype::s8) {  // s8 x s8 -> s32, int32 alpha / beta, no scales (this file's header)
-    if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32I, CUDA_R_32I), "cublasLtMatmulDescCreate") ||
-        fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA") ||
-        fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB") ||
-        fail(cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
-        fail(cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
-        fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_32I, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
-      return;
-    lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
+    lt_int8_setup(g, lt, m, n, k, CUDA_R_32I);
     return;
   }
   if (g.scale == GemmScale::block && g.dt == Dtype::e5m2) {
@@ -200,38 +221,6 @@ void lt_fp8_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t
   lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
 }
 
-// cuBLASLt's INT8 GEMM with an s8 D (fp32 alpha): the same TN form as lt_fp8_setup's s8 one.
-void lt_s8_out_setup(const Fp8Bench& g, LtMatmul& lt, int64_t m, int64_t n, int64_t k) {
-  auto fail = [&](cublasStatus_t s, const char* what) {
-    if (s == CUBLAS_STATUS_SUCCESS) return false;
-    lt.why = std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s));
-    return true;
-  };
-  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-  if (fail(cublasLtMatmulDescCreate(&lt.desc, CUBLAS_COMPUTE_32I, CUDA_R_32F), "cublasLtMatmulDescCreate") ||
-      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA") ||
-      fail(cublasLtMatmulDescSetAttribute(lt.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB") ||
-      fail(cublasLtMatrixLayoutCreate(&lt.la, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(n), k), "layout of W") ||
-      fail(cublasLtMatrixLayoutCreate(&lt.lb, CUDA_R_8I, static_cast<uint64_t>(k), static_cast<uint64_t>(m), k), "layout of X") ||
-      fail(cublasLtMatrixLayoutCreate(&lt.ld, CUDA_R_8I, static_cast<uint64_t>(n), static_cast<uint64_t>(m), n), "layout of D"))
-    return;
-  lt_pick_algo(g.lt, lt, g.lt_ws_bytes);
-}
-
-// max |x - y| / max |y| over the sampled rows, x an m x n row-major s8 matrix times `scale`, y bf16.
-double rel_diff_s8(const int8_t* x, double scale, const uint16_t* y, int64_t m, int64_t n) {
-  const int64_t step = std::max<int64_t>(1, m / 64), rows = (m + step - 1) / step;
-  std::vector<int8_t> hx(static_cast<size_t>(rows * n));
-  TESSERA_BENCH_CUDA(cudaMemcpy2D(hx.data(), static_cast<size_t>(n), x, static_cast<size_t>(n * step), static_cast<size_t>(n), rows,
-                                  cudaMemcpyDeviceToHost));
-  const std::vector<double> hy = sampled_rows(y, false, 1.0, m, n);
-  double num = 0, den = 0;
-  for (size_t i = 0; i < hx.size(); ++i) {
-    num = std::max(num, std::fabs(scale * hx[i] - hy[i]));
-    den = std::max(den, std::fabs(hy[i]));
-  }
-  return den > 0 ? num / den : num;
-}
 
 }  // namespace
 
@@ -350,7 +339,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     LtMatmul lt;
     lt_fp8_setup(g, lt, m, n, k, sc_a, sc_b);
     LtMatmul lt8;  // (s8: cuBLASLt's INT8 GEMM with s8 D)
-    if (s8 && g.scale == GemmScale::tensor) lt_s8_out_setup(g, lt8, m, n, k);
+    if (s8 && g.scale == GemmScale::tensor) lt_int8_setup(g, lt8, m, n, k, CUDA_R_8I);
     // Its alpha: D's sums have a standard deviation of about sqrt(K) x 5,376 (products of integers uniform in
     // [-127, 127]); about 100 / 6 of them fits s8 with rare saturation.
     const float alpha8 = static_cast<float>(100.0 / (6.0 * 5376.0 * std::sqrt(static_cast<double>(k))));
@@ -411,7 +400,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(g.stream));
     const double err_b16 = rel_diff(bf16, D16.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
     // cuBLASLt's s8 D: within its rounding to integers (0.5 of about 100 at the largest) and rare saturation, 2e-2
-    const double err_lt8 = lt8.ok ? rel_diff_s8(Dlt8.as<int8_t>(), lt_scale / alpha8, Dref.as<uint16_t>(), m, n) : 0;
+    const double err_lt8 = lt8.ok ? rel_diff_any({Dlt8.p, Dtype::s8, lt_scale / alpha8}, {Dref.p, Dtype::bf16}, m, n) : 0;
     if (lt8.ok && !(err_lt8 <= 2e-2)) {
       std::fprintf(stderr, "bench gemm --dtype s8: %s: cuBLASLt INT8 with s8 D differs from cuBLAS bf16 (%.3g); not timed\n",
                    size.c_str(), err_lt8);
@@ -428,14 +417,15 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
       ++wrong;
     }
     const double err_f8 = rel_diff(bf16, D8.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
-    const double err_lt_ref = lt.ok ? rel_diff_any(Dlt.p, s8, Dref.p, false, lt_scale, m, n) : 0;
+    const DView lt_view{Dlt.p, s8 ? Dtype::s32 : Dtype::bf16, lt_scale};  // cuBLASLt's D as the checks read it
+    const double err_lt_ref = lt.ok ? rel_diff_any(lt_view, {Dref.p, Dtype::bf16}, m, n) : 0;
     if (lt.ok && !(err_lt_ref <= tol_fp8)) {  // then it is no yardstick for Tessera either
       std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt %s differs from cuBLAS bf16 on the same values (%.3g; tolerance %.g); "
                            "its figure is not reported\n", dt_name, size.c_str(), kind, err_lt_ref, tol_fp8);
       lt.ok = false;
       lt.why = std::string("cuBLASLt ") + kind + " differs from the bf16 reference";
     }
-    const double err_f8_lt = lt.ok ? rel_diff_any(D8.p, false, Dlt.p, s8, lt_scale, m, n) : 0;
+    const double err_f8_lt = lt.ok ? rel_diff_any({D8.p, Dtype::bf16}, lt_view, m, n) : 0;
     if (!lt.ok) std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt n/a (%s)\n", dt_name, size.c_str(), lt.why.c_str());
     const std::string plan_cell = plan8.str().substr(0, plan8.str().find(','));
     const std::string err_cell = (lt.ok ? bench::fmt(err_f8_lt, 4) : std::string("n/a")) + " / " + bench::fmt(err_f8, 4);
