@@ -361,6 +361,43 @@ TEST(Quantize, WorkspaceReused) {
   }
 }
 
+// More segments than resident CTAs, so that each CTA strides over several, loads its next segment while it works
+// on the current one, and the last round is partial: every mode, the warp-per-row, 128-, 512-thread and chunked
+// segments, contiguous, padded and misaligned rows, e4m3 and s8 in turn, with and without the amax.
+template <class T>
+void many_segments() {
+  std::mt19937_64 rng(0x5e9 + sizeof(T));
+  int n = 0;
+  for (Shape s : {Shape{5003, 72}, Shape{1501, 1000}, Shape{400, 9000}, Shape{120, 70001}}) {
+    for (const LayoutKind& L : kLayouts) {
+      for (QuantScale mode : kModes) {
+        QCase c;
+        c.mode = mode;
+        c.q_type = n % 2 ? Dtype::s8 : Dtype::e4m3;
+        c.rows = s.rows;
+        c.cols = s.cols;
+        if (L.padded) {
+          c.ld_x = (s.cols + 15) / 16 * 16 + 16;
+          c.ld_q = (s.cols + 15) / 16 * 16 + 32;
+        }
+        if (L.misaligned) {
+          c.x_off = 1;
+          c.q_off = 3;
+          c.ld_x = s.cols + 3;
+          c.ld_q = s.cols + 5;
+        }
+        c.with_amax = n % 3 != 1;
+        c.own_workspace = true;
+        c.given_factor = n % 4 == 0 ? 0.25 : 1.5;
+        ++n;
+        EXPECT_TRUE(run_case<T>(c, rng));
+      }
+    }
+  }
+}
+TEST(Quantize, ManySegmentsPerCtaBf16) { TESSERA_REQUIRE_GPU(); many_segments<__nv_bfloat16>(); }
+TEST(Quantize, ManySegmentsPerCtaF32) { TESSERA_REQUIRE_GPU(); many_segments<float>(); }
+
 // rows == 0 or cols == 0: nothing launched or written; null pointers are accepted then.
 TEST(Quantize, EmptyIsNoop) {
   TESSERA_REQUIRE_GPU();

@@ -106,6 +106,50 @@ TEST(QuantizeReference, S8ConversionMatches) {
   EXPECT_EQ(bad, 0);
 }
 
+// The kernels' in-range s8 conversion (the rounding addition without the clamp and the NaN select) gives the full
+// conversion's byte for every |v| < 127.5: every 11th fp32 pattern of magnitude below 127.5 (about 2e8 values, both
+// signs), the ties n + 0.5 and their neighbours, and the bounds; and the group test admits exactly
+// the groups whose largest product is below 127.5, refusing NaN and infinite products.
+TEST(QuantizeReference, S8InRangeConversionMatches) {
+  int64_t bad = 0;
+  auto check = [&](float v) {
+    const auto full = static_cast<uint8_t>(fused::quant_s8_bits(v) & 0xffu);
+    const auto fast = static_cast<uint8_t>(fused::quant_s8_in_range(v) & 0xffu);
+    if (fast != full && ++bad <= 10)
+      ADD_FAILURE() << "v = " << v << " (bits 0x" << std::hex << bits_of(v) << std::dec << "): in-range "
+                    << int(static_cast<int8_t>(fast)) << ", full " << int(static_cast<int8_t>(full));
+  };
+  const uint32_t limit = bits_of(127.5f);  // magnitudes below it
+  for (uint32_t b = 0; b < limit; b += 11) {
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    check(v);
+    check(-v);
+  }
+  for (int n = -128; n <= 127; ++n) {
+    const float tie = static_cast<float>(n) + 0.5f;
+    for (float v : {tie, std::nextafter(tie, -1e9f), std::nextafter(tie, 1e9f)})
+      if (std::fabs(v) < 127.5f) check(v);
+  }
+  for (float v : {0.0f, -0.0f, 127.0f, -127.0f, std::nextafter(127.5f, 0.0f), -std::nextafter(127.5f, 0.0f)}) check(v);
+  EXPECT_EQ(bad, 0);
+
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(fused::quant_s8_group_in_range(3.0f, 127.0f / 3.0f));
+  EXPECT_TRUE(fused::quant_s8_group_in_range(0.0f, 1.0f));
+  EXPECT_TRUE(fused::quant_s8_group_in_range(std::nextafter(127.5f, 0.0f), 1.0f));
+  EXPECT_FALSE(fused::quant_s8_group_in_range(127.5f, 1.0f));
+  EXPECT_FALSE(fused::quant_s8_group_in_range(1e30f, 1.0f));
+  EXPECT_FALSE(fused::quant_s8_group_in_range(inf, 0.0f));  // inf * 0 = NaN
+  EXPECT_FALSE(fused::quant_s8_group_in_range(nan, 1.0f));
+  EXPECT_FALSE(fused::quant_s8_group_in_range(1.0f, inf));
+  // The rule's own factors: a finite non-zero amax with its inv is always in range.
+  for (float amax : {1e-30f, 1e-3f, 0.75f, 1.0f, 3.0f, 1e10f, 3e38f}) {
+    const fused::ScaleInv si = fused::quant_scale(amax, 127.0f);
+    EXPECT_TRUE(fused::quant_s8_group_in_range(amax, si.inv)) << "amax " << amax;
+  }
+}
+
 // The library's scale rule (quantize.hpp, used on the host and the device) is the one written out above.
 TEST(QuantizeReference, ScaleRuleMatches) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();

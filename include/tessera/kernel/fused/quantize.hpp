@@ -15,7 +15,7 @@
 //       e4m3 / e5m2: round to nearest even, saturating to the largest finite value (cvt.rn.satfinite,
 //                    __nv_cvt_float2_to_fp8x2); NaN -> NaN (the hardware's NaN encoding, 0x7F)
 //       s8:          round to nearest even, saturate to [-127, 127]; NaN -> 0 (quant_s8_bits: clamp, then one fp32
-//                    addition that rounds)
+//                    addition that rounds; for a group whose amax * inv < 127.5 the addition alone, quant_s8_in_range)
 //   dequantised value = q * scale
 //
 // NaN and infinity (specified, tested in tests/kernel_fused/test_quantize.cpp): a NaN in a group makes its amax
@@ -36,8 +36,10 @@
 //                            (inverse scale known; optionally the tensor's amax by atomicMax + a last-CTA
 //                            ticket) and amax (tensor pass 1: the tensor's amax and scale, nothing stored but
 //                            those).  The given
-//                            and amax passes run as many CTAs as fit on the GPU, each striding over segments
-//                            and adding its amax once at the end; the others one CTA per segment.
+//                            and amax passes run at most as many CTAs as fit on the GPU (fewer where that evens
+//                            out the rounds), each striding over segments with the next one's loads in flight
+//                            while it works on the current one, and adding its amax once at the end; the others
+//                            one CTA per segment.
 //   quantize_row_loop_kernel per-row scales of rows too long for registers: one CTA per row reads it twice
 //                            (the second read mostly from L2).
 //   quantize_block128_kernel 128 x 128 blocks: one CTA per block holds its 128 rows x 128 columns in registers
@@ -134,6 +136,26 @@ TESSERA_HD_INLINE uint32_t quant_s8_bits(float v) {
   return v == v ? bits : 0u;
 }
 
+// The same conversion for a value known to satisfy |v| < 127.5 (not NaN): the rounding addition alone.  There the
+// clamp cannot change the result (127 < |v| < 127.5 rounds to +-127 either way) and the NaN select has nothing to
+// select, so quant_s8_in_range(v) == quant_s8_bits(v) in the low byte.  The kernels take this path for a group whose
+// largest product amax * inv, rounded as the elements' products are, is below 127.5 (quant_s8_group_in_range): the
+// product is monotone in |x|, so no element's |x * inv| exceeds it.  Halves s8's per-element arithmetic.
+TESSERA_HD_INLINE uint32_t quant_s8_in_range(float v) {
+  const float r = quant_add(v, kS8RoundBias);
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(r);
+#else
+  uint32_t bits;
+  std::memcpy(&bits, &r, sizeof bits);
+  return bits;
+#endif
+}
+
+// Whether every x of a group with max |x| = amax (its fp32 bit pattern) quantises through quant_s8_in_range with
+// factor inv: amax * inv < 127.5.  False for a NaN or infinite product (a NaN or infinite amax, or inv NaN / inf).
+TESSERA_HD_INLINE bool quant_s8_group_in_range(float amax, float inv) { return quant_mul(amax, inv) < 127.5f; }
+
 #if defined(__CUDACC__)
 
 // The quantised type of a Dtype (e4m3, e5m2, s8): 4 values -> 4 bytes (value 0 in the lowest byte).
@@ -142,8 +164,14 @@ struct QuantOut {
   static_assert(Q == Dtype::e4m3 || Q == Dtype::e5m2 || Q == Dtype::s8, "QuantOut: q must be e4m3, e5m2 or s8");
   static constexpr float kMax = quant_max(Q);
 
+  // kInRange (s8 only): every value satisfies |v| < 127.5 and none is NaN (quant_s8_in_range).
+  template <bool kInRange = false>
   __device__ __forceinline__ static uint32_t pack4(float a, float b, float c, float d) {
-    if constexpr (Q == Dtype::s8) {
+    if constexpr (Q == Dtype::s8 && kInRange) {
+      const uint32_t ab = __byte_perm(quant_s8_in_range(a), quant_s8_in_range(b), 0x0040);  // (a, b, -, -)
+      const uint32_t cd = __byte_perm(quant_s8_in_range(c), quant_s8_in_range(d), 0x0040);  // (c, d, -, -)
+      return __byte_perm(ab, cd, 0x5410);                                                    // (a, b, c, d)
+    } else if constexpr (Q == Dtype::s8) {
       // quant_s8_bits: full-rate operations only (header of quant_s8_bits); PRMT gathers the four low bytes.
       const uint32_t ab = __byte_perm(quant_s8_bits(a), quant_s8_bits(b), 0x0040);  // (a, b, -, -)
       const uint32_t cd = __byte_perm(quant_s8_bits(c), quant_s8_bits(d), 0x0040);  // (c, d, -, -)
@@ -233,9 +261,11 @@ __device__ __forceinline__ uint32_t cta_max(uint32_t warp_value, uint32_t (&s_sl
 
 // Quantises window vector v of a row (held in rX) with factor inv and stores its kVec bytes into q_row.
 // q_vec_ok: q_row + first_elem(v) is kVec-byte aligned for every v (one 8- or 4-byte store per vector).
+// in_range (s8 only; FP8 ignores it): the vector's group passed quant_s8_group_in_range, so the conversion is the
+// rounding addition alone.  The branch is uniform over a group (a row, a block) or per thread (given pass).
 template <class T, Dtype Q>
 __device__ __forceinline__ void quantize_store(const RowView<T>& gX, int v, const uint32_t (&rX)[4], float inv,
-                                               uint8_t* q_row, bool q_vec_ok) {
+                                               uint8_t* q_row, bool q_vec_ok, bool in_range = false) {
   using Num = Numeric<T>;
   constexpr int kVec = Num::kVec;
   float f[kVec];
@@ -243,8 +273,14 @@ __device__ __forceinline__ void quantize_store(const RowView<T>& gX, int v, cons
 #pragma unroll
   for (int e = 0; e < kVec; ++e) f[e] = quant_mul(f[e], inv);
   uint32_t w[kVec / 4];  // (kVec bytes)
+  if (Q == Dtype::s8 && in_range) {
 #pragma unroll
-  for (int i = 0; i < kVec / 4; ++i) w[i] = QuantOut<Q>::pack4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
+    for (int i = 0; i < kVec / 4; ++i)
+      w[i] = QuantOut<Q>::template pack4<true>(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kVec / 4; ++i) w[i] = QuantOut<Q>::pack4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
+  }
   const int e0 = gX.first_elem(v);
   if (gX.full(v) && q_vec_ok) {
     if constexpr (kVec == 8) arch::st_global_u64(q_row + e0, uint64_t(w[0]) | (uint64_t(w[1]) << 32));
@@ -313,11 +349,20 @@ __device__ __forceinline__ void tensor_amax_epilogue(const QuantizeParams<T>& p,
 // the 64 registers of a bound of 1024 threads gave 8 (64 KB) or 2 (56 KB, the 14336-wide row mode at 0.82 of copy).
 inline constexpr int kRowsKernelThreadsPerSm = 1536;
 
+// The passes whose CTAs stride over the segments (given, amax) hold two segments of up to 4 vectors a thread (the
+// next one's loads in flight while this one is worked on) and are bound at 1024 threads per SM: 64 registers, no
+// spills.  (8 vectors twice over would not fit: that configuration keeps one segment.)
+template <RowPass kPass, int kVecs>
+inline constexpr bool kRowsPrefetch = (kPass == RowPass::given || kPass == RowPass::amax) && kVecs <= 4;
+template <RowPass kPass, int kVecs>
+inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs> ? 1024 : kRowsKernelThreadsPerSm;
+
 template <class T, Dtype Q, RowPass kPass, int kThreadsPerRow, int kRowsPerCta, int kVecs>
 __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
-                                  kRowsKernelThreadsPerSm / (kThreadsPerRow * kRowsPerCta))
+                                  kRowsKernelThreadsPerSmFor<kPass, kVecs> / (kThreadsPerRow * kRowsPerCta))
     quantize_rows_kernel(const QuantizeParams<T> p) {
   using Num = Numeric<T>;
+  constexpr bool kPrefetch = kRowsPrefetch<kPass, kVecs>;
   constexpr int kVec = Num::kVec;
   constexpr int kThreads = kThreadsPerRow * kRowsPerCta;
   constexpr int kWarpsPerRow = kThreadsPerRow / kWarpSize;
@@ -342,9 +387,16 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
   if constexpr (kPass == RowPass::given)
     given_inv = p.inv_from_ws ? quant_scale(__uint_as_float(p.ws[2]), QuantOut<Q>::kMax).inv : quant_div(1.0f, p.scale[0]);
 
-  for (int64_t it = blockIdx.x; it < p.segments; it += gridDim.x) {
-    // Which segment: (row, chunk).  Rows past the end (warp-per-row CTAs only) load nothing, store nothing,
-    // and still take part in the CTA's barriers.
+  // Which segment: (row, chunk).  Rows past the end (warp-per-row CTAs only) load nothing, store nothing, and
+  // still take part in the CTA's barriers.
+  struct Segment {
+    int64_t row;
+    RowView<T> gX;  // (cols)
+    uint8_t* gQ;    // (cols)
+    int nvec, v0;
+    bool active;
+  };
+  auto segment_at = [&](int64_t it) {
     const int64_t seg = p.reverse ? p.segments - 1 - it : it;
     int64_t row;
     int chunk;
@@ -356,23 +408,50 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
       chunk = static_cast<int>(seg % p.chunks);
     }
     const bool active = row < p.rows;
-    const RowView<T> gX(p.x + (active ? row : 0) * p.ld_x, p.cols);  // (cols)
-    uint8_t* gQ = p.q + (active ? row : 0) * p.ld_q;                   // (cols)
-    const int nvec = active ? gX.nvec() : 0;
-    const int v0 = chunk * kThreadsPerRow * kVecs + t;
-
-    // 1. Load the segment: every load issued before the first use.
-    uint32_t rX[kVecs][4];  // (VECS, 4 words) vectors v0 + j*kThreadsPerRow
+    const RowView<T> gX(p.x + (active ? row : 0) * p.ld_x, p.cols);
+    return Segment{row, gX, p.q + (active ? row : 0) * p.ld_q, active ? gX.nvec() : 0,
+                   chunk * kThreadsPerRow * kVecs + t, active};
+  };
+  // Every load of a segment issued before the first use: vectors v0 + j*kThreadsPerRow.
+  auto load_segment = [&](const Segment& sg, uint32_t (&r)[kVecs][4]) {
 #pragma unroll
     for (int j = 0; j < kVecs; ++j) {
-      const int v = v0 + j * kThreadsPerRow;
-      if (v < nvec) {
-        gX.load(v, rX[j]);
+      const int v = sg.v0 + j * kThreadsPerRow;
+      if (v < sg.nvec) {
+        sg.gX.load(v, r[j]);
       } else {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) rX[j][i] = 0u;
+        for (int i = 0; i < 4; ++i) r[j][i] = 0u;
       }
     }
+  };
+
+  // 1. Load the segment, every load issued before the first use.  The striding passes with kPrefetch load their
+  // first segment here and each next one before working on the current, so each CTA keeps a segment in flight while
+  // it reduces, converts and stores (header NOTES); the others load each segment at the top of its iteration.
+  uint32_t rX[kVecs][4];                   // (VECS, 4 words) this segment
+  [[maybe_unused]] uint32_t rN[kVecs][4];  // (VECS, 4 words) the next segment (kPrefetch)
+  Segment sg = segment_at(blockIdx.x < p.segments ? blockIdx.x : 0);
+  if constexpr (kPrefetch) {
+    if (blockIdx.x < p.segments) load_segment(sg, rX);
+  }
+  for (int64_t it = blockIdx.x; it < p.segments; it += gridDim.x) {
+    [[maybe_unused]] Segment next = sg;
+    if constexpr (kPrefetch) {
+      if (it + gridDim.x < p.segments) {
+        next = segment_at(it + gridDim.x);
+        load_segment(next, rN);
+      }
+    } else {
+      sg = segment_at(it);
+      load_segment(sg, rX);
+    }
+    const int64_t row = sg.row;
+    const bool active = sg.active;
+    const RowView<T>& gX = sg.gX;
+    uint8_t* gQ = sg.gQ;
+    const int nvec = sg.nvec;
+    const int v0 = sg.v0;
     const bool q_vec_ok = ((reinterpret_cast<uintptr_t>(gQ) - uintptr_t(gX.head)) % kVec) == 0;
 
     if constexpr (kPass == RowPass::block_1x128) {
@@ -424,7 +503,8 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
       for (int j = 0; j < kVecs; ++j) {
         const float inv = __shfl_sync(0xffffffffu, si.inv, lane0 + j);
         const int v = v0 + j * kThreadsPerRow;
-        if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok);
+        if (v < nvec)
+          quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok, quant_s8_group_in_range(__uint_as_float(bits[j]), inv));
       }
     } else {
       // 2b. This thread's max over the segment.
@@ -451,14 +531,22 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
         m_all.merge(m);
       }
 
-      // 4. Quantise and store.
+      // 4. Quantise and store (s8: in range by this thread's max, which the row's bounds).
       if constexpr (kPass != RowPass::amax) {
+        const bool in_range = Q == Dtype::s8 && quant_s8_group_in_range(__uint_as_float(m.float_bits()), inv);
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) {
           const int v = v0 + j * kThreadsPerRow;
-          if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok);
+          if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok, in_range);
         }
       }
+    }
+    if constexpr (kPrefetch) {
+#pragma unroll
+      for (int j = 0; j < kVecs; ++j)
+#pragma unroll
+        for (int w = 0; w < 4; ++w) rX[j][w] = rN[j][w];
+      sg = next;
     }
   }
 
@@ -512,6 +600,7 @@ __global__ void __launch_bounds__(kRowLoopThreads) quantize_row_loop_kernel(cons
   }
 
   // Pass 2: quantise (the row was just read: mostly L2 hits).
+  const bool in_range = Q == Dtype::s8 && quant_s8_group_in_range(amax, si.inv);
   const bool q_vec_ok = ((reinterpret_cast<uintptr_t>(gQ) - uintptr_t(gX.head)) % Numeric<T>::kVec) == 0;
   for (int v0 = threadIdx.x; v0 < nvec; v0 += kThreads * kUnroll) {
     uint32_t rX[kUnroll][4];  // (UNROLL, 4 words)
@@ -523,7 +612,7 @@ __global__ void __launch_bounds__(kRowLoopThreads) quantize_row_loop_kernel(cons
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int v = v0 + u * kThreads;
-      if (v < nvec) quantize_store<T, Q>(gX, v, rX[u], si.inv, gQ, q_vec_ok);
+      if (v < nvec) quantize_store<T, Q>(gX, v, rX[u], si.inv, gQ, q_vec_ok, in_range);
     }
   }
 }
@@ -579,13 +668,15 @@ __global__ void __launch_bounds__(kBlock128Threads<T>) quantize_block128_kernel(
   }
 
   // 3. Quantise from registers and store.
+  const bool in_range = Q == Dtype::s8 && quant_s8_group_in_range(amax, si.inv);
 #pragma unroll
   for (int j = 0; j < kVecs; ++j) {
     const int64_t row = br * kBlock + r0 + j * kRowsPerStep;
     if (row >= p.rows) continue;
     const RowView<T> gX(p.x + row * p.ld_x, p.cols);
     uint8_t* gQ = p.q + row * p.ld_q;
-    if (v < gX.nvec()) quantize_store<T, Q>(gX, v, rX[j], si.inv, gQ, reinterpret_cast<uintptr_t>(gQ) % kVec == 0);
+    if (v < gX.nvec())
+      quantize_store<T, Q>(gX, v, rX[j], si.inv, gQ, reinterpret_cast<uintptr_t>(gQ) % kVec == 0, in_range);
   }
 }
 
