@@ -48,11 +48,9 @@ void launch_quantize(const QuantLaunch& l, Dtype q, const kernel::QuantizeParams
 
 #if defined(__CUDACC__)
 
-// One CTA per segment (row, block_1x128), or, for the passes that add up the tensor's amax (given, amax), CTAs that
-// stride over the segments: one atomic per CTA instead of one per segment, and no second wave.  As many of them as
-// are resident at once, or fewer where that evens out the rounds: with R = ceil(segments / resident), ceil(segments
-// / R) CTAs each take R or R - 1 segments, where `resident` CTAs could leave the last round part empty (8192
-// segments on 1056 resident CTAs: 7 full rounds and one of 800; 1024 CTAs take 8 each).  p.segments == l.grid.
+// One CTA per segment (row, block_1x128), or, for the passes that add up the tensor's amax (given, amax), as many
+// CTAs as are resident at once, striding over the segments: one atomic per CTA instead of one per segment, and no
+// second wave.  p.segments == l.grid.
 template <class T, Dtype Q, kernel::RowPass P, int C>
 void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>& p, cudaStream_t stream) {
   constexpr QuantRowConfig c = kQuantRowConfigs[C];
@@ -62,13 +60,8 @@ void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>&
   if constexpr (P == kernel::RowPass::given || P == kernel::RowPass::amax) {
     int dev = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0) == cudaSuccess && sms > 0 && per_sm > 0) {
-      const int64_t resident = int64_t(sms) * per_sm;
-      if (grid > resident) {
-        const int64_t rounds = (grid + resident - 1) / resident;
-        grid = (grid + rounds - 1) / rounds;
-      }
-    }
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, 0) == cudaSuccess && sms > 0 && per_sm > 0)
+      grid = std::min<int64_t>(grid, int64_t(sms) * per_sm);
   }
   k<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(p);
 }

@@ -36,10 +36,9 @@
 //                            (inverse scale known; optionally the tensor's amax by atomicMax + a last-CTA
 //                            ticket) and amax (tensor pass 1: the tensor's amax and scale, nothing stored but
 //                            those).  The given
-//                            and amax passes run at most as many CTAs as fit on the GPU (fewer where that evens
-//                            out the rounds), each striding over segments with the next one's loads in flight
-//                            while it works on the current one, and adding its amax once at the end; the others
-//                            one CTA per segment.
+//                            and amax passes run as many CTAs as fit on the GPU, each striding over segments
+//                            with the next one's loads in flight while it works on the current one, and adding
+//                            its amax once at the end; the others one CTA per segment.
 //   quantize_row_loop_kernel per-row scales of rows too long for registers: one CTA per row reads it twice
 //                            (the second read mostly from L2).
 //   quantize_block128_kernel 128 x 128 blocks: one CTA per block holds its 128 rows x 128 columns in registers
