@@ -14,7 +14,6 @@
 #include <cuda_runtime.h>  // cudaMallocAsync, cudaMemsetAsync, cudaGetLastError
 
 #include <algorithm>  // std::max
-#include <atomic>     // std::atomic (bulk_rows_available)
 #include <climits>    // INT_MAX
 #include <cstdint>    // int64_t, uintptr_t
 #include <string>     // std::string, std::to_string
@@ -119,8 +118,6 @@ struct Plan {
   detail::QuantLaunch first, second;  // second: tensor's quantise pass (kernels == 2)
   int kernels = 1;
   int chunks = 1;
-  int bulk_slots = 0;       // bulk kernel: its ring
-  int64_t bulk_stride = 0;
   std::string name;
   double x_reads = 1;
 };
@@ -146,24 +143,6 @@ Plan make_plan(const QuantizeArgs& a) {
   const int64_t head = aligned ? 0 : vec - 1;  // worst case over the rows
   const int64_t need = (head + a.cols + vec - 1) / vec;
 
-  // Rows staged in shared memory by bulk copies (quantize_bulk.hpp) where they are 16-byte multiples of 4-48 KB,
-  // every start 16-byte aligned, on sm_90: the row, block_1x128 and tensor modes.
-  const int64_t row_bytes = a.cols * dtype_bytes(a.x_type);
-  const bool bulk = aligned && row_bytes % kVectorBytes == 0 && row_bytes >= detail::kBulkMinRowBytes &&
-                    row_bytes <= detail::kBulkMaxRowBytes && a.mode != QuantScale::block_128x128 &&
-                    detail::bulk_rows_available();
-  auto bulk_launch = [&](RowPass pass, Plan& plan) {
-    detail::QuantLaunch l;
-    l.kernel = QuantKernel::bulk;
-    l.pass = pass;
-    l.grid = a.rows;  // (the launch caps it at the resident CTAs, which stride over the rows)
-    const detail::BulkRing ring = detail::bulk_ring(row_bytes);
-    plan.bulk_slots = ring.slots;
-    plan.bulk_stride = ring.stride;
-    plan.name = "bulk rows (" + std::to_string(ring.slots) + " slots)";
-    return l;
-  };
-
   int fit = -1;
   for (int i = 0; i < detail::kQuantRowConfigCount; ++i)
     if (detail::kQuantRowConfigs[i].capacity_vecs() >= need) {
@@ -188,9 +167,7 @@ Plan make_plan(const QuantizeArgs& a) {
   const int64_t nbc = (a.cols + kernel::kBlock - 1) / kernel::kBlock;
   switch (a.mode) {
     case QuantScale::row:
-      if (bulk) {
-        plan.first = bulk_launch(RowPass::row, plan);
-      } else if (fit >= 0) {
+      if (fit >= 0) {
         plan.first = rows_launch(RowPass::row, plan);
       } else {
         plan.first.kernel = QuantKernel::row_loop;
@@ -203,9 +180,7 @@ Plan make_plan(const QuantizeArgs& a) {
     case QuantScale::block_1x128:
     case QuantScale::block_128x128: {
       const bool b128 = a.mode == QuantScale::block_128x128;
-      if (bulk && !b128) {
-        plan.first = bulk_launch(RowPass::block_1x128, plan);
-      } else if (aligned && !b128) {
+      if (aligned && !b128) {
         plan.first = rows_launch(RowPass::block_1x128, plan);
       } else {
         const int block_rows = b128 ? kernel::kBlock : 1;
@@ -219,10 +194,10 @@ Plan make_plan(const QuantizeArgs& a) {
       break;
     }
     case QuantScale::tensor_given:
-      plan.first = bulk ? bulk_launch(RowPass::given, plan) : rows_launch(RowPass::given, plan);
+      plan.first = rows_launch(RowPass::given, plan);
       break;
     case QuantScale::tensor:
-      plan.first = bulk ? bulk_launch(RowPass::amax, plan) : rows_launch(RowPass::amax, plan);
+      plan.first = rows_launch(RowPass::amax, plan);
       plan.second = plan.first;
       plan.second.pass = RowPass::given;
       plan.kernels = 2;
@@ -245,8 +220,6 @@ void launch_typed(const QuantizeArgs& a, const Plan& plan, uint32_t* ws) {
   p.chunks = plan.chunks;
   p.segments = plan.first.grid;
   p.reverse = false;
-  p.bulk_slots = plan.bulk_slots;
-  p.bulk_slot_stride = plan.bulk_stride;
   p.scale = a.scale;
   p.amax = a.amax;
   p.ld_scale = quantize_scale_shape(a.mode, a.rows, a.cols).rows;  // (block-column-major)
@@ -266,28 +239,6 @@ void launch_typed(const QuantizeArgs& a, const Plan& plan, uint32_t* ws) {
 }
 
 }  // namespace
-
-namespace detail {
-// Per device, worked out once: compute capability 9.x and an sm_90 binary of the bulk kernel in this build.
-bool bulk_rows_available() {
-  static std::atomic<int> known[64];  // 0 unknown, 1 available, 2 not
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  if (const int k = known[dev].load(std::memory_order_relaxed)) return k == 1;
-  bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9;
-  if (ok) {
-    cudaFuncAttributes attr{};
-    void (*k)(kernel::QuantizeParams<__nv_bfloat16>) = kernel::quantize_bulk_kernel<__nv_bfloat16, Dtype::e4m3, kernel::RowPass::row>;
-    ok = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(k)) == cudaSuccess && attr.binaryVersion >= 90;
-  }
-  (void)cudaGetLastError();
-  known[dev].store(ok ? 1 : 2, std::memory_order_relaxed);
-  return ok;
-}
-}  // namespace detail
 
 const char* quant_scale_name(QuantScale mode) {
   switch (mode) {

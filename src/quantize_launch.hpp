@@ -5,7 +5,6 @@
 // Instantiated per input type T: q in {e4m3, e5m2, s8} x
 //   quantize_rows_kernel     passes {row, block_1x128, given, amax} x the row configurations below
 //   quantize_row_loop_kernel, quantize_block128_kernel, quantize_blocks_scalar_kernel
-//   quantize_bulk_kernel     passes {row, block_1x128, given, amax}
 #pragma once
 
 #include <cuda_runtime.h>  // cudaStream_t, launches
@@ -14,8 +13,7 @@
 #include <cstdint>    // int64_t
 
 #include "tessera/dtype.hpp"                  // Dtype
-#include "tessera/kernel/fused/quantize.hpp"       // kernels, QuantizeParams, RowPass
-#include "tessera/kernel/fused/quantize_bulk.hpp"  // quantize_bulk_kernel, kBulkThreads, kBulkBarrierBytes
+#include "tessera/kernel/fused/quantize.hpp"  // kernels, QuantizeParams, RowPass
 
 namespace tessera::fused::detail {
 
@@ -34,25 +32,7 @@ inline constexpr QuantRowConfig kQuantRowConfigs[] = {{32, 8, 2}, {128, 1, 4}, {
 inline constexpr int kQuantRowConfigCount = sizeof(kQuantRowConfigs) / sizeof(kQuantRowConfigs[0]);
 inline constexpr int kQuantChunkConfig = 2;
 
-enum class QuantKernel { rows, row_loop, block128, blocks_scalar, bulk };
-
-// The bulk kernel's ring (quantize_bulk.hpp): rows of 4-48 KB (16-byte multiples, rows 16-byte aligned), slots of
-// the row rounded up to 128 bytes, as many as fit in kBulkCtaBytes (2 to kBulkMaxSlots): 8 slots of a 4096-wide bf16
-// row (3 CTAs per SM, 7 rows each in flight), 2 of a 14336-wide one (3 CTAs per SM).
-inline constexpr int64_t kBulkMinRowBytes = 4096, kBulkMaxRowBytes = 48 * 1024, kBulkCtaBytes = 64 * 1024;
-struct BulkRing {
-  int slots = 0;
-  int64_t stride = 0;
-  size_t smem_bytes() const { return size_t(kernel::kBulkBarrierBytes) + size_t(slots) * size_t(stride); }
-};
-inline BulkRing bulk_ring(int64_t row_bytes) {
-  BulkRing r;
-  r.stride = (row_bytes + 127) / 128 * 128;
-  r.slots = static_cast<int>(std::min<int64_t>(kernel::kBulkMaxSlots, std::max<int64_t>(2, kBulkCtaBytes / r.stride)));
-  return r;
-}
-// Whether this build has the bulk kernel's sm_90 code and the current device runs it (defined in src/quantize.cu).
-bool bulk_rows_available();
+enum class QuantKernel { rows, row_loop, block128, blocks_scalar };
 
 // One kernel launch.
 struct QuantLaunch {
@@ -97,35 +77,11 @@ void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>&
   }
 }
 
-// The bulk kernel: its dynamic shared memory opted in, as many CTAs as are resident (at most one per row).
-template <class T, Dtype Q, kernel::RowPass P>
-void launch_quantize_bulk(const kernel::QuantizeParams<T>& p, cudaStream_t stream) {
-  const auto k = kernel::quantize_bulk_kernel<T, Q, P>;
-  const BulkRing ring{p.bulk_slots, p.bulk_slot_stride};
-  const int smem = static_cast<int>(ring.smem_bytes());
-  (void)cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  int dev = 0, sms = 0, per_sm = 0;
-  int64_t grid = p.segments;
-  if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kernel::kBulkThreads, smem) == cudaSuccess && sms > 0 &&
-      per_sm > 0)
-    grid = std::min<int64_t>(grid, int64_t(sms) * per_sm);
-  k<<<static_cast<unsigned>(grid), kernel::kBulkThreads, smem, stream>>>(p);
-}
-
 template <class T, Dtype Q>
 void launch_quantize(const QuantLaunch& l, const kernel::QuantizeParams<T>& p, cudaStream_t stream) {
   using kernel::RowPass;
   const unsigned grid = static_cast<unsigned>(l.grid);
   switch (l.kernel) {
-    case QuantKernel::bulk:
-      switch (l.pass) {
-        case RowPass::row: launch_quantize_bulk<T, Q, RowPass::row>(p, stream); break;
-        case RowPass::block_1x128: launch_quantize_bulk<T, Q, RowPass::block_1x128>(p, stream); break;
-        case RowPass::given: launch_quantize_bulk<T, Q, RowPass::given>(p, stream); break;
-        case RowPass::amax: launch_quantize_bulk<T, Q, RowPass::amax>(p, stream); break;
-      }
-      break;
     case QuantKernel::rows:
       switch (l.pass) {
         case RowPass::row: launch_quantize_rows<T, Q, RowPass::row>(l, p, stream); break;

@@ -17,7 +17,6 @@
 #include <cmath>        // std::frexp, std::ldexp, std::nearbyint, std::fabs, std::isnan, std::isinf, std::nextafter
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
-#include <initializer_list>  // std::initializer_list (bulk_rows)
 #include <limits>       // std::numeric_limits
 #include <string>       // std::string
 #include <type_traits>  // std::is_same_v
@@ -398,39 +397,6 @@ void many_segments() {
 }
 TEST(Quantize, ManySegmentsPerCtaBf16) { TESSERA_REQUIRE_GPU(); many_segments<__nv_bfloat16>(); }
 TEST(Quantize, ManySegmentsPerCtaF32) { TESSERA_REQUIRE_GPU(); many_segments<float>(); }
-
-// Rows staged by bulk copies (quantize_bulk.hpp: rows of 4-48 KB, 16-byte multiples, aligned starts, on sm_90): enough
-// rows that every CTA goes round its ring of slots more than once, a last 1x128 block cut short (4104 columns), the
-// longest rows (48 KB), padded rows, each 16-bit type and fp32, e4m3 / e5m2 / s8 in turn.
-template <class T>
-void bulk_rows(std::initializer_list<Shape> shapes) {
-  std::mt19937_64 rng(0xb01c + sizeof(T));
-  const Dtype qts[] = {Dtype::e4m3, Dtype::s8, Dtype::e5m2};
-  int n = 0;
-  for (Shape s : shapes) {
-    for (bool padded : {false, true}) {
-      for (QuantScale mode : {QuantScale::row, QuantScale::block_1x128, QuantScale::tensor, QuantScale::tensor_given}) {
-        QCase c;
-        c.mode = mode;
-        c.q_type = qts[n % 3];
-        c.rows = s.rows;
-        c.cols = s.cols;
-        if (padded) {
-          c.ld_x = (s.cols + 15) / 16 * 16 + 64;
-          c.ld_q = s.cols + 48;
-        }
-        c.with_amax = n % 2 == 0;
-        c.own_workspace = n % 4 != 3;
-        c.given_factor = n % 5 == 0 ? 0.25 : 1.5;
-        ++n;
-        EXPECT_TRUE(run_case<T>(c, rng));
-      }
-    }
-  }
-}
-TEST(Quantize, BulkRowsBf16) { TESSERA_REQUIRE_GPU(); bulk_rows<__nv_bfloat16>({{7001, 2048}, {300, 4104}, {50, 24576}}); }
-TEST(Quantize, BulkRowsF16) { TESSERA_REQUIRE_GPU(); bulk_rows<__half>({{500, 14336}, {3, 2048}}); }
-TEST(Quantize, BulkRowsF32) { TESSERA_REQUIRE_GPU(); bulk_rows<float>({{3001, 1024}, {40, 12288}, {129, 1028}}); }
 
 // rows == 0 or cols == 0: nothing launched or written; null pointers are accepted then.
 TEST(Quantize, EmptyIsNoop) {

@@ -13,7 +13,6 @@
 #include <type_traits>  // std::is_same_v
 #include <vector>       // std::vector
 
-#include "common/gpu.hpp"              // gpu_available, gpu_sm
 #include "quantize_reference.hpp"      // the host reference
 #include "tessera/host/quantize.hpp"  // quantize, QuantizeArgs, quantize_scale_shape, plan_quantize
 
@@ -289,26 +288,17 @@ TEST(QuantizeArgs, ShapesWorkspacesPlans) {
     p.x = static_cast<const char*>(p.x) + x_off;
     return fused::plan_quantize(p).str();
   };
-  // Rows of 4-48 KB, 16-byte multiples with aligned starts, go to the bulk kernel on an sm_90 device (this build's
-  // architecture); without one to the register-resident kernels.
-  const bool bulk = test::gpu_available() && test::gpu_sm() / 10 == 9;
-  auto bulk_or = [&](const std::string& slots, const std::string& other) { return bulk ? "bulk rows (" + slots + " slots)" : other; };
-  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 4096), bulk_or("8", "rows 128x4"));
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 4096), "rows 128x4");
   EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 512), "rows 32x2 (8 rows/CTA)");
-  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 4096, 14336), bulk_or("2", "rows 512x4"));
-  EXPECT_EQ(plan(QuantScale::row, Dtype::f32, 64, 12288), bulk_or("2", "rows 1024x8"));      // 48 KB rows
-  EXPECT_EQ(plan(QuantScale::row, Dtype::f32, 64, 12292), "rows 1024x8");                      // longer
-  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 64, 2040), "rows 128x4");                       // below 4 KB
-  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 64, 4100), "rows 512x4");                       // not 16-byte rows
+  EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 4096, 14336), "rows 512x4");
   EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 16, 65536), "rows 1024x8");
   EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 16, 65537), "row loop 1024");
   EXPECT_EQ(plan(QuantScale::row, Dtype::f32, 16, 32768), "rows 1024x8");
   EXPECT_EQ(plan(QuantScale::row, Dtype::f32, 16, 32769), "row loop 1024");
   EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 4096, 2), "rows 512x4");  // misaligned: one more vector
-  EXPECT_EQ(plan(QuantScale::tensor, Dtype::bf16, 8192, 4096), "amax + quantize, " + bulk_or("8", "rows 128x4"));
-  EXPECT_EQ(plan(QuantScale::tensor_given, Dtype::bf16, 8192, 4096), bulk_or("8", "rows 128x4"));
+  EXPECT_EQ(plan(QuantScale::tensor, Dtype::bf16, 8192, 4096), "amax + quantize, rows 128x4");
   EXPECT_EQ(plan(QuantScale::tensor_given, Dtype::bf16, 2, 1 << 20), "rows 512x4 x 64 chunks");
-  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336), bulk_or("2", "rows 512x4"));
+  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336), "rows 512x4");
   EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336, 2), "blocks scalar 1x128");
   EXPECT_EQ(plan(QuantScale::block_128x128, Dtype::bf16, 4096, 14336), "block 128x128");
   EXPECT_EQ(plan(QuantScale::block_128x128, Dtype::f16, 4096, 14335), "blocks scalar 128x128");  // rows misaligned

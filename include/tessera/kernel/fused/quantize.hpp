@@ -312,8 +312,6 @@ struct QuantizeParams {
   int64_t ld_scale;  // floats between block columns of the scale (block modes: (br, bc) at bc * ld_scale + br)
   uint32_t* ws;      // tensor modes (see above)
   bool inv_from_ws;  // given pass: the factor comes from ws[2]'s amax (tensor pass 2), not from 1 / scale[0]
-  int bulk_slots;            // quantize_bulk_kernel (quantize_bulk.hpp): row slots in shared memory
-  int64_t bulk_slot_stride;  // quantize_bulk_kernel: bytes from one slot to the next (a multiple of 128)
 };
 
 enum class RowPass : int { row, block_1x128, given, amax };
