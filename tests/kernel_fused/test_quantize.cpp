@@ -219,6 +219,27 @@ struct LayoutKind {
 // (the row window's edges; the block modes' element-wise kernel).
 const LayoutKind kLayouts[] = {{"contiguous", false, false}, {"padded", true, false}, {"misaligned", false, true}};
 
+// A case of one mode and q type on shape s in layout L: padded rows stay 16-byte aligned; misaligned x and q start
+// off the vector grid with odd row strides.
+QCase layout_case(QuantScale mode, Dtype qt, const Shape& s, const LayoutKind& L) {
+  QCase c;
+  c.mode = mode;
+  c.q_type = qt;
+  c.rows = s.rows;
+  c.cols = s.cols;
+  if (L.padded) {
+    c.ld_x = (s.cols + 15) / 16 * 16 + 16;
+    c.ld_q = (s.cols + 15) / 16 * 16 + 32;
+  }
+  if (L.misaligned) {
+    c.x_off = 1;
+    c.q_off = 3;
+    c.ld_x = s.cols + 3;
+    c.ld_q = s.cols + 5;
+  }
+  return c;
+}
+
 template <class T>
 void sweep() {
   std::mt19937_64 rng(0x9a4e0000 + sizeof(T));
@@ -227,21 +248,7 @@ void sweep() {
     for (const LayoutKind& L : kLayouts) {
       for (QuantScale mode : kModes) {
         for (Dtype qt : kQTypes) {
-          QCase c;
-          c.mode = mode;
-          c.q_type = qt;
-          c.rows = s.rows;
-          c.cols = s.cols;
-          if (L.padded) {
-            c.ld_x = (s.cols + 15) / 16 * 16 + 16;
-            c.ld_q = (s.cols + 15) / 16 * 16 + 32;
-          }
-          if (L.misaligned) {
-            c.x_off = 1;
-            c.q_off = 3;
-            c.ld_x = s.cols + 3;
-            c.ld_q = s.cols + 5;
-          }
+          QCase c = layout_case(mode, qt, s, L);
           c.with_amax = n % 2 == 0;
           c.own_workspace = n % 3 == 0;
           c.given_factor = n % 5 == 0 ? 0.25 : 1.5;
@@ -371,21 +378,7 @@ void many_segments() {
   for (Shape s : {Shape{5003, 72}, Shape{1501, 1000}, Shape{400, 9000}, Shape{120, 70001}}) {
     for (const LayoutKind& L : kLayouts) {
       for (QuantScale mode : kModes) {
-        QCase c;
-        c.mode = mode;
-        c.q_type = n % 2 ? Dtype::s8 : Dtype::e4m3;
-        c.rows = s.rows;
-        c.cols = s.cols;
-        if (L.padded) {
-          c.ld_x = (s.cols + 15) / 16 * 16 + 16;
-          c.ld_q = (s.cols + 15) / 16 * 16 + 32;
-        }
-        if (L.misaligned) {
-          c.x_off = 1;
-          c.q_off = 3;
-          c.ld_x = s.cols + 3;
-          c.ld_q = s.cols + 5;
-        }
+        QCase c = layout_case(mode, n % 2 ? Dtype::s8 : Dtype::e4m3, s, L);
         c.with_amax = n % 3 != 1;
         c.own_workspace = true;
         c.given_factor = n % 4 == 0 ? 0.25 : 1.5;
