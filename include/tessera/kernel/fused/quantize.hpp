@@ -151,7 +151,7 @@ TESSERA_HD_INLINE uint32_t quant_s8_in_range(float v) {
 #endif
 }
 
-// Whether every x of a group with max |x| = amax (its fp32 bit pattern) quantises through quant_s8_in_range with
+// Whether every x of a group with max |x| = amax quantises through quant_s8_in_range with
 // factor inv: amax * inv < 127.5.  False for a NaN or infinite product (a NaN or infinite amax, or inv NaN / inf).
 TESSERA_HD_INLINE bool quant_s8_group_in_range(float amax, float inv) { return quant_mul(amax, inv) < 127.5f; }
 
