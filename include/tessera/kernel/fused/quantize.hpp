@@ -353,12 +353,19 @@ inline constexpr int kRowsKernelThreadsPerSm = 1536;
 // spills.  (8 vectors twice over would not fit: that configuration keeps one segment.)
 template <RowPass kPass, int kVecs>
 inline constexpr bool kRowsPrefetch = (kPass == RowPass::given || kPass == RowPass::amax) && kVecs <= 4;
-template <RowPass kPass, int kVecs>
-inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs> ? 1024 : kRowsKernelThreadsPerSm;
+// The row pass in CTAs of 512 threads (rows of 4097-16384 16-bit elements, one CTA a row) is bound at 2048 threads
+// per SM: four rows in flight instead of three (a 14336-wide bf16 row: 112 KB an SM instead of 84), at 32 registers
+// and 4-16 bytes of spills, 1-2% faster there; the same bound on the 128-thread row and 1 x 128 CTAs spilled more and
+// ran 2-25% slower (docs/PERF.md, forty-fifth section).
+template <RowPass kPass, int kThreads, int kVecs>
+inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs>                  ? 1024
+                                                  : kPass == RowPass::row && kThreads == 512 ? 2048
+                                                                                               : kRowsKernelThreadsPerSm;
 
 template <class T, Dtype Q, RowPass kPass, int kThreadsPerRow, int kRowsPerCta, int kVecs>
 __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
-                                  kRowsKernelThreadsPerSmFor<kPass, kVecs> / (kThreadsPerRow * kRowsPerCta))
+                                  kRowsKernelThreadsPerSmFor<kPass, kThreadsPerRow * kRowsPerCta, kVecs> /
+                                      (kThreadsPerRow * kRowsPerCta))
     quantize_rows_kernel(const QuantizeParams<T> p) {
   using Num = Numeric<T>;
   constexpr bool kPrefetch = kRowsPrefetch<kPass, kVecs>;
