@@ -262,7 +262,9 @@ __device__ __forceinline__ uint32_t cta_max(uint32_t warp_value, uint32_t (&s_sl
 // q_vec_ok: q_row + first_elem(v) is kVec-byte aligned for every v (one 8- or 4-byte store per vector).
 // in_range (s8 only; FP8 ignores it): the vector's group passed quant_s8_group_in_range, so the conversion is the
 // rounding addition alone.  The branch is uniform over a group (a row, a block) or per thread (given pass).
-template <class T, Dtype Q>
+// kWhole: the caller knows the vector lies inside the row and q_vec_ok holds (the rows kernel's whole segments): one
+// store, no tests.
+template <class T, Dtype Q, bool kWhole = false>
 __device__ __forceinline__ void quantize_store(const RowView<T>& gX, int v, const uint32_t (&rX)[4], float inv,
                                                uint8_t* q_row, bool q_vec_ok, bool in_range = false) {
   using Num = Numeric<T>;
@@ -281,7 +283,7 @@ __device__ __forceinline__ void quantize_store(const RowView<T>& gX, int v, cons
     for (int i = 0; i < kVec / 4; ++i) w[i] = QuantOut<Q>::pack4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]);
   }
   const int e0 = gX.first_elem(v);
-  if (gX.full(v) && q_vec_ok) {
+  if (kWhole || (gX.full(v) && q_vec_ok)) {
     if constexpr (kVec == 8) arch::st_global_u64(q_row + e0, uint64_t(w[0]) | (uint64_t(w[1]) << 32));
     else arch::st_global_u32(q_row + e0, w[0]);
   } else {
@@ -395,12 +397,17 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
 
   // Which segment: (row, chunk).  Rows past the end (warp-per-row CTAs only) load nothing, store nothing, and
   // still take part in the CTA's barriers.
+  // whole: every vector of the segment lies inside the row, x's rows start on the vector grid and q's vectors are
+  // aligned for one store each -- the loads and stores then go without per-vector tests (about a sixth of the
+  // instructions a warp issues in the 1 x 128 pass, whose issue slots were 75% busy; docs/PERF.md, forty-fifth
+  // section).  The same for every thread of a segment (its last vector is the row's furthest).  Not in the 8-vector
+  // configuration, where the second copy of the stores spilled (s8, 1 x 128: 30 bytes).
   struct Segment {
     int64_t row;
     RowView<T> gX;  // (cols)
     uint8_t* gQ;    // (cols)
     int nvec, v0;
-    bool active;
+    bool active, whole;
   };
   auto segment_at = [&](int64_t it) {
     const int64_t seg = p.reverse ? p.segments - 1 - it : it;
@@ -409,17 +416,28 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
     if constexpr (kRowsPerCta > 1) {
       row = seg * kRowsPerCta + threadIdx.x / kThreadsPerRow;
       chunk = 0;
+    } else if (p.chunks == 1) {  // (a 64-bit division costs a warp about 30 instructions)
+      row = seg;
+      chunk = 0;
     } else {
       row = seg / p.chunks;
       chunk = static_cast<int>(seg % p.chunks);
     }
     const bool active = row < p.rows;
     const RowView<T> gX(p.x + (active ? row : 0) * p.ld_x, p.cols);
-    return Segment{row, gX, p.q + (active ? row : 0) * p.ld_q, active ? gX.nvec() : 0,
-                   chunk * kThreadsPerRow * kVecs + t, active};
+    uint8_t* gQ = p.q + (active ? row : 0) * p.ld_q;
+    const int end_vec = (chunk + 1) * kThreadsPerRow * kVecs;  // one past the segment's last vector
+    const bool whole =
+        kVecs <= 4 && active && gX.head == 0 && int64_t(end_vec) * kVec <= p.cols && reinterpret_cast<uintptr_t>(gQ) % kVec == 0;
+    return Segment{row, gX, gQ, active ? gX.nvec() : 0, chunk * kThreadsPerRow * kVecs + t, active, whole};
   };
   // Every load of a segment issued before the first use: vectors v0 + j*kThreadsPerRow.
   auto load_segment = [&](const Segment& sg, uint32_t (&r)[kVecs][4]) {
+    if (sg.whole) {
+#pragma unroll
+      for (int j = 0; j < kVecs; ++j) arch::ld_global_v4_u32(r[j], sg.gX.row + (sg.v0 + j * kThreadsPerRow) * kVec);
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < kVecs; ++j) {
       const int v = sg.v0 + j * kThreadsPerRow;
@@ -505,12 +523,21 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
 
       // 4a. Quantise and store, block j's factor from the group's lane j.
       const int lane0 = threadIdx.x % kWarpSize - g;  // the group's first lane
+      if (sg.whole) {
 #pragma unroll
-      for (int j = 0; j < kVecs; ++j) {
-        const float inv = __shfl_sync(0xffffffffu, si.inv, lane0 + j);
-        const int v = v0 + j * kThreadsPerRow;
-        if (v < nvec)
-          quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok, quant_s8_group_in_range(__uint_as_float(bits[j]), inv));
+        for (int j = 0; j < kVecs; ++j) {
+          const float inv = __shfl_sync(0xffffffffu, si.inv, lane0 + j);
+          quantize_store<T, Q, true>(gX, v0 + j * kThreadsPerRow, rX[j], inv, gQ, true,
+                                     quant_s8_group_in_range(__uint_as_float(bits[j]), inv));
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVecs; ++j) {
+          const float inv = __shfl_sync(0xffffffffu, si.inv, lane0 + j);
+          const int v = v0 + j * kThreadsPerRow;
+          if (v < nvec)
+            quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok, quant_s8_group_in_range(__uint_as_float(bits[j]), inv));
+        }
       }
     } else {
       // 2b. This thread's max over the segment.
@@ -540,10 +567,15 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
       // 4. Quantise and store (s8: in range by this thread's max, which the row's bounds).
       if constexpr (kPass != RowPass::amax) {
         const bool in_range = Q == Dtype::s8 && quant_s8_group_in_range(__uint_as_float(m.float_bits()), inv);
+        if (sg.whole) {
 #pragma unroll
-        for (int j = 0; j < kVecs; ++j) {
-          const int v = v0 + j * kThreadsPerRow;
-          if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok, in_range);
+          for (int j = 0; j < kVecs; ++j) quantize_store<T, Q, true>(gX, v0 + j * kThreadsPerRow, rX[j], inv, gQ, true, in_range);
+        } else {
+#pragma unroll
+          for (int j = 0; j < kVecs; ++j) {
+            const int v = v0 + j * kThreadsPerRow;
+            if (v < nvec) quantize_store<T, Q>(gX, v, rX[j], inv, gQ, q_vec_ok, in_range);
+          }
         }
       }
     }
