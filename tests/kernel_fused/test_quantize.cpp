@@ -206,18 +206,25 @@ struct Shape {
   int64_t rows, cols;
 };
 // cols: residues mod 8 / 16 / 128, a 1x128 block cut short, rows not a multiple of 128 (and more than 128), rows
-// that need the warp, 128, 512 and 1024-thread segments, and rows longer than the registers hold (row loop; chunks).
-const std::vector<Shape> kShapes = {{1, 1},   {3, 7},    {5, 8},     {2, 17},    {37, 128},  {9, 129},  {130, 255},
-                                    {129, 1000}, {257, 136}, {3, 4097}, {2, 16385}, {2, 40000}, {2, 70001}};
+// that need the warp, 128, 512 and 1024-thread segments, and rows longer than the registers hold (row loop; chunks);
+// rows that fill the warp's, the 128- and the 512-thread segments exactly (16-bit: 512, 4096, 16384 elements; fp32:
+// 256, 2048, 8192), which the kernels load and store as whole segments, without per-vector tests.
+const std::vector<Shape> kShapes = {{1, 1},     {3, 7},      {5, 8},    {2, 17},   {37, 128}, {9, 129},   {130, 255},
+                                    {129, 1000}, {257, 136},  {3, 4097}, {2, 16385}, {2, 40000}, {2, 70001}, {9, 256},
+                                    {9, 512},   {5, 2048},   {5, 4096}, {3, 8192}, {3, 16384}};
 const std::vector<Shape> kQuickShapes = {{3, 7}, {130, 255}, {3, 4097}, {2, 70001}};
 
 struct LayoutKind {
   const char* name;
-  bool padded, misaligned;
+  bool padded, misaligned, q_misaligned;
 };
 // contiguous; padded rows that stay 16-byte aligned (the fast kernels, with ragged row ends); misaligned x and q
-// (the row window's edges; the block modes' element-wise kernel).
-const LayoutKind kLayouts[] = {{"contiguous", false, false}, {"padded", true, false}, {"misaligned", false, true}};
+// (the row window's edges; the block modes' element-wise kernel); x aligned and q not (no whole segments: q's vectors
+// are stored byte by byte).
+const LayoutKind kLayouts[] = {{"contiguous", false, false, false},
+                               {"padded", true, false, false},
+                               {"misaligned", false, true, false},
+                               {"q misaligned", false, false, true}};
 
 // A case of one mode and q type on shape s in layout L: padded rows stay 16-byte aligned; misaligned x and q start
 // off the vector grid with odd row strides.
@@ -236,6 +243,10 @@ QCase layout_case(QuantScale mode, Dtype qt, const Shape& s, const LayoutKind& L
     c.q_off = 3;
     c.ld_x = s.cols + 3;
     c.ld_q = s.cols + 5;
+  }
+  if (L.q_misaligned) {
+    c.q_off = 1;
+    c.ld_q = s.cols + 1;
   }
   return c;
 }
