@@ -357,8 +357,8 @@ template <RowPass kPass, int kVecs>
 inline constexpr bool kRowsPrefetch = (kPass == RowPass::given || kPass == RowPass::amax) && kVecs <= 4;
 // The row pass in CTAs of 512 threads (rows of 4097-16384 16-bit elements, one CTA a row) is bound at 2048 threads
 // per SM: four rows in flight instead of three (a 14336-wide bf16 row: 112 KB an SM instead of 84), at 32 registers
-// and 4-16 bytes of spills, 1-2% faster there; the same bound on the 128-thread row and 1 x 128 CTAs spilled more and
-// ran 2-25% slower (docs/PERF.md, forty-fifth section).
+// (no spills: the pass computes no segment division), 1-3% faster there; the same bound on the 128-thread row and
+// 1 x 128 CTAs spilled and ran 2-25% slower (docs/PERF.md, forty-fifth section).
 template <RowPass kPass, int kThreads, int kVecs>
 inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs>                  ? 1024
                                                   : kPass == RowPass::row && kThreads == 512 ? 2048
@@ -386,6 +386,7 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
                 "quantize_rows_kernel: block_1x128 scales one block per lane of a group (kVecs <= kBlockLanes) and "
                 "reduces 16-bit blocks in pairs (kVecs even)");
 
+  constexpr bool kWholeSegments = kVecs <= 4;
   const int t = threadIdx.x % kThreadsPerRow;  // thread within the row
   __shared__ uint32_t s_warp_max[kThreads / kWarpSize];  // (WARPS)
   AbsMax<T> m_all;  // given / amax passes: |x| over every segment this thread loads
@@ -416,7 +417,8 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
     if constexpr (kRowsPerCta > 1) {
       row = seg * kRowsPerCta + threadIdx.x / kThreadsPerRow;
       chunk = 0;
-    } else if (p.chunks == 1) {  // (a 64-bit division costs a warp about 30 instructions)
+    } else if (kPass == RowPass::row || p.chunks == 1) {  // (the row pass: always; a 64-bit division costs a warp
+                                                          // about 30 instructions)
       row = seg;
       chunk = 0;
     } else {
@@ -428,7 +430,7 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
     uint8_t* gQ = p.q + (active ? row : 0) * p.ld_q;
     const int end_vec = (chunk + 1) * kThreadsPerRow * kVecs;  // one past the segment's last vector
     const bool whole =
-        kVecs <= 4 && active && gX.head == 0 && int64_t(end_vec) * kVec <= p.cols && reinterpret_cast<uintptr_t>(gQ) % kVec == 0;
+        kWholeSegments && active && gX.head == 0 && int64_t(end_vec) * kVec <= p.cols && reinterpret_cast<uintptr_t>(gQ) % kVec == 0;
     return Segment{row, gX, gQ, active ? gX.nvec() : 0, chunk * kThreadsPerRow * kVecs + t, active, whole};
   };
   // Every load of a segment issued before the first use: vectors v0 + j*kThreadsPerRow.
