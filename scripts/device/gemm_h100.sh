@@ -75,8 +75,7 @@ for s in $STEPS; do
       echo "plans rc=$?"; sed -n '/the planner.s plan against/,$p' "$OUT/plans.log"; grep -B2 -A3 'differs\|error' "$OUT/plans.log" | head -20 ;;
     fp8)
       # the FP8 GEMM: its tests (the long-K test prints both accumulations' errors), its sanitizer subset, and the bench
-      # against cuBLASLt FP8 (FP8_DTYPE e4m3 or e5m2; FP8_ACCUM promoted or fast; FP8_TILE a forced tile, e.g.
-      # coop128x128x128, JSON then to $OUT/gemm_fp8_<tile>.json) on SHAPES_FP8 (default L and 2048^3)
+      # against cuBLASLt FP8 (FP8_DTYPE e4m3 or e5m2; FP8_ACCUM promoted or fast) on SHAPES_FP8 (default L and 2048^3)
       T=$B/tests/kernel_gemm
       timeout 300 "$T/gemm_fp8_test" > "$OUT/fp8_test.log" 2>&1; echo "fp8 tests rc=$?"
       grep -E '^\[ +(OK|FAILED|PASSED|SKIPPED) |relative error|accum' "$OUT/fp8_test.log" | head -40
@@ -85,8 +84,8 @@ for s in $STEPS; do
         timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$T/gemm_fp8_test" --gtest_filter='*Sanitize*' > "$OUT/san_fp8_$tool.log" 2>&1
         echo "compute-sanitizer $tool (fp8) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$OUT/san_fp8_$tool.log" | head -3 | tr '\n' ' ')"
       done
-      timeout 300 "$B/tools/tessera" bench gemm --dtype ${FP8_DTYPE:-e4m3} --fp8-accum ${FP8_ACCUM:-promoted} ${FP8_TILE:+--tile $FP8_TILE} \
-        --shapes "${SHAPES_FP8:-$SHAPES_L,2048x2048x2048}" --repeats ${REPEATS:-10} --json "$OUT/gemm_fp8${FP8_TILE:+_$FP8_TILE}.json" > "$OUT/bench_fp8.log" 2>&1
+      timeout 300 "$B/tools/tessera" bench gemm --dtype ${FP8_DTYPE:-e4m3} --fp8-accum ${FP8_ACCUM:-promoted} \
+        --shapes "${SHAPES_FP8:-$SHAPES_L,2048x2048x2048}" --repeats ${REPEATS:-10} --json "$OUT/gemm_fp8.json" > "$OUT/bench_fp8.log" 2>&1
       echo "bench (fp8) rc=$?"; cat "$OUT/bench_fp8.log" | grep -v '^\[gemm\]' | tail -40 ;;
     bench_f16)
       timeout 300 "$B/tools/tessera" bench gemm --dtype f16 --shapes "$SHAPES_L" --repeats ${REPEATS:-15} --json "$OUT/gemm_f16.json" > "$OUT/bench_f16.log" 2>&1
