@@ -55,12 +55,6 @@ KernelInfo sm90_e4m3_e4m3_coop128x256(Combo c);
 KernelInfo sm90_e4m3_e5m2_coop128x256(Combo c);
 KernelInfo sm90_e5m2_e4m3_coop128x256(Combo c);
 KernelInfo sm90_e5m2_e5m2_coop128x256(Combo c);
-// FP8 on 128 x 128 units (the same kernel, kUnitN = 128; K-major A and B only): src/gemm_sm90_persistent.cu, units
-// src/gemm_sm90_persistent_{e4m3,e5m2}_coop128_kk.cu.
-KernelInfo sm90_e4m3_e4m3_coop128x128(Combo c);
-KernelInfo sm90_e4m3_e5m2_coop128x128(Combo c);
-KernelInfo sm90_e5m2_e4m3_coop128x128(Combo c);
-KernelInfo sm90_e5m2_e5m2_coop128x128(Combo c);
 // INT8 (s8 x s8, K-major A and B only): src/gemm_sm90_persistent.cu, unit src/gemm_sm90_persistent_s8_coop_kk.cu.
 KernelInfo sm90_s8_s8_coop128x256(Combo c);
 

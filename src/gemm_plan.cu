@@ -354,7 +354,6 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (!k.fn) continue;
     // (Before the device queries below: a decode-shaped call, whose host time matters most, makes none.)
     if (g.tile == GemmTile::automatic) {
-      if (e.forced_only) continue;  // (an unmeasured family: only where GemmArgs::tile names it)
       if (bounded(e) && !within(e)) continue;
       if (!bounded(e) && bounded_fits) continue;
     }

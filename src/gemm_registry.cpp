@@ -26,11 +26,6 @@ constexpr GemmKernelType kCoop128x256[] = {{kTc, Dtype::bf16, sm90_bf16_coop128x
                                            {kTc, Dtype::e5m2, sm90_e5m2_e4m3_coop128x256, kE4m3, kKK},
                                            {kTc, Dtype::e5m2, sm90_e5m2_e5m2_coop128x256, kE5m2, kKK},
                                            {kTc, Dtype::s8, sm90_s8_s8_coop128x256, static_cast<int>(Dtype::s8), kKK}};
-// The persistent cooperative kernel on 128 x 128 units: FP8 alone (every pair), K-major A and B.
-constexpr GemmKernelType kCoop128x128[] = {{kTc, Dtype::e4m3, sm90_e4m3_e4m3_coop128x128, kE4m3, kKK},
-                                           {kTc, Dtype::e4m3, sm90_e4m3_e5m2_coop128x128, kE5m2, kKK},
-                                           {kTc, Dtype::e5m2, sm90_e5m2_e4m3_coop128x128, kE4m3, kKK},
-                                           {kTc, Dtype::e5m2, sm90_e5m2_e5m2_coop128x128, kE5m2, kKK}};
 constexpr GemmKernelType kWgmma128x128[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128x128},
                                             {kTc, Dtype::f16, sm90_f16_wgmma128x128},
                                             {kTc, Dtype::e4m3, sm90_e4m3_e4m3_wgmma128x128, kE4m3, kKK},
@@ -68,13 +63,6 @@ constexpr GemmKernelEntry kEntries[] = {
     {.tile = GemmTile::cooperative128x256, .name = "coop128x256x64", .arch = GemmArch::sm90,
      .schedule = GemmSchedule::cooperative, .types = kCoop128x256, .tma = true,
      .efficiency = 1.8},
-    // The same kernel on 128 x 128 units for FP8 (its promoted loop keeps a group of wgmma in flight while it adds the
-    // previous K tile's partial sums).  Not measured yet: forced only (--tile coop128x128x128, GemmArgs::tile), so that
-    // the planner keeps the 128 x 256 entry for FP8; the efficiency is the 128 x 256 kernel's prior, a placeholder that
-    // only shapes a forced plan's split until the GPU measurement sets it.
-    {.tile = GemmTile::cooperative128x128, .name = "coop128x128x128", .arch = GemmArch::sm90,
-     .schedule = GemmSchedule::cooperative, .types = kCoop128x128, .combos = kKK, .tma = true, .efficiency = 1.8,
-     .forced_only = true},
     // wgmma: measured 1.4-1.6x the 128x256 mma.sync kernel.
     {.tile = GemmTile::wgmma128x256, .name = "wgmma128x256x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
      .types = kWgmma128x256, .tma = true, .efficiency = 1.7},

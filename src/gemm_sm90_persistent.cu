@@ -1,7 +1,6 @@
 // src/gemm_sm90_persistent.cu -- the getters of the persistent Hopper GEMM (src/gemm_kernels.hpp): one per element
 // type, the three operand-majorness combinations each (their units: src/gemm_sm90_persistent_<type>_coop_<order>.cu),
-// and one per FP8 pair, K-major A and B (src/gemm_sm90_persistent_<A's type>_coop_kk.cu; 128 x 128 units:
-// src/gemm_sm90_persistent_<A's type>_coop128_kk.cu).  No device code.
+// and one per FP8 pair, K-major A and B (src/gemm_sm90_persistent_<A's type>_coop_kk.cu).  No device code.
 #include "gemm_sm90_persistent.hpp"
 
 namespace tessera::gemm_core {
@@ -24,9 +23,9 @@ KernelInfo sm90_f16_coop128x256(Combo c) { return persistent_pick<gemm_sm80::Ele
 
 // FP8: K-major A and B alone (wgmma reads 8-bit operands only so).
 namespace {
-template <bool kAE5M2, bool kBE5M2, int kUnitN = 256>
+template <bool kAE5M2, bool kBE5M2>
 KernelInfo persistent_f8(Combo c) {
-  return c == Combo::kk ? persistent_info<gemm_sm90::ElemF8<kAE5M2, kBE5M2>, false, false, kUnitN>() : KernelInfo{};
+  return c == Combo::kk ? persistent_info<gemm_sm90::ElemF8<kAE5M2, kBE5M2>, false, false>() : KernelInfo{};
 }
 }  // namespace
 
@@ -34,11 +33,6 @@ KernelInfo sm90_e4m3_e4m3_coop128x256(Combo c) { return persistent_f8<false, fal
 KernelInfo sm90_e4m3_e5m2_coop128x256(Combo c) { return persistent_f8<false, true>(c); }
 KernelInfo sm90_e5m2_e4m3_coop128x256(Combo c) { return persistent_f8<true, false>(c); }
 KernelInfo sm90_e5m2_e5m2_coop128x256(Combo c) { return persistent_f8<true, true>(c); }
-// FP8 128 x 128 units (units src/gemm_sm90_persistent_{e4m3,e5m2}_coop128_kk.cu).
-KernelInfo sm90_e4m3_e4m3_coop128x128(Combo c) { return persistent_f8<false, false, 128>(c); }
-KernelInfo sm90_e4m3_e5m2_coop128x128(Combo c) { return persistent_f8<false, true, 128>(c); }
-KernelInfo sm90_e5m2_e4m3_coop128x128(Combo c) { return persistent_f8<true, false, 128>(c); }
-KernelInfo sm90_e5m2_e5m2_coop128x128(Combo c) { return persistent_f8<true, true, 128>(c); }
 // INT8 (s8 x s8, K-major A and B): unit src/gemm_sm90_persistent_s8_coop_kk.cu.
 KernelInfo sm90_s8_s8_coop128x256(Combo c) {
   return c == Combo::kk ? persistent_info<gemm_sm90::ElemS8, false, false>() : KernelInfo{};

@@ -1,9 +1,8 @@
 // src/gemm_sm90_persistent.hpp -- the persistent Hopper GEMM's KernelInfo per element type and operand order.
 // persistent_info is defined in gemm_sm90_persistent_info.hpp and instantiated by one unit per kernel pair
-// (src/gemm_sm90_persistent_<type>_coop_<order>.cu: the general kernel and the bare one; the FP8 128 x 128 units
-// src/gemm_sm90_persistent_<A's type>_coop128_kk.cu), so that the units compile in parallel; the getters of
-// gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration only.  Not installed.  kUnitN: the unit's width
-// (GemmSm90Persistent's), 256 or (FP8) 128.
+// (src/gemm_sm90_persistent_<type>_coop_<order>.cu: the general kernel and the bare one), so that the six units
+// compile in parallel; the getters of gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration only.  Not
+// installed.
 #pragma once
 
 #include "gemm_kernels.hpp"                     // KernelInfo, Combo, the getters
@@ -12,7 +11,7 @@
 
 namespace tessera::gemm_core {
 
-template <class Elem, bool kBNMajor, bool kAMMajor, int kUnitN = 256>
+template <class Elem, bool kBNMajor, bool kAMMajor>
 KernelInfo persistent_info();
 
 }  // namespace tessera::gemm_core

@@ -11,11 +11,11 @@
 
 namespace tessera::gemm_core {
 
-template <class Elem, bool kBNMajor, bool kAMMajor, int kUnitN>
+template <class Elem, bool kBNMajor, bool kAMMajor>
 KernelInfo persistent_info() {
-  using K = gemm_sm90::GemmSm90Persistent<Elem, kBNMajor, kAMMajor, 2, kUnitN>;
+  using K = gemm_sm90::GemmSm90Persistent<Elem, kBNMajor, kAMMajor>;
   KernelInfo info = gemm_sm80::kernel_info_of<K>(
-      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, false, kUnitN>), 1);
+      reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor>), 1);
   info.persistent = true;
   info.counters_per_tile = K::kSlices;
   info.stream_k = true;
@@ -29,7 +29,7 @@ KernelInfo persistent_info() {
   info.box_d[1] = K::kBoxD.outer;
   // The kernel compiled for the bare GEMM and its menus, whose D is of the operands' type (16-bit operands) or bf16
   // (INT8 operands, per-tensor scales: gemm.cu); not FP8, whose promoted loop has no deferred staging.
-  if constexpr ((Elem::kBytes == 2 || gemm_sm90::kElemInt<Elem>) && kUnitN == 256) {
+  if constexpr (Elem::kBytes == 2 || gemm_sm90::kElemInt<Elem>) {
     info.fn_bare =
         reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
     info.bare_menus = true;

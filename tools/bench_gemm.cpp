@@ -212,14 +212,13 @@ int run_gemm_bench(const BenchOptions& o) {
           "promoted|fast (default promoted) sets both libraries' FP8 accumulation; --fp8-scale channel|block scales\n"
           "per row of A and column of B (cuBLASLt OUTER_VEC_32F; records \"fp8_channel\") or per 1 x 128 block of A and\n"
           "128 x 128 block of B (cuBLASLt VEC128_32F / BLK128x128_32F; records \"fp8_block\").  Default shapes: 2048^3, 4096^3,\n"
-          "8192^3 and the llm set; takes --shapes and --tile (a tile built for that type, forced on its GEMM alone:\n"
-          "e4m3 / e5m2: %s), not --plans, --split-k, --stream-k or the order flags.\n"
+          "8192^3 and the llm set; takes --shapes, not --plans, --tile, --split-k, --stream-k or the order flags.\n"
           "--dtype s8 times Tessera's INT8 GEMM (s8 A and B, s32 accumulation, per-tensor or --fp8-scale channel\n"
           "scales dequantising to bf16 D) against cuBLASLt's INT8 GEMM (s8 x s8 -> s32, CUBLAS_COMPUTE_32I; records\n"
           "\"int8\" / \"int8_channel\") and Tessera's bf16 GEMM (\"int8_over_bf16\"), and Tessera's DP4A GEMM on CUDA\n"
           "cores (\"dp4a\", \"dp4a_over_int8\"); same defaults and limits.\n"
           "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
-          bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str(), bench_tile_names(Dtype::e4m3).c_str());
+          bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) {
       which = o.args[++i];
@@ -303,19 +302,18 @@ int run_gemm_bench(const BenchOptions& o) {
     std::fprintf(stderr, "bench gemm: --fp8-scale block needs --fp8-accum promoted (block scales apply to each K tile's sum)\n");
     return 2;
   }
-  if (fp8_mode && (plans_mode || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
-    std::fprintf(stderr, "bench gemm: --dtype %s times the planner's plans (or --tile's) with A row-major and B column-major (as "
-                         "FP8 needs): not with --plans, --split-k, --stream-k, --b-row-major or --a-col-major\n", dtype_name(fp8_dt));
+  if (fp8_mode && (plans_mode || !tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
+    std::fprintf(stderr, "bench gemm: --dtype %s times the planner's plans with A row-major and B column-major (as FP8 needs): "
+                         "not with --plans, --tile, --split-k, --stream-k, --b-row-major or --a-col-major\n", dtype_name(fp8_dt));
     return 2;
   }
   const Dtype dt = et.dtype;
   const char* dt_name = dtype_name(dt);
   if (!tile_name.empty()) {
-    const Dtype tile_dt = fp8_mode ? fp8_dt : dt;  // (8-bit: the tiles built for A and B of that type)
     const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile_name);
-    if (!e || !bench_tile(*e, tile_dt)) {
+    if (!e || !bench_tile(*e, dt)) {
       std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile built for %s on tensor cores (%s tiles: %s)\n", tile_name.c_str(),
-                   dtype_name(tile_dt), dtype_name(tile_dt), bench_tile_names(tile_dt).c_str());
+                   dt_name, dt_name, bench_tile_names(dt).c_str());
       return 2;
     }
     force_tile = e->tile;
@@ -358,7 +356,7 @@ int run_gemm_bench(const BenchOptions& o) {
     const std::vector<Shape> fp8_shapes = shapes_for(shapes_given ? which : kFp8Shapes, o.quick);
     bench::Report fp8_report("gemm");
     const int rc = run_fp8_bench(o, Fp8Bench{fp8_shapes, fp8_dt, fp8_accum, fp8_scale, cub, lth, lt_ws, lt_ws_bytes, stream,
-                                             [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats, force_tile},
+                                             [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats},
                                  fp8_report);
     cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);
     cublasDestroy(evict_h); cublasLtDestroy(lth); cublasDestroy(cub); cudaStreamDestroy(stream);

@@ -5,8 +5,7 @@
 // For each shape, D = (scale_a * X) @ (scale_b * W)^T: X (M x K) row-major and W (N x K) row-major (B = W^T column-major),
 // both FP8 of one type, K-major as FP8 needs; scale_a = 0.5, scale_b = 0.25 in device memory (per-tensor); D bf16
 // row-major, fp32 accumulation.
-//   Tessera FP8     tessera::gemm with the FP8 operands and scales (GemmArgs::scale_a / scale_b / fp8_accum), on the
-//                   planner's plan or the tile --tile forces (Fp8Bench::tile, e.g. coop128x128x128)
+//   Tessera FP8     tessera::gemm with the FP8 operands and scales (GemmArgs::scale_a / scale_b / fp8_accum)
 //   cuBLASLt FP8    cublasLtMatmul, CUBLAS_COMPUTE_32F, scale type CUDA_R_32F, A/B_SCALE_POINTER on the same scales,
 //                   FAST_ACCUM = (--fp8-accum fast); the heuristic's first algorithm with a 32 MiB workspace.  "n/a"
 //                   (no record) where it has no kernel: e5m2 x e5m2, or no algorithm for the shape
@@ -305,7 +304,6 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     f8.fp8_accum = g.accum;
     GemmArgs dp = f8;  // (s8: the same GEMM on CUDA cores)
     dp.math = GemmMath::dp4a;
-    f8.tile = g.tile;  // (--tile: the tensor-core 8-bit GEMM only)
     dp.d = GemmOutput{Ddp.p, Dtype::bf16, MatrixOrder::row_major, n};
     GemmArgs b16;
     b16.m = m; b16.n = n; b16.k = k;

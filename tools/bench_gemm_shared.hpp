@@ -170,7 +170,6 @@ struct Fp8Bench {
   cudaStream_t stream;
   std::function<void(cudaStream_t)> flush;
   int warmup, repeats;
-  GemmTile tile = GemmTile::automatic;  // --tile: the 8-bit GEMM's forced tile (the bf16 and DP4A ones stay planned)
 };
 
 int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report);

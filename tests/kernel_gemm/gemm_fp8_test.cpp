@@ -45,9 +45,6 @@ constexpr GemmTile kFp8Coop = GemmTile::cooperative128x256;
 constexpr GemmTile kFp8DecodeTile = GemmTile::wgmma128x16;
 constexpr GemmTile kFp8Tile64 = GemmTile::wgmma128x64;  // the 128 x 64 tile: M = 64-class problems (one wave of tiles)
 constexpr GemmTile kFp8Tiles[] = {kFp8Tile, kFp8Coop};  // the two tiles for any shape, forced in turn
-// The persistent kernel on 128 x 128 units (FP8 only; forced only: the planner does not choose it).  Every FP8 case
-// below that forces kFp8Coop runs on it too (run_fp8_coops).
-constexpr GemmTile kFp8Coop128 = GemmTile::cooperative128x128;
 
 // An FP8 case: A row-major and B column-major (both K-major, as FP8 needs), rows padded to a multiple of 16 bytes
 // where k is not one (the padding poisoned), bf16 D row-major, a fresh seed.
@@ -84,19 +81,6 @@ GemmPlan run_fp8(const GemmCase& cs, int split = 0) {
   return plan;
 }
 
-// run_fp8, and for an FP8 case forced onto the persistent 128 x 256 tile the same case (a fresh seed) on the 128 x 128
-// units too.
-GemmPlan run_fp8_coops(const GemmCase& cs, int split = 0) {
-  const GemmPlan plan = run_fp8(cs, split);
-  const bool fp8 = cs.in == E4 || cs.in == E5;
-  if (::testing::Test::HasFailure() || cs.tile != kFp8Coop || !fp8) return plan;
-  GemmCase c128 = cs;
-  c128.tile = kFp8Coop128;
-  c128.seed = ++g_seed;
-  run_fp8(c128, split);
-  return plan;
-}
-
 MatrixOrder other(MatrixOrder o) { return o == R ? C : R; }
 
 // 1. Every pair of FP8 types over residue shapes: each of m in {1, 7, 64, 130, 257}, n in {1, 16, 48, 136, 264} and
@@ -118,7 +102,7 @@ TEST(GemmFp8, TypePairsAndShapes) {
     if (c % 5 == 2 && cs.k % 16 == 0) cs.pad_a = cs.pad_b = 16;  // rows longer than K, 16-byte multiples
     cs.tile = c % 3 == 0 ? kFp8Tile64 : c % 2 ? kFp8Tiles[c / 2 % 2] : GemmTile::automatic;
     cs.workspace = cs.tile == GemmTile::automatic;
-    run_fp8_coops(cs);
+    run_fp8(cs);
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -159,7 +143,7 @@ TEST(GemmFp8, EpilogueMenus) {
       cs.alpha = alt ? 0.5f : -1.5f;
       menu_fields(cs, i, a, out);
       cs.tile = alt ? kFp8Tiles[i / 2 % 2] : GemmTile::automatic;
-      run_fp8_coops(cs);
+      run_fp8(cs);
       if (::testing::Test::HasFailure()) return;
     }
   // Each bias placement in f32 and in D's type, with alpha and SiLU, 16-bit and f32 D.
@@ -207,15 +191,14 @@ TEST(GemmFp8, SplitK) {
       cs.act = i % 2 ? Activation::gelu_tanh : Activation::relu;
       cs.residual = i % 3 == 0;
       if (i % 2) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
-      run_fp8_coops(cs, split);
+      run_fp8(cs, split);
       if (::testing::Test::HasFailure()) return;
     }
 }
 
 // 3c. The persistent tile over many units per block: clusters of two along M with B multicast, edge tiles and a spare
 // cluster row, the stream-K tail (partial sums published and added), D through TMA in both orders (and f32 D
-// without), the fused menus, promoted and fast accumulation, every pair with scales.  Each case on the 128 x 256 and
-// the 128 x 128 units (whose blocks take twice the units: each unit's promoted sums must start from zero).
+// without), the fused menus, promoted and fast accumulation, every pair with scales.
 TEST(GemmFp8, PersistentUnits) {
   TESSERA_REQUIRE_SM90_FP8();
   struct Case {
@@ -229,7 +212,7 @@ TEST(GemmFp8, PersistentUnits) {
       ++i;
       const auto [ta, tb] = kFp8Pairs[i % 4];
       GemmCase cs = fp8_case(c.s.m, c.s.n, c.s.k, ta, tb);
-      cs.tile = kFp8Coop;  // (and the 128 x 128 units: run_fp8_coops)
+      cs.tile = kFp8Coop;
       cs.stream_k = c.sk;
       cs.workspace = true;
       cs.reuse_workspace = i % 3 == 0;
@@ -242,7 +225,7 @@ TEST(GemmFp8, PersistentUnits) {
       cs.residual = i % 2 == 0;
       cs.beta = i % 5 == 4 ? 0.5f : 0.f;
       if (i % 2) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
-      run_fp8_coops(cs);
+      run_fp8(cs);
       if (::testing::Test::HasFailure()) return;
     }
 }
@@ -282,7 +265,7 @@ TEST(GemmFp8, ChannelScales) {
       cs.od = i % 4 == 1 ? C : R;
       cs.bias = i % 3 == 1 ? BiasMode::per_column : BiasMode::none;
       cs.act = i % 2 ? Activation::silu : Activation::none;
-      run_fp8_coops(cs, c.split > 0 ? c.split : 0);
+      run_fp8(cs, c.split > 0 ? c.split : 0);
       if (::testing::Test::HasFailure()) return;
     }
 }
@@ -321,7 +304,7 @@ TEST(GemmFp8, BlockScales) {
     cs.od = i % 4 == 1 ? C : R;
     cs.bias = i % 3 == 1 ? BiasMode::per_column : BiasMode::none;
     cs.act = i % 2 ? Activation::silu : Activation::none;
-    const GemmPlan plan = run_fp8_coops(cs, c.split > 0 ? c.split : 0);
+    const GemmPlan plan = run_fp8(cs, c.split > 0 ? c.split : 0);
     EXPECT_FALSE(plan.transposed) << cs.str() << "\n  plan: " << plan.str();
     if (::testing::Test::HasFailure()) return;
   }
@@ -761,7 +744,7 @@ TEST(GemmFp8, LongKNeedsPromotion) {
       for (int64_t t = 0; t < threads; ++t) pool.emplace_back(rows, cs.m * t / threads, cs.m * (t + 1) / threads);
       for (std::thread& th : pool) th.join();
     }
-    for (GemmTile tile : {kFp8Tile, kFp8Coop, kFp8Coop128}) {
+    for (GemmTile tile : kFp8Tiles) {
     cs.tile = tile;
     double err[2] = {0, 0};  // promoted, fast
     for (GemmFp8Accum acc : {GemmFp8Accum::promoted, GemmFp8Accum::fast}) {
@@ -788,7 +771,7 @@ TEST(GemmFp8, LongKNeedsPromotion) {
           if (!(e <= worst)) worst = e;
         }
     }
-    const char* tname = tile == kFp8Coop ? "persistent 128x256" : tile == kFp8Coop128 ? "persistent 128x128" : "128x128";
+    const char* tname = tile == kFp8Coop ? "persistent 128x256" : "128x128";
     std::printf("FP8 long K (m = n = 128, k = %lld, e4m3 in [0.5, 1], f32 D, %s tile): relative error max |D - ref| / "
                 "sum|ab|: promoted accumulation %.3e, fast accumulation %.3e (promoted's bound %.1e)\n",
                 static_cast<long long>(k), tname, err[0], err[1], bound);
@@ -804,7 +787,7 @@ TEST(GemmFp8, LongKNeedsPromotion) {
 }
 
 // 6. The same FP8 plan gives the same bits run to run: one split, two (the cluster pair), three (the workspace), fast
-// accumulation, a mixed pair with scales; both tiles (the persistent one on 128 x 256 and 128 x 128 units).
+// accumulation, a mixed pair with scales; both tiles.
 TEST(GemmFp8, Repeatable) {
   TESSERA_REQUIRE_SM90_FP8();
   int i = 0;
@@ -820,10 +803,6 @@ TEST(GemmFp8, Repeatable) {
       cs.fp8_accum = acc;
       if (i % 3 == 0) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
       EXPECT_TRUE(tessera::test::gemm_repeatable(cs)) << cs.str();
-      if (cs.tile == kFp8Coop) {  // the 128 x 128 units too
-        cs.tile = kFp8Coop128;
-        EXPECT_TRUE(tessera::test::gemm_repeatable(cs)) << cs.str();
-      }
     }
 }
 
@@ -983,43 +962,10 @@ TEST(GemmFp8Sanitize, Subset) {
     GemmCase c = fp8_case(2100, 1800, 384, E4, E5);
     c.tile = kFp8Coop; c.stream_k = GemmStreamK::on; c.workspace = true; c.beta = 0.5f; cases.push_back(c);
   }
-  // The persistent 128 x 128 units (FP8): every FP8 case above forced onto the 128 x 256 tile runs on them too
-  // (run_fp8_coops): block scales with edge tiles, the fused menu with D through TMA, split K with fast accumulation,
-  // the stream-K tail; and many units per block with promoted accumulation and D through TMA.
-  {
-    GemmCase c = fp8_case(2104, 1800, 256, E5, E5);  // (135 cluster units for 66 clusters on 132 SMs)
-    c.tile = kFp8Coop128; c.stream_k = GemmStreamK::off; c.bias = BiasMode::per_row; c.act = Activation::gelu_tanh;
-    cases.push_back(c);
-  }
   for (const GemmCase& c : cases) {
-    run_fp8_coops(c, c.split_k);
+    run_fp8(c, c.split_k);
     if (::testing::Test::HasFailure()) return;
   }
-}
-
-// The 128 x 128 persistent units are forced only (GemmKernelEntry::forced_only, until measured): automatic plans of FP8
-// problems of every size class keep to the other tiles, and forcing the tile plans it (never transposed: the decode
-// shapes stay as they are when a tile is forced).
-TEST(GemmFp8, Coop128ForcedOnly) {
-  TESSERA_REQUIRE_SM90_FP8();
-  const Shape shapes[] = {{4096, 4096, 4096}, {8192, 8192, 1024}, {2100, 1800, 384}, {300, 520, 700}, {130, 136, 4096}};
-  for (const Shape& sh : shapes)
-    for (const auto& [ta, tb] : kFp8Pairs) {
-      alignas(16) static const unsigned char dummy[16] = {};
-      tessera::GemmArgs g;
-      g.m = sh.m; g.n = sh.n; g.k = sh.k;
-      g.a = {dummy, ta, R, 0};
-      g.b = {dummy, tb, C, 0};
-      g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), Dtype::bf16, R, 0};  // planned only, never run
-      GemmPlan plan;
-      tessera::GemmStatus st = tessera::gemm_plan(g, &plan);
-      ASSERT_TRUE(st.ok()) << st.message;
-      EXPECT_NE(plan.tile, kFp8Coop128) << plan.str();
-      g.tile = kFp8Coop128;
-      st = tessera::gemm_plan(g, &plan);
-      ASSERT_TRUE(st.ok()) << st.message;
-      EXPECT_EQ(plan.tile, kFp8Coop128) << plan.str();
-    }
 }
 
 }  // namespace

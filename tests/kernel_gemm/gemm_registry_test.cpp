@@ -30,7 +30,7 @@ using gemm_core::GemmSchedule;
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
                                GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64,
-                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128, GemmTile::cooperative128x128};
+                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact,
                                GemmMath::dp4a};
 
@@ -57,13 +57,10 @@ constexpr Expected kExpected[] = {
     {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, false, true, 1.5, 0, 0},
     {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, false, true, 0.5, 0, 16},
     {GemmTile::dp4a128x128, "dp4a128x128x64", false, false, false, true, false, 1.0, 0, 0},
-    // (Added after the tables: the FP8 128 x 128 units, forced only; its efficiency a placeholder, gemm_registry.cpp.)
-    {GemmTile::cooperative128x128, "coop128x128x128", true, false, false, false, true, 1.8, 0, 0},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
-constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::cooperative128x128, GemmTile::wgmma128x256,
-                                      GemmTile::wgmma128x128,
+constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wgmma128x256, GemmTile::wgmma128x128,
                                       GemmTile::wgmma128x64,        GemmTile::wgmma128x16,  GemmTile::t128x256,
                                       GemmTile::t128x128,
                                       GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128,
@@ -117,40 +114,6 @@ TEST(GemmRegistry, EntriesSayWhatTheOldTablesSaid) {
     }
   }
   for (GemmMath m : kMaths) EXPECT_TRUE(gemm_detail::tile_supports(GemmTile::automatic, m));
-}
-
-// Forced-only families (GemmKernelEntry::forced_only: the planner's automatic plans skip them): exactly the FP8
-// 128 x 128 persistent units, until the GPU measurement gives them a place among the others.  Their kernels: 128 x 128
-// units in clusters of two, six stages in the 227 KB, the general kernel alone (no bare one), FP8 pairs K-major only.
-TEST(GemmRegistry, ForcedOnlyFamilies) {
-  for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
-    EXPECT_EQ(e.forced_only, e.tile == GemmTile::cooperative128x128) << e.name;
-  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(GemmTile::cooperative128x128);
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->schedule, GemmSchedule::cooperative);
-  EXPECT_EQ(e->arch, GemmArch::sm90);
-  EXPECT_EQ(e->combos, gemm_core::combo_bit(Combo::kk));
-  EXPECT_EQ(e->types.size(), 4u);
-  for (const gemm_core::GemmKernelType& t : e->types) {
-    EXPECT_TRUE((t.in == Dtype::e4m3 || t.in == Dtype::e5m2) && (t.b_type() == Dtype::e4m3 || t.b_type() == Dtype::e5m2));
-    const gemm_core::KernelInfo k = t.get(Combo::kk);
-    ASSERT_NE(k.fn, nullptr) << dtype_name(t.in) << "x" << dtype_name(t.b_type());
-    EXPECT_EQ(k.block_m, 128);
-    EXPECT_EQ(k.block_n, 128);
-    EXPECT_EQ(k.block_k, 128);
-    EXPECT_EQ(k.stages, 6);
-    EXPECT_LE(k.smem_bytes, 227 * 1024);
-    EXPECT_EQ(k.cluster_m, 2);
-    EXPECT_TRUE(k.persistent);
-    EXPECT_TRUE(k.stream_k);
-    EXPECT_EQ(k.fn_bare, nullptr);
-    EXPECT_FALSE(k.bare_menus);
-    EXPECT_EQ(k.box_b[1], 64u);  // B's 128 rows loaded half by each block of the cluster
-    // Not the 128 x 256 kernel of the same pair.
-    EXPECT_NE(k.fn, gemm_core::find_gemm_kernel(GemmTile::cooperative128x256)->kernel(t.math, t.in, t.b_type(), Combo::kk).fn);
-  }
-  EXPECT_EQ(e->kernel(GemmMath::tensor_core, Dtype::bf16, Combo::kk).fn, nullptr);
-  EXPECT_EQ(e->kernel(GemmMath::tensor_core, Dtype::s8, Combo::kk).fn, nullptr);
 }
 
 TEST(GemmRegistry, PlannerOrderIsUnchanged) {

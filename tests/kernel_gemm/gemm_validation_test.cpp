@@ -340,8 +340,6 @@ TEST(GemmValidation, Dp4a) {
   expect_error(g, GemmError::invalid_argument, {"argument 'tile' is dp4a128x128x64", "tensor_core"});
   g = s8(); g.math = GemmMath::dp4a; g.tile = GemmTile::cooperative128x256;
   expect_error(g, GemmError::invalid_argument, {"argument 'tile' is coop128x256x64", "dp4a"});
-  g = s8(); g.math = GemmMath::dp4a; g.tile = GemmTile::cooperative128x128;
-  expect_error(g, GemmError::invalid_argument, {"argument 'tile' is coop128x128x128", "dp4a"});
   g = s8(); g.math = GemmMath::dp4a; g.tile = GemmTile::simt128x128;
   expect_error(g, GemmError::invalid_argument, {"argument 'tile' is simt128x128x8", "dp4a"});
   // The 8-bit rules hold for dp4a as for the tensor cores: K-major, 16-byte bases and rows, no block scales.

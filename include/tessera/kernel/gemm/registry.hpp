@@ -18,8 +18,6 @@
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
 //   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
 //   max_n       0 (no bound; 16 for the Hopper decode tile)  planner (automatic plans)
-//   forced_only false (true: run only when GemmArgs::tile     planner (automatic plans)
-//               names it; an unmeasured kernel)
 //
 // A getter returns the KernelInfo (function, block tile, threads, shared memory, TMA boxes, cluster, ...) of one
 // instantiation for one operand order, from the kernel's own compile-time constants; the KernelInfo is what the
@@ -94,9 +92,6 @@ struct GemmKernelEntry {
   // batch is B: on Hopper a decode problem is planned with the weights as A, gemm_plan.cu's normalise).
   int max_m = 0;
   int max_n = 0;
-  // Automatic plans never use this family: it runs only where GemmArgs::tile forces it (a kernel not yet measured
-  // against the others; its efficiency then only shapes the forced plan's split).
-  bool forced_only = false;
 
   // The type entry for (math, A's type, B's type); null when the family is not built for it.
   constexpr const GemmKernelType* type(GemmMath m, Dtype in, Dtype in_b) const {

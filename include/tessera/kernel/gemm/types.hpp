@@ -37,9 +37,6 @@ enum class GemmTile : int {
   wgmma128x16,  // the same kernel with a 128 x 16 block tile and 12 stages: decode on Hopper (the weights as A, the
                 // batch of at most 16 as B; m <= 16 problems are planned transposed, D^T = W X^T); K-major A and B
   dp4a128x128,  // GemmMath::dp4a only: s8 x s8 on CUDA cores (dp4a), 256 threads, K tiles of 64 bytes; K-major A and B
-  cooperative128x128,  // the persistent cooperative kernel on 128 x 128 units, FP8 only (K-major A and B): its promoted
-                       // accumulation keeps two K tiles' partial sums in registers; forced only for now (the planner
-                       // does not choose it: GemmKernelEntry::forced_only)
 };
 
 // The stream-K tail of the persistent kernels that have one (GemmArgs::stream_k).

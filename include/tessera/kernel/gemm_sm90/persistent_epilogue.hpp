@@ -276,7 +276,7 @@ struct PersistentEpilogue {
     }
   }
 
-  // The general kernel's epilogue of this warpgroup's part of a unit at (m0, n0) (64 x kBN), one chunk of 64 registers
+  // The general kernel's epilogue of this warpgroup's part of a unit at (m0, n0) (64 x 256), one chunk of 64 registers
   // (Epilogue::kChunk) at a time: the passes, then D from registers or, with p.d_tma, through the staging tiles that
   // store warp c hands to the TMA unit.  One call site: the passes are compiled once.  `unit` (the warpgroup's
   // local unit index) only feeds the timeline probe; `dph` is the drained barrier's phase of this unit (slot 3).

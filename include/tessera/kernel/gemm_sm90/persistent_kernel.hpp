@@ -19,11 +19,6 @@
 //                unit's columns, that sum from zero into 64 registers of partial sums, which the consumer adds to the
 //                half's accumulators in fp32 once the group completes; consumer 1 starts each unit once consumer 0
 //                has issued its first group, so that one consumer's group runs while the other waits and adds.
-//                128 x 128 units (kUnitN = 128, FP8 alone: the registry's coop128x128x128): 64 accumulators per
-//                thread (one m64n128k32 per 32-wide K step), which leaves room for two buffers of 64 partial sums:
-//                the promoted loop issues K tile kt as one group of four m64n128k32 into part[kt % 2] and waits only
-//                for K tile kt - 1's group (wgmma_wait<1>) before adding that buffer and releasing its stage -- a
-//                group stays in flight while the consumer adds, and the consumers run in phase.  Six stages of 32 KB.
 //                The per-tensor scales multiply the accumulators after the main loop.
 //   ring         kStages stages of A and B as TMA writes them with the 128-byte swizzle (the layouts
 //                kTileA / kTileB, atom/smem_sm90.hpp)
@@ -34,8 +29,7 @@
 //   epilogue     tessera/kernel/epilogue/fragment_epilogue.hpp on the accumulator fragment, whose
 //                (thread, value) -> (m, n) map is the wgmma atom's C layout (atom/mma_sm90.hpp).
 //                16-bit D (p.d_tma): a 64 x 64 piece at a time (slot_col) into an 8 KB swizzled staging slot
-//                (stmatrix; kSlots = kBN / 64 of them per consumer and unit: 128-wide units' two go through the two
-//                buffers alone): the consumer's two staging buffers, or (the unit's third and fourth tiles) its own A
+//                (stmatrix): the consumer's two staging buffers, or (the unit's third and fourth tiles) its own A
 //                rows and its quarter of the B rows of the unit's last ring stage (kRingSlot, kRingSlot3), each
 //                handed through named barriers (staged / free)
 //                to the consumer's store warp, which issues the TMA store, waits until it has read the slot
@@ -105,10 +99,7 @@ using gemm_sm80::Params;
 // A + 16 KB of B per K tile instead of 16 + 32).  A stage of either block is then written by both
 // producers, so it is free only when the consumers of both blocks have released it: every consumer warp
 // arrives on the empty barrier of its own block and of its peer.
-//
-// kUnitN: the unit's width (BLK_N), 256 or 128.  128 is built for FP8 alone (kernel/gemm_sm90/persistent_kernel.hpp's
-// header: its promoted loop keeps two K tiles' partial sums in registers beside 64 accumulators).
-template <class Elem, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2, int kUnitN = 256>
+template <class Elem, bool kBNMajor = false, bool kAMMajor = false, int kClusterM = 2>
 struct GemmSm90Persistent {
   // ---- preconditions ----
   static constexpr bool kF8 = Elem::kBytes == 1;  // 8-bit operands: FP8, or INT8 (kInt)
@@ -118,14 +109,10 @@ struct GemmSm90Persistent {
                 "gemm_sm90 persistent: 16-bit operands (bf16 or f16), or FP8 ones K-major (wgmma reads 8-bit operands only so)");
   static_assert(!kAMMajor || kBNMajor, "gemm_sm90 persistent: an M-major A comes with an N-major B (the host transposes (M, K))");
   static_assert(kClusterM == 1 || kClusterM == 2 || kClusterM == 4, "gemm_sm90 persistent: clusters of 1, 2 or 4 blocks along M");
-  static_assert(kUnitN == 256 || (kUnitN == 128 && kPromotable),
-                "gemm_sm90 persistent: units 256 wide, or 128 wide for FP8 operands (its promoted loop's double-buffered partials)");
 
   // BLK_K: one 128-byte swizzle row, 64 16-bit or 128 FP8 elements
-  static constexpr int kBM = 128, kBN = kUnitN, kBK = 128 / Elem::kBytes;
-  // 128 x 256: 48 KB a stage (16-bit: 64 K; FP8: 128 K), four stages; 128 x 128 (FP8): 32 KB a stage, six (the ring then
-  // fills the shared memory beside the staging buffers: the static_assert on SharedStorage below).
-  static constexpr int kStages = kBN == 256 ? 4 : 6;
+  static constexpr int kBM = 128, kBN = 256, kBK = 128 / Elem::kBytes;
+  static constexpr int kStages = 4;  // 48 KB a stage
   static constexpr int kInFlight = 1;  // wgmma groups (K tiles) a consumer keeps in flight
   static_assert(kInFlight < kStages, "gemm_sm90 persistent: the ring must hold the K tiles in flight and one more");
   static constexpr int kThreads = 384;
@@ -144,7 +131,6 @@ struct GemmSm90Persistent {
   using Atom = typename WgmmaAtomFor<Elem, kBN, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
   // FP8's promoted accumulation issues each K tile as two groups of m64n128k32, one per half of the unit's columns:
   // their fragment is the first or second half of the m64n256 fragment (values 0-63: columns 0-127).
-  // (The 128-wide unit's promoted loop issues the whole m64n128k32 Atom per K tile instead: HalfAtom goes unused there.)
   using HalfAtom = typename WgmmaAtomFor<Elem, kBN / 2, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
   // FP8's promotion interval is one K tile: 128 products, as cuBLASLt's FP8 GEMM (its D bit for bit); two K tiles ran
   // 14% faster but summed 30 times less accurately (1.2e-3 of sum |a b| against 3.7e-5 at K = 16,384; docs/PERF.md,
@@ -157,11 +143,10 @@ struct GemmSm90Persistent {
   using Epilogue = epilogue::FragmentEpilogue<Atom, ew::op::GeluHw>;
   // D through shared memory and TMA stores (p.d_tma): per consumer warpgroup two (64, 64) 16-bit staging tiles
   // (Epilogue::kStageTile), 64 columns = 32 registers each.
-  // A consumer's unit leaves as kBN / 64 staging tiles (slots) of 64 x 64: its 64 rows x kBN columns (slot j at column
-  // 64 j).  128 x 256: four slots; its accumulators are two halves of 64 registers (Epilogue::kChunk), each two slots:
-  // columns 0-127 and 128-255 of the m64n256 atom.  128 x 128: two slots, one chunk of 64 registers.
-  static constexpr int kSlots = kBN / 64;
-  static_assert(kSlots == 4 || kSlots == 2, "gemm_sm90 persistent: a consumer's unit is four or two 64-wide staging tiles");
+  // A consumer's unit leaves as four staging tiles (slots 0-3) of 64 x 64: its 64 rows x 256 columns (slot j at column
+  // 64 j).  Its accumulators are two halves of 64 registers (Epilogue::kChunk), each two slots: columns 0-127 and
+  // 128-255 of the m64n256 atom.
+  static constexpr int kSlots = 4;
   __host__ __device__ static constexpr int slot_col(int j) { return 64 * j; }
   static constexpr atom::SmemTileSm90::Box kBoxD = Epilogue::kStageTile.tma_box();
   // An MN-major operand arrives as boxes of 64 M (N) elements x 64 K rows, 8 KB each, side by side (and 64 rows of a
@@ -254,21 +239,12 @@ struct GemmSm90Persistent {
   // complete, the `drained` barrier).  The consumer does not release that stage; its store warp does, once the
   // stores have read slots 2 and 3.  So no tile of a unit waits for a store of the same unit to read its buffer
   // (buffers 0 and 1 were read during the main loop).
-  // With 128-wide units (kSlots == 2) a consumer's two slots are its two buffers: no slot lies in the ring
-  // (kRingSlots false), the consumer releases every ring stage itself, and `drained` goes unused.
-  static constexpr bool kRingSlots = kSlots == 4;
   static constexpr int kRingSlot = 2;
   // (The bare kernel's slots pass through the two buffers -- where its store warps finish the menu, its slots through
   // buffer 0 and a residual's boxes through buffer 1: persistent_store_warps.hpp, store_tiles_finishing -- except the
   // block's last unit, through ring stages 2c and 2c + 1 (Epi::stage_last_in_ring).  The general kernel reads a
   // residual from global memory, whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
-  // Where the ring slots are used: slot 2 is consumer c's 64 A rows (one box) and slot 3 its 64 B rows of the stage
-  // (offset c x kBoxBytes into the B rows: store_tma_tile), each one staging tile.
-  static_assert(!kRingSlots || (sizeof(Stage::a) >= static_cast<size_t>(kSlices) * kBoxBytes &&
-                                sizeof(Stage::b) >= static_cast<size_t>(kSlices) * kBoxBytes &&
-                                Epilogue::kStageTile.bytes() == kBoxBytes),
-                "gemm_sm90 persistent: each consumer's staging slots 2 and 3 fit its A rows and its B rows of a ring stage");
   // D's type in the bare kernel: the operands' (16-bit), bf16 for INT8 (FP8 operands have no bare kernel: the name
   // stands for bf16).
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
@@ -520,93 +496,9 @@ struct GemmSm90Persistent {
       [[maybe_unused]] float scale_ab = 1.f;
       if constexpr (kF8) {
         static_assert(!kBareOnly || kInt, "gemm_sm90 persistent: no bare kernel for FP8 operands (INT8 has one)");
-        static_assert(!kBareOnly || kBN == 256, "gemm_sm90 persistent: the bare kernel's deferred staging is built for 256-wide units");
         scale_ab = fp8_tensor_scale(p);  // (channel scales: per epilogue chunk, fp8_channel_scale)
       }
-      if constexpr (kPromoted && kBN == 128) {
-        // Promoted accumulation, 128-wide units: per K tile one group of four m64n128k32 (the consumer's whole 64 x 128)
-        // sums the tile's 128 products from zero (scale-d 0) into part[kt % 2]; the group of K tile kt - 1 completes
-        // while K tile kt's runs (wgmma_wait<1>), and only then is its buffer added to acc in fp32 and its stage
-        // released.  So a consumer always has a group in flight while it adds: the tensor cores need not wait for the
-        // other consumer to fill the gap, and the consumers run in phase (no fp8_offset barrier).  Registers: 64
-        // accumulators + 2 x 64 partial sums (the 128 x 256 unit has no room for this: 128 + 2 x 64).  The K loop is
-        // unrolled by two so that the buffer index is a compile-time constant (registers are not indexed at run time).
-        // The unit's last K tile's stage is released after the loop (the post-loop release; no ring slot at this
-        // width).  Block scales: K tile kt's A row scales and B block scale (the unit's 128 columns are one B block)
-        // are loaded before its group is issued and applied as its buffer is added, one K tile later.
-        static_assert(kBN == kGemmScaleBlock && kBK == kGemmScaleBlock,
-                      "gemm_sm90 persistent: a 128-wide unit's columns are one B scale block, and a K tile one K block");
-        float part[2][Atom::kValuesC];
-        [[maybe_unused]] float fa_lo[2] = {1.f, 1.f}, fa_hi[2] = {1.f, 1.f}, fb[2] = {1.f, 1.f};
-#pragma unroll
-        for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // a block's later units start from zero, not the last sums
-        [[maybe_unused]] const int row_lo = consumer_m0(w.tm, c) + Atom::c_thread(thread).row;
-        int kt = 0;  // the unit's K tile being issued
-        // K tile kt into part[kB]: wait for its stage, its scales' loads, the group, committed.
-        auto issue = [&](auto bc) {
-          constexpr int kB = decltype(bc)::value;
-          arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
-          if (kt == 0 && tr) TTRACE(1 + c, v, 1, TCLK());
-          if constexpr (kBlockScales) {
-            const int kb = w.k_tile0 + kt;
-            fa_lo[kB] = fp8_block_scale_a(p, kb, row_lo);
-            fa_hi[kB] = fp8_block_scale_a(p, kb, row_lo + 8);
-            fb[kB] = fp8_block_scale_b(p, kb, w.tn);
-          }
-          const uint32_t st16 = ring16 + static_cast<uint32_t>(ls) * (kStageBytes / 16);  // stage ls, 16-byte units
-          arch::wgmma_fence_operands(part[kB]);
-          arch::wgmma_fence();
-#pragma unroll
-          for (int ks = 0; ks < kBK / Atom::kK; ++ks) {
-            const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + ks * kOpB.k_step) / 16, kOpB.desc);
-            const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
-            Atom::fma(part[kB], da, db, ks != 0 ? 1u : 0u);
-          }
-          arch::wgmma_commit();
-          if (++ls == kStages) {
-            ls = 0;
-            lphase ^= 1u;
-          }
-          ++kt;
-        };
-        // part[kB] (a complete group's sums) into acc, times its K tile's scales.
-        auto add = [&](auto bc) {
-          constexpr int kB = decltype(bc)::value;
-          arch::wgmma_fence_operands(part[kB]);
-          if constexpr (kBlockScales) {
-            fp8_promote<Atom>(acc[0], part[kB], fa_lo[kB] * fb[kB], fa_hi[kB] * fb[kB]);
-          } else {
-#pragma unroll
-            for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] += part[kB][i];
-          }
-        };
-        // K tile kt into part[kB] while K tile kt - 1 (in the other buffer) completes; then that one is added and its
-        // stage (the one before the stage just issued) released.
-        auto step = [&](auto bc) {
-          constexpr int kB = decltype(bc)::value;
-          issue(std::integral_constant<int, kB>{});
-          arch::wgmma_wait<1>();
-          if (arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(stage_before(ls, 2)));
-          add(std::integral_constant<int, 1 - kB>{});
-        };
-        if (w.k_tiles > 0) {
-          issue(std::integral_constant<int, 0>{});
-          for (int left = w.k_tiles - 1;; left = arch::fresh(left - 2)) {
-            if (left == 0) {
-              arch::wgmma_wait<0>();
-              add(std::integral_constant<int, 0>{});
-              break;
-            }
-            step(std::integral_constant<int, 1>{});
-            if (left == 1) {
-              arch::wgmma_wait<0>();
-              add(std::integral_constant<int, 1>{});
-              break;
-            }
-            step(std::integral_constant<int, 0>{});
-          }
-        }
-      } else if constexpr (kPromoted) {
+      if constexpr (kPromoted) {
         // Promoted accumulation: per K tile and half of the unit's columns, one group of four m64n128k32 that sums the
         // tile's 128 products from zero (scale-d 0) into `part`; once it completes, part is added to the half's
         // accumulators in fp32.  The tensor cores' own sums then span 128 products whatever K is.  Nothing stays in
@@ -774,11 +666,10 @@ struct GemmSm90Persistent {
         }
       }
       // The unit's last stage holds staging slot 2 when this consumer stores D through TMA (store_tiles releases it).
-      // (128-wide units: no slot in the ring, kRingSlots; the consumer releases the last stage below.)
-      const bool ring_slot = kRingSlots && !kDefer && p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
+      const bool ring_slot = !kDefer && p.d_tma && w.stores && consumer_m0(w.tm, c) < p.m;
       // Slot 3 lies in this unit's last ring stage (B rows): this consumer writes it once no consumer warp reads the
       // stage any more.  Every unit arrives, so the barrier's phase is the count of units this warpgroup took.
-      if (kRingSlots && !kDefer && p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
+      if (!kDefer && p.d_tma && arch::lane_id_now() == 0) (void)arch::mbarrier_arrive(&sh.drained);
       static_assert(kInFlight == 1, "gemm_sm90 persistent: the stage released after the drain is the last one (kRingSlot)");
       if (arch::lane_id_now() == 0) {  // the last min(k_tiles, kInFlight) stages, in order
         for (int d = w.k_tiles < kInFlight ? w.k_tiles : kInFlight; d >= 1; --d)
@@ -787,7 +678,7 @@ struct GemmSm90Persistent {
       // Every phase of `drained` is waited for by this consumer: before slot 3 in a unit it stores, otherwise here.  A
       // warpgroup that went on unchecked could reach its next unit's drain (units of a few K tiles) before the other
       // had arrived for this one, and its arrivals would complete the wrong phase.
-      if (kRingSlots && !kDefer && p.d_tma && !ring_slot)
+      if (!kDefer && p.d_tma && !ring_slot)
         arch::mbarrier_wait_parity(&sh.drained, drained_parity(v));
       if (w.tm >= p.tiles_m) continue;  // a cluster's spare block past M: nothing to store
 
@@ -850,13 +741,13 @@ struct GemmSm90Persistent {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, bool kBNMajor, bool kAMMajor, bool kBareOnly = false, int kUnitN = 256>
-__global__ void __launch_bounds__(GemmSm90Persistent<Elem, kBNMajor, kAMMajor, 2, kUnitN>::kThreads, 1)
+template <class Elem, bool kBNMajor, bool kAMMajor, bool kBareOnly = false>
+__global__ void __launch_bounds__(GemmSm90Persistent<Elem, kBNMajor, kAMMajor>::kThreads, 1)
     // launched with a cluster dimension of GemmSm90Persistent<...>::kClusterM along x
     gemm_sm90_persistent_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap map_a,
                                 const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_d,
                                 const __grid_constant__ CUtensorMap map_r) {
-  GemmSm90Persistent<Elem, kBNMajor, kAMMajor, 2, kUnitN>::template run<kBareOnly>(p, &map_a, &map_b, &map_d, &map_r);
+  GemmSm90Persistent<Elem, kBNMajor, kAMMajor>::template run<kBareOnly>(p, &map_a, &map_b, &map_d, &map_r);
 }
 #endif
 

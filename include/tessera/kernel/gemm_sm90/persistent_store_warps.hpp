@@ -114,9 +114,8 @@ struct PersistentStoreWarps {
   template <bool kDeferred>
   __device__ __forceinline__ static void store_tiles(SharedStorage& sh, const gemm_core::TileScheduler& sched, const Params& p,
                                                      int c, const CUtensorMap* map_d, const CUtensorMap* map_r) {
-    static_assert((K::kSlots == 4 || K::kSlots == 2) && K::kHalves * Atom::kN / Epilogue::kStageCols == K::kSlots,
-                  "gemm_sm90 persistent: four (two) staging tiles per unit and consumer: its 256 (128) columns");
-    static_assert(!kDeferred || K::kSlots == 4, "gemm_sm90 persistent: the bare kernel's protocol is built for four slots a unit");
+    static_assert(K::kSlots == 4 && K::kHalves * Atom::kN / Epilogue::kStageCols == K::kSlots,
+                  "gemm_sm90 persistent: four staging tiles per unit and consumer");
     const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Item v of this block's worker (its whole units, then its stream-K pieces; local index v).
     // (The worker through arch::fresh: recomputed at each call rather than kept across the finishing loops, where the
@@ -185,18 +184,9 @@ struct PersistentStoreWarps {
       auto issue = [&](const void* tile, uint32_t bar, int j) {
         store_staged(p.ep.d_row_major, map_d, tile, bar, m0, n0 + K::slot_col(j), leader);
       };
-      const bool more = ++i < units;
-      if constexpr (!K::kRingSlots) {  // 128-wide units: slots 0 and 1 in the two buffers (the consumer releases the ring)
-        issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
-        issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
-        if (leader) arch::bulk_wait_read<1>();  // slot 0 read
-        if (more) then_free(K::free_bar(c, 0));
-        if (leader) arch::bulk_wait_read<0>();  // slot 1 read
-        if (more) then_free(K::free_bar(c, 1));
-        continue;
-      }
       const int last = K::stage_before(s, 1);  // the unit's last stage: slots 2 and 3
       unsigned char* ring = K::ring_tile(sh, last, c);
+      const bool more = ++i < units;
       issue(sh.d.tile[c][0], K::staged_bar(c, 0), 0);
       issue(sh.d.tile[c][1], K::staged_bar(c, 1), 1);
       issue(ring, K::staged_ring_bar(c), 2);
