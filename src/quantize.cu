@@ -4,8 +4,8 @@
 // The plan, by mode (rows "aligned": x and every row start 16-byte aligned; "fits": the smallest row configuration
 // of quantize_launch.hpp that holds a whole row):
 //   row            fits: rows kernel, pass row (one segment per row)      else: row loop kernel (one CTA per row)
-//   block_1x128    aligned: rows kernel, pass block_1x128 (segments: the fitting configuration, else chunks of
-//                  512 x 4 vectors)                                        else: blocks scalar kernel (1 x 128)
+//   block_1x128    aligned: rows kernel, pass block_1x128 (segments: the fitting configuration -- 256 x 8 in place of
+//                  512 x 4 -- else chunks of 512 x 4 vectors)              else: blocks scalar kernel (1 x 128)
 //   block_128x128  aligned: block128 kernel                               else: blocks scalar kernel (128 x 128)
 //   tensor_given   rows kernel, pass given (segments as for block_1x128)
 //   tensor         rows kernel, pass amax, then pass given with the factor from the workspace, segments reversed
@@ -144,7 +144,7 @@ Plan make_plan(const QuantizeArgs& a) {
   const int64_t need = (head + a.cols + vec - 1) / vec;
 
   int fit = -1;
-  for (int i = 0; i < detail::kQuantRowConfigCount; ++i)
+  for (int i = 0; i < detail::kQuantFitConfigs; ++i)
     if (detail::kQuantRowConfigs[i].capacity_vecs() >= need) {
       fit = i;
       break;
@@ -181,6 +181,7 @@ Plan make_plan(const QuantizeArgs& a) {
     case QuantScale::block_128x128: {
       const bool b128 = a.mode == QuantScale::block_128x128;
       if (aligned && !b128) {
+        if (fit == 2) fit = detail::kQuantBlockWideConfig;  // (the same segments in 256 x 8)
         plan.first = rows_launch(RowPass::block_1x128, plan);
       } else {
         const int block_rows = b128 ? kernel::kBlock : 1;

@@ -24,13 +24,23 @@ namespace tessera::fused::detail {
 //   1      128 x 4           4096 /  2048
 //   2      512 x 4          16384 /  8192    (also the chunk of rows too long for one segment)
 //   3      1024 x 8         65536 / 32768
+//   4      256 x 8          16384 /  8192    (the 1 x 128 pass in place of 2 where a row fits: kQuantBlockWideConfig)
+// The fitting configuration is the first of 0-3 that holds the row.
 struct QuantRowConfig {
   int threads_per_row, rows_per_cta, vecs;
   constexpr int64_t capacity_vecs() const { return int64_t(threads_per_row) * vecs; }
 };
-inline constexpr QuantRowConfig kQuantRowConfigs[] = {{32, 8, 2}, {128, 1, 4}, {512, 1, 4}, {1024, 1, 8}};
+inline constexpr QuantRowConfig kQuantRowConfigs[] = {{32, 8, 2}, {128, 1, 4}, {512, 1, 4}, {1024, 1, 8}, {256, 1, 8}};
 inline constexpr int kQuantRowConfigCount = sizeof(kQuantRowConfigs) / sizeof(kQuantRowConfigs[0]);
+inline constexpr int kQuantFitConfigs = 4;  // configurations 0-3: the fitting one is searched among these
 inline constexpr int kQuantChunkConfig = 2;
+// The 1 x 128 pass's rows of 4097-16384 16-bit elements: 256 threads x 8 vectors rather than 512 x 4.  Its block
+// reductions and scales need registers beside the data: at the 512 x 4 configuration's 40 registers (3 CTAs an SM) it
+// held 84 KB of a 14336-wide bf16 row an SM, and bound at 32 registers (4 CTAs) it spilled; 256 x 8 at 64 registers
+// holds 4 rows, 112 KB (docs/PERF.md, forty-fifth section).
+inline constexpr int kQuantBlockWideConfig = 4;
+static_assert(kQuantRowConfigs[kQuantBlockWideConfig].capacity_vecs() == kQuantRowConfigs[2].capacity_vecs(),
+              "kQuantBlockWideConfig holds what configuration 2 holds");
 
 enum class QuantKernel { rows, row_loop, block128, blocks_scalar };
 
@@ -68,12 +78,15 @@ void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>&
 
 template <class T, Dtype Q, kernel::RowPass P>
 void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>& p, cudaStream_t stream) {
-  static_assert(kQuantRowConfigCount == 4, "launch_quantize_rows: add a case for each row configuration");
+  static_assert(kQuantRowConfigCount == 5, "launch_quantize_rows: add a case for each row configuration");
   switch (l.config) {
     case 0: launch_quantize_rows<T, Q, P, 0>(l, p, stream); break;
     case 1: launch_quantize_rows<T, Q, P, 1>(l, p, stream); break;
     case 2: launch_quantize_rows<T, Q, P, 2>(l, p, stream); break;
-    default: launch_quantize_rows<T, Q, P, 3>(l, p, stream); break;
+    case 3: launch_quantize_rows<T, Q, P, 3>(l, p, stream); break;
+    default:  // kQuantBlockWideConfig: built for the 1 x 128 pass alone (the plan gives it no other)
+      if constexpr (P == kernel::RowPass::block_1x128) launch_quantize_rows<T, Q, P, kQuantBlockWideConfig>(l, p, stream);
+      break;
   }
 }
 

@@ -298,7 +298,9 @@ TEST(QuantizeArgs, ShapesWorkspacesPlans) {
   EXPECT_EQ(plan(QuantScale::row, Dtype::bf16, 8192, 4096, 2), "rows 512x4");  // misaligned: one more vector
   EXPECT_EQ(plan(QuantScale::tensor, Dtype::bf16, 8192, 4096), "amax + quantize, rows 128x4");
   EXPECT_EQ(plan(QuantScale::tensor_given, Dtype::bf16, 2, 1 << 20), "rows 512x4 x 64 chunks");
-  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336), "rows 512x4");
+  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336), "rows 256x8");
+  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 8192, 4096), "rows 128x4");
+  EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 2, 1 << 20), "rows 512x4 x 64 chunks");
   EXPECT_EQ(plan(QuantScale::block_1x128, Dtype::bf16, 4096, 14336, 2), "blocks scalar 1x128");
   EXPECT_EQ(plan(QuantScale::block_128x128, Dtype::bf16, 4096, 14336), "block 128x128");
   EXPECT_EQ(plan(QuantScale::block_128x128, Dtype::f16, 4096, 14335), "blocks scalar 128x128");  // rows misaligned

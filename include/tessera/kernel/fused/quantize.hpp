@@ -359,10 +359,13 @@ inline constexpr bool kRowsPrefetch = (kPass == RowPass::given || kPass == RowPa
 // per SM: four rows in flight instead of three (a 14336-wide bf16 row: 112 KB an SM instead of 84), at 32 registers
 // (no spills: the pass computes no segment division), 1-3% faster there; the same bound on the 128-thread row and
 // 1 x 128 CTAs spilled and ran 2-25% slower (docs/PERF.md, forty-fifth section).
+// The 1 x 128 pass's 256 x 8 configuration (src/quantize_launch.hpp, kQuantBlockWideConfig) is bound at 1024: 64
+// registers, four 256-thread CTAs an SM.
 template <RowPass kPass, int kThreads, int kVecs>
-inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs>                  ? 1024
-                                                  : kPass == RowPass::row && kThreads == 512 ? 2048
-                                                                                               : kRowsKernelThreadsPerSm;
+inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs>                             ? 1024
+                                                  : kPass == RowPass::row && kThreads == 512            ? 2048
+                                                  : kPass == RowPass::block_1x128 && kThreads == 256 ? 1024
+                                                                                                          : kRowsKernelThreadsPerSm;
 
 template <class T, Dtype Q, RowPass kPass, int kThreadsPerRow, int kRowsPerCta, int kVecs>
 __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
