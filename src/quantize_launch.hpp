@@ -85,7 +85,8 @@ void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>&
     case 2: launch_quantize_rows<T, Q, P, 2>(l, p, stream); break;
     case 3: launch_quantize_rows<T, Q, P, 3>(l, p, stream); break;
     default:  // kQuantBlockWideConfig: built for the 1 x 128 pass alone (the plan gives it no other)
-      if constexpr (P == kernel::RowPass::block_1x128) launch_quantize_rows<T, Q, P, kQuantBlockWideConfig>(l, p, stream);
+      if constexpr (P == kernel::RowPass::block_1x128)
+        launch_quantize_rows<T, Q, P, kQuantBlockWideConfig>(l, p, stream);
       break;
   }
 }

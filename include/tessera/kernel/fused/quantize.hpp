@@ -362,10 +362,10 @@ inline constexpr bool kRowsPrefetch = (kPass == RowPass::given || kPass == RowPa
 // The 1 x 128 pass's 256 x 8 configuration (src/quantize_launch.hpp, kQuantBlockWideConfig) is bound at 1024: 64
 // registers, four 256-thread CTAs an SM.
 template <RowPass kPass, int kThreads, int kVecs>
-inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs>                             ? 1024
-                                                  : kPass == RowPass::row && kThreads == 512            ? 2048
+inline constexpr int kRowsKernelThreadsPerSmFor = kRowsPrefetch<kPass, kVecs>                         ? 1024
+                                                  : kPass == RowPass::row && kThreads == 512         ? 2048
                                                   : kPass == RowPass::block_1x128 && kThreads == 256 ? 1024
-                                                                                                          : kRowsKernelThreadsPerSm;
+                                                                                                      : kRowsKernelThreadsPerSm;
 
 template <class T, Dtype Q, RowPass kPass, int kThreadsPerRow, int kRowsPerCta, int kVecs>
 __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
@@ -432,8 +432,8 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
     const RowView<T> gX(p.x + (active ? row : 0) * p.ld_x, p.cols);
     uint8_t* gQ = p.q + (active ? row : 0) * p.ld_q;
     const int end_vec = (chunk + 1) * kThreadsPerRow * kVecs;  // one past the segment's last vector
-    const bool whole =
-        kWholeSegments && active && gX.head == 0 && int64_t(end_vec) * kVec <= p.cols && reinterpret_cast<uintptr_t>(gQ) % kVec == 0;
+    const bool whole = kWholeSegments && active && gX.head == 0 && int64_t(end_vec) * kVec <= p.cols &&
+                       reinterpret_cast<uintptr_t>(gQ) % kVec == 0;
     return Segment{row, gX, gQ, active ? gX.nvec() : 0, chunk * kThreadsPerRow * kVecs + t, active, whole};
   };
   // Every load of a segment issued before the first use: vectors v0 + j*kThreadsPerRow.
@@ -574,7 +574,8 @@ __global__ void __launch_bounds__(kThreadsPerRow * kRowsPerCta,
         const bool in_range = Q == Dtype::s8 && quant_s8_group_in_range(__uint_as_float(m.float_bits()), inv);
         if (sg.whole) {
 #pragma unroll
-          for (int j = 0; j < kVecs; ++j) quantize_store<T, Q, true>(gX, v0 + j * kThreadsPerRow, rX[j], inv, gQ, true, in_range);
+          for (int j = 0; j < kVecs; ++j)
+            quantize_store<T, Q, true>(gX, v0 + j * kThreadsPerRow, rX[j], inv, gQ, true, in_range);
         } else {
 #pragma unroll
           for (int j = 0; j < kVecs; ++j) {
