@@ -7,7 +7,7 @@
 //   tessera::fused::quantize(a);
 //
 // Conventions (those of the FP8 GEMM, docs/GEMM.md): dequantised value = q * scale, scale fp32.  The arithmetic,
-// exactly (include/tessera/kernel/fused/quantize.hpp): amax = max |x| over the group; scale = amax / qmax and
+// exactly (include/tessera/kernel/fused/quant_arith.hpp): amax = max |x| over the group; scale = amax / qmax and
 // q = convert(x * (qmax / amax)) with qmax = 448 (e4m3), 57344 (e5m2), 127 (s8); amax == 0 gives scale 1 (and
 // q = 0); amax below qmax / FLT_MAX gives scale 2^-128 and the factor FLT_MAX.  FP8 conversions round to nearest
 // even and saturate to the largest finite value; s8 rounds to nearest even and saturates to [-127, 127].
@@ -53,7 +53,7 @@
 
 #include "tessera/dtype.hpp"                  // Dtype
 #include "tessera/host/fused.hpp"             // ArgumentError
-#include "tessera/kernel/fused/quantize.hpp"  // QuantScale, quant_max, quant_scale (host-compilable parts)
+#include "tessera/kernel/fused/quantize.hpp"  // QuantScale; quant_max, quant_scale (quant_arith.hpp)
 
 namespace tessera::fused {
 
