@@ -1,0 +1,233 @@
+// scripts/device/fp8_promote_rate.cu -- the ceiling of FP8 main loops with promoted accumulation, with operands
+// resident in shared memory (no loads, no barriers): how many multiply-adds a cycle one SM's tensor cores retire
+// when one or two consumer warpgroups run a K tile (128 one-byte elements: four wgmma k32 steps) in each of these
+// shapes:
+//   fast256   a 64 x 256 unit per warpgroup, the four m64n256k32 accumulating in place (no promotion)
+//   prom_ss   the persistent kernel's promoted loop: per half of the 256 columns, four m64n128k32 into 64 partial
+//             sums, wait, add them to the half's accumulators (A read from shared memory twice a K tile)
+//   prom_rs   the same with A in registers (ldmatrix once a K tile, then register-A wgmma for both halves)
+//   dbuf128   a 64 x 128 unit, partial sums double-buffered: a K tile's group runs while the previous one is added
+//   dbuf144   the same on a 64 x 144 unit (72 accumulators + 2 x 72 partial sums)
+// Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first.
+//
+//   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -o /tmp/fp8pr && /tmp/fp8pr
+//
+// The register lists of the two instructions Tessera does not wrap (m64n144k32, and the register-A form) are
+// spelled out below.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "tessera/arch/sm90_wgmma.hpp"
+#include "tessera/atom/smem_sm90.hpp"
+
+namespace {
+
+constexpr int kKTiles = 512;
+constexpr uint64_t kDesc = tessera::atom::sw128_tile(128, 1).wgmma_desc_fields(true);
+
+// D (64 x 144) += A (64 x 32, shared) * B (32 x 144, shared), e4m3 x e4m3.
+__device__ __forceinline__ void ss_n144(float (&d)[72], uint64_t da, uint64_t db, uint32_t scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n144k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}, %72, %73, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
+               : "l"(da), "l"(db), "r"(scale_d));
+}
+// D (64 x 128) += A (64 x 32, registers: four b32 of four e4m3 each) * B (32 x 128, shared), e4m3 x e4m3.
+__device__ __forceinline__ void rs_n128(float (&d)[64], const uint32_t (&a)[4], uint64_t db, uint32_t scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144 };
+constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144"};
+constexpr int kUnitN[] = {256, 256, 256, 128, 144};
+
+using tessera::arch::smem_desc;
+using tessera::arch::wgmma_commit;
+using tessera::arch::wgmma_fence;
+using tessera::arch::wgmma_fence_operands;
+using tessera::arch::wgmma_wait;
+
+// A: 128 rows of 128 bytes (warpgroup w reads rows 64 w ..); B: 256 rows at 16 KB.  K step ks: 32 bytes along the row.
+__device__ __forceinline__ uint64_t desc_a(const unsigned char* smem, int wg, int ks) {
+  return smem_desc(smem + wg * 8192 + ks * 32, kDesc);
+}
+__device__ __forceinline__ uint64_t desc_b(const unsigned char* smem, int row0, int ks) {
+  return smem_desc(smem + 16384 + row0 * 128 + ks * 32, kDesc);
+}
+
+// The register-A fragment of K step ks (PTX ISA, wgmma register fragment of A for 8-bit types: the bytes of the
+// 16-bit fragment): ldmatrix.x4 of the warp's 16 rows, bytes 32 ks .. 32 ks + 31 of each, in the 128-byte swizzle.
+__device__ __forceinline__ void load_a(uint32_t (&a)[4], const unsigned char* smem, int wg, int ks) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int row = 16 * warp + (lane % 8) + 8 * ((lane / 8) % 2), chunk = 2 * ks + lane / 16;
+  const int r = wg * 64 + row;
+  const unsigned char* p = smem + r * 128 + ((chunk ^ (r % 8)) * 16);
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(addr));
+}
+
+template <int kN>
+__device__ __forceinline__ void add(float (&acc)[kN], const float (&p)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) acc[i] += p[i];
+}
+
+template <Variant kV>
+__device__ float run_loop(const unsigned char* smem, int wg) {
+  float s = 0.f;
+  if constexpr (kV == kFast256) {
+    float acc[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    for (int kt = 0; kt < kKTiles; ++kt) {
+      wgmma_fence_operands(acc);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks)
+        tessera::arch::wgmma_m64n256k32_f8<false, false>(acc, desc_a(smem, wg, ks), desc_b(smem, 0, ks), 1u);
+      wgmma_commit();
+      wgmma_wait<1>();
+      wgmma_fence_operands(acc);
+    }
+    wgmma_wait<0>();
+    wgmma_fence_operands(acc);
+#pragma unroll
+    for (int i = 0; i < 128; ++i) s += acc[i];
+  } else if constexpr (kV == kPromSS || kV == kPromRS) {
+    float acc0[64], acc1[64], p[64];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc0[i] = acc1[i] = 0.f;
+    for (int kt = 0; kt < kKTiles; ++kt) {
+      uint32_t a[4][4];
+      if constexpr (kV == kPromRS) {
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        wgmma_fence_operands(p);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          if constexpr (kV == kPromRS) rs_n128(p, a[ks], desc_b(smem, 128 * h, ks), ks > 0 ? 1u : 0u);
+          else tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(smem, wg, ks), desc_b(smem, 128 * h, ks), ks > 0 ? 1u : 0u);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        wgmma_fence_operands(p);
+        if (h == 0) add(acc0, p);
+        else add(acc1, p);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 64; ++i) s += acc0[i] + acc1[i];
+  } else {
+    constexpr int kR = kUnitN[kV] / 2;
+    float acc[kR], p0[kR], p1[kR];
+#pragma unroll
+    for (int i = 0; i < kR; ++i) acc[i] = p0[i] = p1[i] = 0.f;
+    auto group = [&](float (&p)[kR]) {
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        if constexpr (kV == kDbuf144) ss_n144(p, desc_a(smem, wg, ks), desc_b(smem, 0, ks), ks > 0 ? 1u : 0u);
+        else tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(smem, wg, ks), desc_b(smem, 0, ks), ks > 0 ? 1u : 0u);
+      }
+      wgmma_commit();
+    };
+    group(p0);
+    for (int kt = 1; kt < kKTiles; kt += 2) {
+      group(p1);
+      wgmma_wait<1>();
+      wgmma_fence_operands(p0);
+      add(acc, p0);
+      group(p0);
+      wgmma_wait<1>();
+      wgmma_fence_operands(p1);
+      add(acc, p1);
+    }
+    wgmma_wait<0>();
+    wgmma_fence_operands(p0);
+    add(acc, p0);  // kKTiles is even: the last group went into p0
+#pragma unroll
+    for (int i = 0; i < kR; ++i) s += acc[i];
+  }
+  return s;
+}
+
+template <Variant kV>
+__global__ void __launch_bounds__(256, 1) rate_kernel(int warpgroups, int lag, long long* out, float* sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  for (int i = threadIdx.x; i < 48 * 1024 / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t*>(smem)[i] = 0x38383838u ^ (i * 2654435761u & 0x07070707u);  // small e4m3 values
+  __syncthreads();
+  const int wg = threadIdx.x / 128;
+  if (wg >= warpgroups) return;
+  const long long t_start = clock64();
+  if (wg == 1)
+    while (clock64() - t_start < lag) {
+    }
+  const long long t0 = clock64();
+  const float s = run_loop<kV>(smem, wg);
+  const long long t1 = clock64();
+  if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
+  if (s == 12345.f) *sink = s;
+}
+
+template <Variant kV>
+void run(int warpgroups, int lag) {
+  long long* out;
+  float* sink;
+  cudaMalloc(&out, 132 * 2 * sizeof(long long));
+  cudaMalloc(&sink, sizeof(float));
+  cudaMemset(out, 0, 132 * 2 * sizeof(long long));
+  const int smem = 48 * 1024;
+  cudaFuncSetAttribute(rate_kernel<kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 256, smem>>>(warpgroups, lag, out, sink);
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    std::printf("%s: %s\n", kNames[kV], cudaGetErrorString(e));
+    return;
+  }
+  long long h[264];
+  cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost);
+  double mean = 0;
+  for (int b = 0; b < 132; ++b) {
+    long long t = h[2 * b];
+    for (int w = 1; w < warpgroups; ++w) t = h[2 * b + w] > t ? h[2 * b + w] : t;
+    mean += t;
+  }
+  mean /= 132;
+  const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
+  std::printf("%-8s %d wg lag %4d: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
+              kNames[kV], warpgroups, lag, mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
+  cudaFree(out);
+  cudaFree(sink);
+}
+
+template <Variant kV>
+void run_all() {
+  run<kV>(1, 0);
+  run<kV>(2, 0);
+  run<kV>(2, 150);
+  run<kV>(2, 400);
+}
+
+}  // namespace
+
+int main() {
+  run_all<kFast256>();
+  run_all<kPromSS>();
+  run_all<kPromRS>();
+  run_all<kDbuf128>();
+  run_all<kDbuf144>();
+  return 0;
+}
