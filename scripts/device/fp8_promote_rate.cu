@@ -8,7 +8,10 @@
 //   prom_rs   the same with A in registers (ldmatrix once a K tile, then register-A wgmma for both halves)
 //   dbuf128   a 64 x 128 unit, partial sums double-buffered: a K tile's group runs while the previous one is added
 //   dbuf144   the same on a 64 x 144 unit (72 accumulators + 2 x 72 partial sums)
-// Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first.
+// Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first; for prom_ss also
+// a sweep of the lag, and the phase set by a named barrier as a kernel would set it: warpgroup 1 issues its first
+// group once warpgroup 0's first group has completed (sync 1), or before each K tile's first group once warpgroup 0's
+// has completed (sync every).
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -o /tmp/fp8pr && /tmp/fp8pr
 //
@@ -19,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "tessera/arch/sm90_warpgroup.hpp"
 #include "tessera/arch/sm90_wgmma.hpp"
 #include "tessera/atom/smem_sm90.hpp"
 
@@ -79,8 +83,9 @@ __device__ __forceinline__ void add(float (&acc)[kN], const float (&p)[kN]) {
   for (int i = 0; i < kN; ++i) acc[i] += p[i];
 }
 
+// sync: 0 none, 1 warpgroup 1 waits for warpgroup 0's first group (prom_ss), 2 the same at every K tile.
 template <Variant kV>
-__device__ float run_loop(const unsigned char* smem, int wg) {
+__device__ float run_loop(const unsigned char* smem, int wg, int sync) {
   float s = 0.f;
   if constexpr (kV == kFast256) {
     float acc[128];
@@ -112,6 +117,8 @@ __device__ float run_loop(const unsigned char* smem, int wg) {
       }
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        const bool gate = h == 0 && (sync == 2 || (sync == 1 && kt == 0));
+        if (gate && wg == 1) tessera::arch::named_barrier_sync(1, 256);
         wgmma_fence_operands(p);
         wgmma_fence();
 #pragma unroll
@@ -121,6 +128,7 @@ __device__ float run_loop(const unsigned char* smem, int wg) {
         }
         wgmma_commit();
         wgmma_wait<0>();
+        if (gate && wg == 0) tessera::arch::named_barrier_arrive(1, 256);
         wgmma_fence_operands(p);
         if (h == 0) add(acc0, p);
         else add(acc1, p);
@@ -164,7 +172,7 @@ __device__ float run_loop(const unsigned char* smem, int wg) {
 }
 
 template <Variant kV>
-__global__ void __launch_bounds__(256, 1) rate_kernel(int warpgroups, int lag, long long* out, float* sink) {
+__global__ void __launch_bounds__(256, 1) rate_kernel(int warpgroups, int lag, int sync, long long* out, float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
   for (int i = threadIdx.x; i < 48 * 1024 / 4; i += blockDim.x)
     reinterpret_cast<uint32_t*>(smem)[i] = 0x38383838u ^ (i * 2654435761u & 0x07070707u);  // small e4m3 values
@@ -176,14 +184,14 @@ __global__ void __launch_bounds__(256, 1) rate_kernel(int warpgroups, int lag, l
     while (clock64() - t_start < lag) {
     }
   const long long t0 = clock64();
-  const float s = run_loop<kV>(smem, wg);
+  const float s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0);
   const long long t1 = clock64();
   if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
   if (s == 12345.f) *sink = s;
 }
 
 template <Variant kV>
-void run(int warpgroups, int lag) {
+void run(int warpgroups, int lag, int sync = 0) {
   long long* out;
   float* sink;
   cudaMalloc(&out, 132 * 2 * sizeof(long long));
@@ -191,7 +199,7 @@ void run(int warpgroups, int lag) {
   cudaMemset(out, 0, 132 * 2 * sizeof(long long));
   const int smem = 48 * 1024;
   cudaFuncSetAttribute(rate_kernel<kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 256, smem>>>(warpgroups, lag, out, sink);
+  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 256, smem>>>(warpgroups, lag, sync, out, sink);
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::printf("%s: %s\n", kNames[kV], cudaGetErrorString(e));
@@ -207,8 +215,8 @@ void run(int warpgroups, int lag) {
   }
   mean /= 132;
   const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
-  std::printf("%-8s %d wg lag %4d: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
-              kNames[kV], warpgroups, lag, mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
+  std::printf("%-8s %d wg lag %4d%-11s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
+              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
   cudaFree(out);
   cudaFree(sink);
 }
@@ -226,6 +234,9 @@ void run_all() {
 int main() {
   run_all<kFast256>();
   run_all<kPromSS>();
+  for (int lag = 50; lag <= 1000; lag += 50) run<kPromSS>(2, lag);
+  run<kPromSS>(2, 0, 1);
+  run<kPromSS>(2, 0, 2);
   run_all<kPromRS>();
   run_all<kDbuf128>();
   run_all<kDbuf144>();
