@@ -5,13 +5,16 @@
 //   fast256   a 64 x 256 unit per warpgroup, the four m64n256k32 accumulating in place (no promotion)
 //   prom_ss   the persistent kernel's promoted loop: per half of the 256 columns, four m64n128k32 into 64 partial
 //             sums, wait, add them to the half's accumulators (A read from shared memory twice a K tile)
-//   prom_rs   the same with A in registers (ldmatrix once a K tile, then register-A wgmma for both halves)
+//   prom_rs   the same with A in registers (ldmatrix once a K tile, then register-A wgmma for both halves); the next
+//             K tile's A is loaded once the second half's group has completed, before its partial sums are added
 //   dbuf128   a 64 x 128 unit, partial sums double-buffered: a K tile's group runs while the previous one is added
 //   dbuf144   the same on a 64 x 144 unit (72 accumulators + 2 x 72 partial sums)
 // Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first; for prom_ss also
 // a sweep of the lag, and the phase set by a named barrier as a kernel would set it: warpgroup 1 issues its first
 // group once warpgroup 0's first group has completed (sync 1), or before each K tile's first group once warpgroup 0's
-// has completed (sync every).
+// has completed (sync every).  "+ bulk": a third warpgroup keeps two 24 KB bulk copies from an L2-resident buffer
+// into shared memory in flight meanwhile (about the rate at which the GEMM's TMA loads fill its stages), since
+// operand reads from shared memory compete with those writes: the promoted loop reads A twice a K tile.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -o /tmp/fp8pr && /tmp/fp8pr
 //
@@ -21,7 +24,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 
+#include "tessera/arch/sm90_mbarrier.hpp"
+#include "tessera/arch/sm90_tma.hpp"
 #include "tessera/arch/sm90_warpgroup.hpp"
 #include "tessera/arch/sm90_wgmma.hpp"
 #include "tessera/atom/smem_sm90.hpp"
@@ -29,6 +35,10 @@
 namespace {
 
 constexpr int kKTiles = 512;
+constexpr int kBulkRegion = 48 * 1024;  // two 24 KB buffers the helper's bulk copies write
+constexpr int kBulkBytes = 24 * 1024;
+constexpr int kSmem = kBulkRegion + 2 * kBulkBytes + 64;  // + the helper's two mbarriers
+constexpr size_t kSrcBytes = 16u << 20;
 constexpr uint64_t kDesc = tessera::atom::sw128_tile(128, 1).wgmma_desc_fields(true);
 
 // D (64 x 144) += A (64 x 32, shared) * B (32 x 144, shared), e4m3 x e4m3.
@@ -109,12 +119,12 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
     float acc0[64], acc1[64], p[64];
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc0[i] = acc1[i] = 0.f;
-    for (int kt = 0; kt < kKTiles; ++kt) {
-      uint32_t a[4][4];
-      if constexpr (kV == kPromRS) {
+    uint32_t a[4][4];
+    if constexpr (kV == kPromRS) {
 #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
-      }
+      for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
+    }
+    for (int kt = 0; kt < kKTiles; ++kt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const bool gate = h == 0 && (sync == 2 || (sync == 1 && kt == 0));
@@ -129,6 +139,12 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
         wgmma_commit();
         wgmma_wait<0>();
         if (gate && wg == 0) tessera::arch::named_barrier_arrive(1, 256);
+        if constexpr (kV == kPromRS) {
+          if (h == 1) {  // the next K tile's A (the same resident tile here), under this half's adds
+#pragma unroll
+            for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
+          }
+        }
         wgmma_fence_operands(p);
         if (h == 0) add(acc0, p);
         else add(acc1, p);
@@ -151,59 +167,107 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
       }
       wgmma_commit();
     };
+    // (The exits inside the loop, each with its own wait for all groups: with the loop's test at its head, ptxas
+    // serialised every wgmma, C7514.)
     group(p0);
-    for (int kt = 1; kt < kKTiles; kt += 2) {
+    for (int left = kKTiles - 1;; left -= 2) {
+      if (left == 0) {
+        wgmma_wait<0>();
+        wgmma_fence_operands(p0);
+        add(acc, p0);
+        break;
+      }
       group(p1);
       wgmma_wait<1>();
       wgmma_fence_operands(p0);
       add(acc, p0);
+      if (left == 1) {
+        wgmma_wait<0>();
+        wgmma_fence_operands(p1);
+        add(acc, p1);
+        break;
+      }
       group(p0);
       wgmma_wait<1>();
       wgmma_fence_operands(p1);
       add(acc, p1);
     }
-    wgmma_wait<0>();
-    wgmma_fence_operands(p0);
-    add(acc, p0);  // kKTiles is even: the last group went into p0
 #pragma unroll
     for (int i = 0; i < kR; ++i) s += acc[i];
   }
   return s;
 }
 
+// Threads 0-255: the consumers (warpgroups 0, 1; `warpgroups` of them issue); threads 256-383: with `bulk`, one
+// thread keeps two bulk copies in flight until the consumers are done.  The consumers take 232 registers, the helper 40.
 template <Variant kV>
-__global__ void __launch_bounds__(256, 1) rate_kernel(int warpgroups, int lag, int sync, long long* out, float* sink) {
+__global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, int sync, int bulk, const unsigned char* src,
+                                                      long long* out, float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  for (int i = threadIdx.x; i < 48 * 1024 / 4; i += blockDim.x)
+  __shared__ volatile int done;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kBulkRegion + 2 * kBulkBytes);
+  for (int i = threadIdx.x; i < kBulkRegion / 4; i += blockDim.x)
     reinterpret_cast<uint32_t*>(smem)[i] = 0x38383838u ^ (i * 2654435761u & 0x07070707u);  // small e4m3 values
+  if (threadIdx.x == 0) {
+    done = 0;
+    for (int b = 0; b < 2; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  tessera::arch::fence_proxy_async_shared_cta();
   __syncthreads();
   const int wg = threadIdx.x / 128;
-  if (wg >= warpgroups) return;
-  const long long t_start = clock64();
-  if (wg == 1)
-    while (clock64() - t_start < lag) {
+  if (wg == 2) {
+    tessera::arch::setmaxnreg_dec<40>();
+    if (!bulk || threadIdx.x != 256) return;
+    uint32_t phase[2] = {0, 0};
+    long long n = 0;
+    const size_t slots = kSrcBytes / kBulkBytes;
+    for (int b = 0; b < 2; ++b, ++n) {
+      tessera::arch::mbarrier_arrive_expect_tx(&bars[b], kBulkBytes);
+      tessera::arch::bulk_load(smem + kBulkRegion + b * kBulkBytes, src + ((blockIdx.x * 7 + n) % slots) * kBulkBytes, kBulkBytes, &bars[b]);
     }
-  const long long t0 = clock64();
-  const float s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0);
-  const long long t1 = clock64();
-  if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
-  if (s == 12345.f) *sink = s;
+    while (!done) {
+      for (int b = 0; b < 2; ++b, ++n) {
+        tessera::arch::mbarrier_wait_parity(&bars[b], phase[b]);
+        phase[b] ^= 1u;
+        tessera::arch::mbarrier_arrive_expect_tx(&bars[b], kBulkBytes);
+        tessera::arch::bulk_load(smem + kBulkRegion + b * kBulkBytes, src + ((blockIdx.x * 7 + n) % slots) * kBulkBytes, kBulkBytes, &bars[b]);
+      }
+    }
+    for (int b = 0; b < 2; ++b) tessera::arch::mbarrier_wait_parity(&bars[b], phase[b]);
+    return;
+  }
+  tessera::arch::setmaxnreg_inc<232>();
+  if (wg < warpgroups) {
+    const long long t_start = clock64();
+    if (wg == 1)
+      while (clock64() - t_start < lag) {
+      }
+    const long long t0 = clock64();
+    const float s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0);
+    const long long t1 = clock64();
+    if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
+    if (s == 12345.f) *sink = s;
+  }
+  tessera::arch::named_barrier_sync(2, 256);
+  if (threadIdx.x == 0) done = 1;
 }
 
+const unsigned char* g_src = nullptr;
+
 template <Variant kV>
-void run(int warpgroups, int lag, int sync = 0) {
+void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   long long* out;
   float* sink;
   cudaMalloc(&out, 132 * 2 * sizeof(long long));
   cudaMalloc(&sink, sizeof(float));
   cudaMemset(out, 0, 132 * 2 * sizeof(long long));
-  const int smem = 48 * 1024;
-  cudaFuncSetAttribute(rate_kernel<kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 256, smem>>>(warpgroups, lag, sync, out, sink);
+  cudaFuncSetAttribute(rate_kernel<kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink);
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::printf("%s: %s\n", kNames[kV], cudaGetErrorString(e));
-    return;
+    std::exit(1);
   }
   long long h[264];
   cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost);
@@ -215,8 +279,9 @@ void run(int warpgroups, int lag, int sync = 0) {
   }
   mean /= 132;
   const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
-  std::printf("%-8s %d wg lag %4d%-11s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
-              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
+  std::printf("%-8s %d wg lag %4d%-11s%-7s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
+              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", bulk ? " + bulk" : "",
+              mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
   cudaFree(out);
   cudaFree(sink);
 }
@@ -227,17 +292,25 @@ void run_all() {
   run<kV>(2, 0);
   run<kV>(2, 150);
   run<kV>(2, 400);
+  run<kV>(2, 0, 0, 1);
+  run<kV>(2, 400, 0, 1);
 }
 
 }  // namespace
 
 int main() {
+  unsigned char* src;
+  cudaMalloc(&src, kSrcBytes);
+  cudaMemset(src, 1, kSrcBytes);
+  g_src = src;
   run_all<kFast256>();
   run_all<kPromSS>();
-  for (int lag = 50; lag <= 1000; lag += 50) run<kPromSS>(2, lag);
+  for (int lag = 50; lag <= 600; lag += 50) run<kPromSS>(2, lag);
   run<kPromSS>(2, 0, 1);
   run<kPromSS>(2, 0, 2);
+  run<kPromSS>(2, 0, 1, 1);
   run_all<kPromRS>();
+  run<kPromRS>(2, 0, 1, 1);
   run_all<kDbuf128>();
   run_all<kDbuf144>();
   return 0;
