@@ -9,3 +9,5 @@ template KernelInfo persistent_info<gemm_sm90::ElemF8<false, false>, false, fals
 template KernelInfo persistent_info<gemm_sm90::ElemF8<false, true>, false, false>();
 
 }  // namespace tessera::gemm_core
+
+TESSERA_GEMM_TRACE_ACCESS(_e4m3)

@@ -8,3 +8,5 @@ namespace tessera::gemm_core {
 template KernelInfo persistent_info<gemm_sm90::ElemS8, false, false>();
 
 }  // namespace tessera::gemm_core
+
+TESSERA_GEMM_TRACE_ACCESS(_s8)

@@ -23,25 +23,32 @@
 #include <cuda_bf16.h>
 #include "tessera/host/gemm.hpp"
 #include "tessera/kernel/gemm_sm90/trace.hpp"  // kTraceBlocks, kTraceUnits, kTraceEvents
+// The persistent kernels' buffers, one per instantiation unit (a static __device__ array each): bf16 (no suffix),
+// e4m3 (A e4m3: src/gemm_sm90_persistent_e4m3_coop_kk.cu) and s8; the non-persistent kernels' (_np).
+#define TRACE_UNITS(X) X() X(_e4m3) X(_s8) X(_np)
 #ifdef TRACE_TIMES_ONLY  // against kernels built without the probe: the launch times only (the events read as zeros)
-extern "C" int tessera_gemm_trace_dump(unsigned long long*, size_t) { return 0; }
-extern "C" int tessera_gemm_trace_clear() { return 0; }
-extern "C" int tessera_gemm_trace_dump_np(unsigned long long*, size_t) { return 0; }
-extern "C" int tessera_gemm_trace_clear_np() { return 0; }
+#define TRACE_DECL(suffix)                                                                     \
+  extern "C" int tessera_gemm_trace_dump##suffix(unsigned long long*, size_t) { return 0; } \
+  extern "C" int tessera_gemm_trace_clear##suffix() { return 0; }
 #else
-extern "C" int tessera_gemm_trace_dump(unsigned long long* host, size_t count);
-extern "C" int tessera_gemm_trace_clear();
-extern "C" int tessera_gemm_trace_dump_np(unsigned long long* host, size_t count);
-extern "C" int tessera_gemm_trace_clear_np();
+#define TRACE_DECL(suffix)                                                                   \
+  extern "C" int tessera_gemm_trace_dump##suffix(unsigned long long* host, size_t count); \
+  extern "C" int tessera_gemm_trace_clear##suffix();
 #endif
+TRACE_UNITS(TRACE_DECL)
 static char g_tile = 0;  // 0: the planner's kernel; 'c', 'w', 'W' (above)
+static char g_dtype = 'b';  // 'b' bf16, 'e' e4m3, 's' s8 (TRACE_DTYPE): whose persistent buffer holds the events
 static bool non_persistent() { return g_tile == 'w' || g_tile == 'W' || g_tile == 'd'; }
 static void trace_dump(unsigned long long* t, size_t n) {
   if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
+  else if (g_dtype == 'e') tessera_gemm_trace_dump_e4m3(t, n);
+  else if (g_dtype == 's') tessera_gemm_trace_dump_s8(t, n);
   else tessera_gemm_trace_dump(t, n);
 }
 static void trace_clear() {
   if (non_persistent()) tessera_gemm_trace_clear_np();
+  else if (g_dtype == 'e') tessera_gemm_trace_clear_e4m3();
+  else if (g_dtype == 's') tessera_gemm_trace_clear_s8();
   else tessera_gemm_trace_clear();
 }
 using namespace tessera;
@@ -190,6 +197,7 @@ int main(int argc, char** argv) {
   const char* tdt = getenv("TRACE_DTYPE");
   const Dtype in = !tdt || !strcmp(tdt, "bf16") ? Dtype::bf16 : !strcmp(tdt, "e4m3") ? Dtype::e4m3 : !strcmp(tdt, "s8") ? Dtype::s8 : Dtype::f32;
   if (in == Dtype::f32) { printf("TRACE_DTYPE: expected bf16, e4m3 or s8; got '%s'\n", tdt); return 2; }
+  g_dtype = in == Dtype::e4m3 ? 'e' : in == Dtype::s8 ? 's' : 'b';
   float* scales = nullptr;
   if (in != Dtype::bf16) {
     auto byte = [&] {  // e4m3: exponent field at most 7 (|value| <= 1), never zero; s8: [-127, 127]
