@@ -9,6 +9,9 @@
 //             K tile's A is loaded once the second half's group has completed, before its partial sums are added
 //   dbuf128   a 64 x 128 unit, partial sums double-buffered: a K tile's group runs while the previous one is added
 //   dbuf144   the same on a 64 x 144 unit (72 accumulators + 2 x 72 partial sums)
+//   dbuf64q   a 64 x 256 unit (128 accumulators) summed a quarter of its columns at a time, the quarters' partial
+//             sums double-buffered (2 x 32): each K tile four groups of four m64n64k32, one always in flight while
+//             the previous quarter is added (A read from shared memory four times a K tile)
 // Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first; for prom_ss also
 // a sweep of the lag, and the phase set by a named barrier as a kernel would set it: warpgroup 1 issues its first
 // group once warpgroup 0's first group has completed (sync 1), or before each K tile's first group once warpgroup 0's
@@ -25,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
@@ -56,9 +60,9 @@ __device__ __forceinline__ void rs_n128(float (&d)[64], const uint32_t (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 
-enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144 };
-constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144"};
-constexpr int kUnitN[] = {256, 256, 256, 128, 144};
+enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144, kDbuf64q };
+constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144", "dbuf64q"};
+constexpr int kUnitN[] = {256, 256, 256, 128, 144, 256};
 
 using tessera::arch::smem_desc;
 using tessera::arch::wgmma_commit;
@@ -152,6 +156,53 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) s += acc0[i] + acc1[i];
+  } else if constexpr (kV == kDbuf64q) {
+    float acc[128], p0[32], p1[32];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    // quarter q's group (B rows 64 q ..) into p
+    auto group = [&](float (&p)[32], auto qc) {
+      constexpr int q = decltype(qc)::value;
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks)
+        tessera::arch::wgmma_m64n64k32_f8<false, false>(p, desc_a(smem, wg, ks), desc_b(smem, 64 * q, ks), ks > 0 ? 1u : 0u);
+      wgmma_commit();
+    };
+    // a completed quarter's sums into its 32 accumulators (the m64n256 fragment's values 32 q .. 32 q + 31)
+    auto add_q = [&](float (&p)[32], auto qc) {
+      constexpr int q = decltype(qc)::value;
+      wgmma_fence_operands(p);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) acc[32 * q + i] += p[i];
+    };
+    using Q0 = std::integral_constant<int, 0>;
+    using Q1 = std::integral_constant<int, 1>;
+    using Q2 = std::integral_constant<int, 2>;
+    using Q3 = std::integral_constant<int, 3>;
+    // (An exit, with its wait for all groups, after every quarter: with fewer exits ptxas serialised the wgmma.)
+    group(p0, Q0{});
+    for (int left = 4 * kKTiles - 1;; left -= 4) {  // groups still to issue; quarter 0 of a K tile in flight
+      if (left == 0) { wgmma_wait<0>(); add_q(p0, Q0{}); break; }
+      group(p1, Q1{});
+      wgmma_wait<1>();
+      add_q(p0, Q0{});
+      if (left == 1) { wgmma_wait<0>(); add_q(p1, Q1{}); break; }
+      group(p0, Q2{});
+      wgmma_wait<1>();
+      add_q(p1, Q1{});
+      if (left == 2) { wgmma_wait<0>(); add_q(p0, Q2{}); break; }
+      group(p1, Q3{});
+      wgmma_wait<1>();
+      add_q(p0, Q2{});
+      if (left == 3) { wgmma_wait<0>(); add_q(p1, Q3{}); break; }
+      group(p0, Q0{});
+      wgmma_wait<1>();
+      add_q(p1, Q3{});
+    }
+#pragma unroll
+    for (int i = 0; i < 128; ++i) s += acc[i];
   } else {
     constexpr int kR = kUnitN[kV] / 2;
     float acc[kR], p0[kR], p1[kR];
@@ -313,5 +364,6 @@ int main() {
   run<kPromRS>(2, 0, 1, 1);
   run_all<kDbuf128>();
   run_all<kDbuf144>();
+  run_all<kDbuf64q>();
   return 0;
 }
