@@ -1,6 +1,6 @@
 // tests/kernel_gemm/gemm_device_common.hpp -- what the GEMM device tests share: gemm_device_test.cpp (every kernel
 // family through tessera::gemm, split-K, the epilogue alone, the sanitizer subset), gemm_persistent_test.cpp (the
-// persistent Hopper kernels' own cases) and gemm_fp8_test.cpp (the FP8 operands, a binary of its own).  The orders'
+// persistent Hopper kernels' own cases) and the 8-bit binary (gemm_fp8_test.cpp, gemm_int8_test.cpp).  The orders'
 // shorthand, the shapes and epilogue menu the sweeps run through, and one seed counter for the binary.  Not a test by
 // itself.
 #pragma once
