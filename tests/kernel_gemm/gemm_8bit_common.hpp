@@ -1,10 +1,11 @@
 // tests/kernel_gemm/gemm_8bit_common.hpp -- what the 8-bit GEMM tests share (gemm_fp8_test.cpp: FP8 operands;
 // gemm_int8_test.cpp: INT8 on the tensor cores and DP4A; one binary): the skip for devices other than sm_90, the case
-// builder with K-major operands padded to 16-byte rows, and the epilogue menu's fields by case number.  Not a test by
+// builder with K-major operands padded to 16-byte rows, the epilogue-menu and split-K tests' fields by case number, and a product's operands made and uploaded.  Not a test by
 // itself.
 #pragma once
 
 #include <cstdint>  // int64_t
+#include <random>   // std::mt19937
 
 #include "gemm_device_common.hpp"
 
@@ -19,6 +20,12 @@
   } while (0)
 
 namespace tessera::test::gemm_device {
+
+using tessera::test::DeviceBuffers;
+using tessera::test::Mat;
+using tessera::test::make_mat;
+using tessera::test::product_args;
+using tessera::test::upload;
 
 // An 8-bit case: A row-major and B column-major (both K-major, as FP8 and INT8 need), rows padded to a multiple of 16
 // bytes where k is not one (the padding poisoned), bf16 D row-major, a fresh seed.
@@ -56,6 +63,36 @@ inline void menu_fields(GemmCase& cs, int i, Activation a, Dtype out) {
   cs.orr = i % 4 < 2 ? cs.od : other(cs.od);
   if (i % 2) cs.scale_a = 0.37f;
   if (i % 3) cs.scale_b = 1.9f;
+}
+
+// The split-K tests' case `i` with `split` K splits (GemmFp8.SplitK and GemmDp4a.SplitK): through the workspace
+// (reused every fourth case), D f32 or bf16 in either order, beta * C in D's order (or aliasing D), a bias per row,
+// per column or none, relu or gelu_tanh, a residual every third case.
+inline void split_fields(GemmCase& cs, int i, int split) {
+  cs.split_k = split;
+  cs.workspace = true;
+  cs.reuse_workspace = i % 4 == 0;
+  cs.out = i % 3 == 0 ? Dtype::f32 : Dtype::bf16;
+  cs.od = i % 2 ? R : C;
+  cs.beta = i % 3 == 1 ? 0.5f : 0.f;
+  cs.c_is_d = cs.beta != 0.f && i % 2 == 0;
+  cs.oc = cs.od;
+  cs.bias = i % 3 == 2 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
+  cs.act = i % 2 ? Activation::gelu_tanh : Activation::relu;
+  cs.residual = i % 3 == 0;
+}
+
+// A and B of `cs` (random, their padding poisoned) and D (poisoned) made as run_gemm_case makes them and uploaded to
+// `db`; returns the product's arguments (GemmCase's epilogue left out: the caller adds what its test needs).
+inline tessera::GemmArgs upload_product(const GemmCase& cs, Mat& A, Mat& B, Mat& D, DeviceBuffers& db) {
+  std::mt19937 rng(cs.seed);
+  make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, 0, rng, true);
+  make_mat(B, cs.k, cs.n, cs.ob, cs.type_b(), cs.pad_b, 0, rng, true);
+  make_mat(D, cs.m, cs.n, cs.od, cs.out, 0, 0, rng, false);
+  upload(db, A);
+  upload(db, B);
+  upload(db, D);
+  return product_args(cs, A, B, D);
 }
 
 }  // namespace tessera::test::gemm_device

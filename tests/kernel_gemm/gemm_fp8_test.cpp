@@ -131,18 +131,8 @@ TEST(GemmFp8, SplitK) {
       const auto [ta, tb] = kFp8Pairs[i % 4];
       GemmCase cs = fp8_case(s.m, s.n, s.k, ta, tb);
       cs.tile = kFp8Tiles[i % 2];
-      cs.split_k = split;
-      cs.workspace = true;
-      cs.reuse_workspace = i % 4 == 0;
-      cs.out = i % 3 == 0 ? Dtype::f32 : Dtype::bf16;
-      cs.od = i % 2 ? R : C;
+      split_fields(cs, i, split);
       cs.alpha = 0.75f;
-      cs.beta = i % 3 == 1 ? 0.5f : 0.f;
-      cs.c_is_d = cs.beta != 0.f && i % 2 == 0;
-      cs.oc = cs.od;
-      cs.bias = i % 3 == 2 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
-      cs.act = i % 2 ? Activation::gelu_tanh : Activation::relu;
-      cs.residual = i % 3 == 0;
       if (i % 2) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
       run_fp8(cs, split);
       if (::testing::Test::HasFailure()) return;
@@ -448,19 +438,11 @@ TEST(GemmFp8, Repeatable) {
 // (powers of two: exact in f32, so D(2) = 8 D(0.25) bit for bit).
 TEST(GemmFp8, ScalesReadWhenTheKernelRuns) {
   TESSERA_REQUIRE_SM90_FP8();
-  using tessera::test::Mat;
   GemmCase cs = fp8_case(130, 136, 288, E4, E5);
   cs.out = Dtype::f32;
-  std::mt19937 rng(cs.seed);
   Mat A, B, D;
-  tessera::test::make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, 0, rng, true);
-  tessera::test::make_mat(B, cs.k, cs.n, cs.ob, cs.type_b(), cs.pad_b, 0, rng, true);
-  tessera::test::make_mat(D, cs.m, cs.n, cs.od, cs.out, 0, 0, rng, false);
   tessera::test::DeviceBuffers db;
-  tessera::test::upload(db, A);
-  tessera::test::upload(db, B);
-  tessera::test::upload(db, D);
-  tessera::GemmArgs g = tessera::test::product_args(cs, A, B, D);
+  tessera::GemmArgs g = upload_product(cs, A, B, D, db);
   float* scale = static_cast<float*>(db.alloc(sizeof(float)));
   ASSERT_NE(scale, nullptr);
   g.scale_b = scale;

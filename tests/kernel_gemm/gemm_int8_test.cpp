@@ -191,17 +191,7 @@ TEST(GemmDp4a, SplitK) {
     for (const Shape& s : shapes) {
       ++i;
       GemmCase cs = dp4a_case(s.m, s.n, s.k, i % 2 == 0);
-      cs.split_k = split;
-      cs.workspace = true;
-      cs.reuse_workspace = i % 4 == 0;
-      cs.out = i % 3 == 0 ? Dtype::f32 : Dtype::bf16;
-      cs.od = i % 2 ? R : C;
-      cs.beta = i % 3 == 1 ? 0.5f : 0.f;
-      cs.c_is_d = cs.beta != 0.f && i % 2 == 0;
-      cs.oc = cs.od;
-      cs.bias = i % 3 == 2 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
-      cs.act = i % 2 ? Activation::gelu_tanh : Activation::relu;
-      cs.residual = i % 3 == 0;
+      split_fields(cs, i, split);
       if (i % 3 == 0) { cs.scale_a = 0.37f; cs.scale_b = 1.9f; }
       if (i % 3 == 1) { cs.scale_a_rows = true; cs.scale_b_cols = true; }
       if (i % 3 == 2) { cs.scale_b_cols = true; cs.scale_a = 0.37f; }
@@ -216,7 +206,6 @@ TEST(GemmDp4a, SplitK) {
 // D poisoned first, both D orders, splits 1-3, residues in M, N and K.
 TEST(GemmDp4a, ExactSums) {
   TESSERA_REQUIRE_SM(80);
-  using tessera::test::Mat;
   struct Case {
     Shape s;
     int split;
@@ -233,16 +222,9 @@ TEST(GemmDp4a, ExactSums) {
     cs.split_k = c.split;
     cs.scale_a = c.sa;
     cs.scale_b = c.sb;
-    std::mt19937 rng(cs.seed);
     Mat A, B, D;
-    tessera::test::make_mat(A, cs.m, cs.k, cs.oa, cs.in, cs.pad_a, 0, rng, true);
-    tessera::test::make_mat(B, cs.k, cs.n, cs.ob, cs.in, cs.pad_b, 0, rng, true);
-    tessera::test::make_mat(D, cs.m, cs.n, cs.od, cs.out, 0, 0, rng, false);
     tessera::test::DeviceBuffers db;
-    tessera::test::upload(db, A);
-    tessera::test::upload(db, B);
-    tessera::test::upload(db, D);
-    tessera::GemmArgs g = tessera::test::product_args(cs, A, B, D);
+    tessera::GemmArgs g = upload_product(cs, A, B, D, db);
     tessera::test::upload_scales(db, cs, g);
     g.math = cs.math;
     g.tile = cs.tile;
