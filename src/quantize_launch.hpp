@@ -84,9 +84,12 @@ void launch_quantize_rows(const QuantLaunch& l, const kernel::QuantizeParams<T>&
     case 1: launch_quantize_rows<T, Q, P, 1>(l, p, stream); break;
     case 2: launch_quantize_rows<T, Q, P, 2>(l, p, stream); break;
     case 3: launch_quantize_rows<T, Q, P, 3>(l, p, stream); break;
-    default:  // kQuantBlockWideConfig: built for the 1 x 128 pass alone (the plan gives it no other)
+    default:  // kQuantBlockWideConfig: built for the 1 x 128 pass alone; any other pass takes configuration 2, which
+              // holds the same segments (the plan gives them no other, but no launch is ever skipped)
       if constexpr (P == kernel::RowPass::block_1x128)
         launch_quantize_rows<T, Q, P, kQuantBlockWideConfig>(l, p, stream);
+      else
+        launch_quantize_rows<T, Q, P, 2>(l, p, stream);
       break;
   }
 }
