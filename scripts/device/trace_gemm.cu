@@ -37,18 +37,18 @@
 #endif
 TRACE_UNITS(TRACE_DECL)
 static char g_tile = 0;  // 0: the planner's kernel; 'c', 'w', 'W' (above)
-static char g_dtype = 'b';  // 'b' bf16, 'e' e4m3, 's' s8 (TRACE_DTYPE): whose persistent buffer holds the events
+static tessera::Dtype g_in = tessera::Dtype::bf16;  // TRACE_DTYPE: whose persistent buffer holds the events
 static bool non_persistent() { return g_tile == 'w' || g_tile == 'W' || g_tile == 'd'; }
 static void trace_dump(unsigned long long* t, size_t n) {
   if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
-  else if (g_dtype == 'e') tessera_gemm_trace_dump_e4m3(t, n);
-  else if (g_dtype == 's') tessera_gemm_trace_dump_s8(t, n);
+  else if (g_in == tessera::Dtype::e4m3) tessera_gemm_trace_dump_e4m3(t, n);
+  else if (g_in == tessera::Dtype::s8) tessera_gemm_trace_dump_s8(t, n);
   else tessera_gemm_trace_dump(t, n);
 }
 static void trace_clear() {
   if (non_persistent()) tessera_gemm_trace_clear_np();
-  else if (g_dtype == 'e') tessera_gemm_trace_clear_e4m3();
-  else if (g_dtype == 's') tessera_gemm_trace_clear_s8();
+  else if (g_in == tessera::Dtype::e4m3) tessera_gemm_trace_clear_e4m3();
+  else if (g_in == tessera::Dtype::s8) tessera_gemm_trace_clear_s8();
   else tessera_gemm_trace_clear();
 }
 using namespace tessera;
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   const char* tdt = getenv("TRACE_DTYPE");
   const Dtype in = !tdt || !strcmp(tdt, "bf16") ? Dtype::bf16 : !strcmp(tdt, "e4m3") ? Dtype::e4m3 : !strcmp(tdt, "s8") ? Dtype::s8 : Dtype::f32;
   if (in == Dtype::f32) { printf("TRACE_DTYPE: expected bf16, e4m3 or s8; got '%s'\n", tdt); return 2; }
-  g_dtype = in == Dtype::e4m3 ? 'e' : in == Dtype::s8 ? 's' : 'b';
+  g_in = in;
   float* scales = nullptr;
   if (in != Dtype::bf16) {
     auto byte = [&] {  // e4m3: exponent field at most 7 (|value| <= 1), never zero; s8: [-127, 127]
