@@ -12,14 +12,22 @@
 //   dbuf64q   a 64 x 256 unit (128 accumulators) summed a quarter of its columns at a time, the quarters' partial
 //             sums double-buffered (2 x 32): each K tile four groups of four m64n64k32, one always in flight while
 //             the previous quarter is added (A read from shared memory four times a K tile)
+//   dbuf64q_rs the same with A from registers (ldmatrix once a K tile, read by all four quarters; the next K tile's
+//             loaded once the last quarter's group has completed), as the persistent kernel's experiment
+//             scripts/device/experiments/fp8_rs_quarter.patch
 // Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first; for prom_ss also
 // a sweep of the lag, and the phase set by a named barrier as a kernel would set it: warpgroup 1 issues its first
 // group once warpgroup 0's first group has completed (sync 1), or before each K tile's first group once warpgroup 0's
 // has completed (sync every).  "+ bulk": a third warpgroup keeps two 24 KB bulk copies from an L2-resident buffer
 // into shared memory in flight meanwhile (about the rate at which the GEMM's TMA loads fill its stages), since
 // operand reads from shared memory compete with those writes: the promoted loop reads A twice a K tile.
+// "+ tma": instead, one thread of the third warpgroup loads the GEMM's stages through tensor maps as the kernel's
+// producer does -- per K tile a 128-row box of A and a box of B's unit rows (256, 144 or 128) of 128 bytes in the
+// 128-byte swizzle, from an 8 MB L2-resident matrix, 3 stages of 48 KB (4 of the smaller ones) -- and paced as the
+// kernel's: K tile n is loaded once the consumers have finished K tile n - stages (warpgroup 0 counts its K tiles in
+// shared memory), so that the loads run at the loop's rate, not L2's.
 //
-//   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -o /tmp/fp8pr && /tmp/fp8pr
+//   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -lcuda -o /tmp/fp8pr && /tmp/fp8pr [tma]
 //
 // The register lists of the two instructions Tessera does not wrap (m64n144k32, and the register-A form) are
 // spelled out below.
@@ -28,10 +36,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
+#include "tessera/arch/sm90_tma_desc.hpp"
 #include "tessera/arch/sm90_warpgroup.hpp"
 #include "tessera/arch/sm90_wgmma.hpp"
 #include "tessera/atom/smem_sm90.hpp"
@@ -39,9 +49,11 @@
 namespace {
 
 constexpr int kKTiles = 512;
-constexpr int kBulkRegion = 48 * 1024;  // two 24 KB buffers the helper's bulk copies write
+constexpr int kBulkRegion = 48 * 1024;  // two 24 KB buffers the helper's bulk copies write (or its TMA stages)
 constexpr int kBulkBytes = 24 * 1024;
-constexpr int kSmem = kBulkRegion + 2 * kBulkBytes + 64;  // + the helper's two mbarriers
+constexpr int kTmaCapacity = 144 * 1024;  // the TMA stages: 3 x 48 KB or 4 x 34 / 32 KB
+constexpr int kSmem = kBulkRegion + kTmaCapacity + 64;  // + the helper's mbarriers and the K tile count
+constexpr int kMatRows = 16384, kMatCols = 512;  // the TMA source: 8 MB of bytes, L2-resident
 constexpr size_t kSrcBytes = 16u << 20;
 constexpr uint64_t kDesc = tessera::atom::sw128_tile(128, 1).wgmma_desc_fields(true);
 
@@ -60,9 +72,29 @@ __device__ __forceinline__ void rs_n128(float (&d)[64], const uint32_t (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 
-enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144, kDbuf64q };
-constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144", "dbuf64q"};
-constexpr int kUnitN[] = {256, 256, 256, 128, 144, 256};
+enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144, kDbuf64q, kDbuf64qRs };
+constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144", "dbuf64q", "dbuf64q_rs"};
+constexpr int kUnitN[] = {256, 256, 256, 128, 144, 256, 256};
+
+// D (64 x 64) += A (64 x 32, registers) * B (32 x 64, shared), e4m3 x e4m3.
+__device__ __forceinline__ void rs_n64(float (&d)[32], const uint32_t (&a)[4], uint64_t db, uint32_t scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+// Warpgroup 0's count of finished K tiles (the TMA helper's pacing): each of its threads keeps the count in `n` and
+// stores it (the same value from every thread: no divergent branch in the loop; with thread 0 alone storing, the
+// quarter-width loops ran 11-13% slower).
+__device__ __forceinline__ void tick(volatile int* prog, int wg, int& n) {
+  ++n;
+  if (wg == 0) *prog = n;
+}
+// The same with the count worked out from the loop's own counter (no register of its own).
+__device__ __forceinline__ void tick_to(volatile int* prog, int wg, int n) {
+  if (wg == 0) *prog = n;
+}
 
 using tessera::arch::smem_desc;
 using tessera::arch::wgmma_commit;
@@ -99,8 +131,9 @@ __device__ __forceinline__ void add(float (&acc)[kN], const float (&p)[kN]) {
 
 // sync: 0 none, 1 warpgroup 1 waits for warpgroup 0's first group (prom_ss), 2 the same at every K tile.
 template <Variant kV>
-__device__ float run_loop(const unsigned char* smem, int wg, int sync) {
+__device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile int* prog) {
   float s = 0.f;
+  int kdone = 0;  // K tiles finished (tick)
   if constexpr (kV == kFast256) {
     float acc[128];
 #pragma unroll
@@ -114,6 +147,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
       wgmma_commit();
       wgmma_wait<1>();
       wgmma_fence_operands(acc);
+      tick(prog, wg, kdone);
     }
     wgmma_wait<0>();
     wgmma_fence_operands(acc);
@@ -153,6 +187,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
         if (h == 0) add(acc0, p);
         else add(acc1, p);
       }
+      tick(prog, wg, kdone);
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) s += acc0[i] + acc1[i];
@@ -199,6 +234,62 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
       if (left == 3) { wgmma_wait<0>(); add_q(p1, Q3{}); break; }
       group(p0, Q0{});
       wgmma_wait<1>();
+      tick(prog, wg, kdone);
+      add_q(p1, Q3{});
+    }
+#pragma unroll
+    for (int i = 0; i < 128; ++i) s += acc[i];
+  } else if constexpr (kV == kDbuf64qRs) {
+    float acc[128], p0[32], p1[32];
+    uint32_t a[4][4];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    auto load = [&] {
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
+    };
+    auto group = [&](float (&p)[32], auto qc) {
+      constexpr int q = decltype(qc)::value;
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) rs_n64(p, a[ks], desc_b(smem, 64 * q, ks), ks > 0 ? 1u : 0u);
+      wgmma_commit();
+    };
+    auto add_q = [&](float (&p)[32], auto qc) {
+      constexpr int q = decltype(qc)::value;
+      wgmma_fence_operands(p);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) acc[32 * q + i] += p[i];
+    };
+    using Q0 = std::integral_constant<int, 0>;
+    using Q1 = std::integral_constant<int, 1>;
+    using Q2 = std::integral_constant<int, 2>;
+    using Q3 = std::integral_constant<int, 3>;
+    load();
+    group(p0, Q0{});
+    for (int left = 4 * kKTiles - 1;; left -= 4) {
+      if (left == 0) { wgmma_wait<0>(); add_q(p0, Q0{}); break; }
+      group(p1, Q1{});
+      wgmma_wait<1>();
+      add_q(p0, Q0{});
+      if (left == 1) { wgmma_wait<0>(); add_q(p1, Q1{}); break; }
+      group(p0, Q2{});
+      wgmma_wait<1>();
+      add_q(p1, Q1{});
+      if (left == 2) { wgmma_wait<0>(); add_q(p0, Q2{}); break; }
+      group(p1, Q3{});
+      wgmma_wait<1>();
+      add_q(p0, Q2{});
+      if (left == 3) { wgmma_wait<0>(); add_q(p1, Q3{}); break; }
+      wgmma_wait<0>();  // the last quarter complete: A's registers free
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
+      tick(prog, wg, kdone);
+      load();
+      group(p0, Q0{});
       add_q(p1, Q3{});
     }
 #pragma unroll
@@ -230,6 +321,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
       }
       group(p1);
       wgmma_wait<1>();
+      tick_to(prog, wg, kKTiles - left);
       wgmma_fence_operands(p0);
       add(acc, p0);
       if (left == 1) {
@@ -240,6 +332,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
       }
       group(p0);
       wgmma_wait<1>();
+      tick_to(prog, wg, kKTiles - left + 1);
       wgmma_fence_operands(p1);
       add(acc, p1);
     }
@@ -249,19 +342,23 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync) {
   return s;
 }
 
-// Threads 0-255: the consumers (warpgroups 0, 1; `warpgroups` of them issue); threads 256-383: with `bulk`, one
-// thread keeps two bulk copies in flight until the consumers are done.  The consumers take 232 registers, the helper 40.
+// Threads 0-255: the consumers (warpgroups 0, 1; `warpgroups` of them issue); threads 256-383: with `bulk` 1, one
+// thread keeps two bulk copies in flight until the consumers are done; with `bulk` 2, one thread loads the GEMM's
+// stages through the tensor maps, paced by warpgroup 0's K tiles.  The consumers take 232 registers, the helper 40.
 template <Variant kV>
 __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, int sync, int bulk, const unsigned char* src,
-                                                      long long* out, float* sink) {
+                                                      long long* out, float* sink, const __grid_constant__ CUtensorMap map_a,
+                                                      const __grid_constant__ CUtensorMap map_b) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ volatile int done;
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kBulkRegion + 2 * kBulkBytes);
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kBulkRegion + kTmaCapacity);
+  volatile int* prog = reinterpret_cast<volatile int*>(bars + 4);
   for (int i = threadIdx.x; i < kBulkRegion / 4; i += blockDim.x)
     reinterpret_cast<uint32_t*>(smem)[i] = 0x38383838u ^ (i * 2654435761u & 0x07070707u);  // small e4m3 values
   if (threadIdx.x == 0) {
     done = 0;
-    for (int b = 0; b < 2; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
+    for (int b = 0; b < 4; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
+    *prog = 0;
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   tessera::arch::fence_proxy_async_shared_cta();
@@ -270,6 +367,33 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
   if (wg == 2) {
     tessera::arch::setmaxnreg_dec<40>();
     if (!bulk || threadIdx.x != 256) return;
+    if (bulk == 2) {
+      constexpr int kStageBytes = (128 + kUnitN[kV]) * 128, kStages = kTmaCapacity / kStageBytes;
+      uint32_t phase[4] = {};
+      auto issue = [&](int n) {
+        const int st = n % kStages;
+        unsigned char* d = smem + kBulkRegion + st * kStageBytes;
+        const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x * 61 + n) * 128) % (kMatRows - 256));
+        tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);
+        tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
+        tessera::arch::tma_load_2d(d + 128 * 128, &map_b, &bars[st], col, row);
+      };
+      int n = 0;
+      for (; n < kStages; ++n) issue(n);
+      for (; !done; ++n) {
+        while (*prog < n - kStages + 1 && !done) {
+        }
+        const int st = n % kStages;
+        tessera::arch::mbarrier_wait_parity(&bars[st], phase[st]);
+        phase[st] ^= 1u;
+        issue(n);
+      }
+      for (int k = n - kStages; k < n; ++k) {
+        tessera::arch::mbarrier_wait_parity(&bars[k % kStages], phase[k % kStages]);
+        phase[k % kStages] ^= 1u;
+      }
+      return;
+    }
     uint32_t phase[2] = {0, 0};
     long long n = 0;
     const size_t slots = kSrcBytes / kBulkBytes;
@@ -295,7 +419,7 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
       while (clock64() - t_start < lag) {
       }
     const long long t0 = clock64();
-    const float s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0);
+    const float s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0, prog);
     const long long t1 = clock64();
     if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
     if (s == 12345.f) *sink = s;
@@ -305,6 +429,7 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
 }
 
 const unsigned char* g_src = nullptr;
+unsigned char* g_mat = nullptr;
 
 template <Variant kV>
 void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
@@ -314,7 +439,10 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   cudaMalloc(&sink, sizeof(float));
   cudaMemset(out, 0, 132 * 2 * sizeof(long long));
   cudaFuncSetAttribute(rate_kernel<kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink);
+  using tessera::arch::TmaSwizzle;
+  const CUtensorMap ma = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, 128, 128, TmaSwizzle::k128B);
+  const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kUnitN[kV], 128, TmaSwizzle::k128B);
+  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink, ma, mb);
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::printf("%s: %s\n", kNames[kV], cudaGetErrorString(e));
@@ -331,7 +459,7 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   mean /= 132;
   const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
   std::printf("%-8s %d wg lag %4d%-11s%-7s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
-              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", bulk ? " + bulk" : "",
+              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
               mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
   cudaFree(out);
   cudaFree(sink);
@@ -349,11 +477,31 @@ void run_all() {
 
 }  // namespace
 
-int main() {
+// `fp8pr tma`: each loop alone, two in phase, + bulk and + tma; without an argument the whole set (lags, phase).
+int main(int argc, char** argv) {
   unsigned char* src;
   cudaMalloc(&src, kSrcBytes);
   cudaMemset(src, 1, kSrcBytes);
   g_src = src;
+  cudaMalloc(&g_mat, static_cast<size_t>(kMatRows) * kMatCols);
+  cudaMemset(g_mat, 0x38, static_cast<size_t>(kMatRows) * kMatCols);
+  if (argc > 1 && std::string(argv[1]) == "tma") {
+    auto four = [](auto v) {
+      constexpr Variant kV = decltype(v)::value;
+      run<kV>(1, 0);
+      run<kV>(2, 0);
+      run<kV>(2, 0, 0, 1);
+      run<kV>(2, 0, 0, 2);
+    };
+    four(std::integral_constant<Variant, kFast256>{});
+    four(std::integral_constant<Variant, kPromSS>{});
+    run<kPromSS>(2, 0, 1, 2);
+    four(std::integral_constant<Variant, kDbuf64q>{});
+    four(std::integral_constant<Variant, kDbuf64qRs>{});
+    four(std::integral_constant<Variant, kDbuf144>{});
+    four(std::integral_constant<Variant, kDbuf128>{});
+    return 0;
+  }
   run_all<kFast256>();
   run_all<kPromSS>();
   for (int lag = 50; lag <= 600; lag += 50) run<kPromSS>(2, lag);
@@ -365,5 +513,6 @@ int main() {
   run_all<kDbuf128>();
   run_all<kDbuf144>();
   run_all<kDbuf64q>();
+  run_all<kDbuf64qRs>();
   return 0;
 }
