@@ -191,18 +191,31 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) s += acc0[i] + acc1[i];
-  } else if constexpr (kV == kDbuf64q) {
+  } else if constexpr (kV == kDbuf64q || kV == kDbuf64qRs) {
+    // dbuf64q_rs: A from registers, loaded once a K tile (the next K tile's once its last quarter has completed)
+    constexpr bool kRs = kV == kDbuf64qRs;
     float acc[128], p0[32], p1[32];
+    uint32_t a[4][4];
 #pragma unroll
     for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    auto load = [&] {
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
+    };
     // quarter q's group (B rows 64 q ..) into p
     auto group = [&](float (&p)[32], auto qc) {
       constexpr int q = decltype(qc)::value;
+      if constexpr (kRs) {
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
+      }
       wgmma_fence_operands(p);
       wgmma_fence();
 #pragma unroll
-      for (int ks = 0; ks < 4; ++ks)
-        tessera::arch::wgmma_m64n64k32_f8<false, false>(p, desc_a(smem, wg, ks), desc_b(smem, 64 * q, ks), ks > 0 ? 1u : 0u);
+      for (int ks = 0; ks < 4; ++ks) {
+        if constexpr (kRs) rs_n64(p, a[ks], desc_b(smem, 64 * q, ks), ks > 0 ? 1u : 0u);
+        else tessera::arch::wgmma_m64n64k32_f8<false, false>(p, desc_a(smem, wg, ks), desc_b(smem, 64 * q, ks), ks > 0 ? 1u : 0u);
+      }
       wgmma_commit();
     };
     // a completed quarter's sums into its 32 accumulators (the m64n256 fragment's values 32 q .. 32 q + 31)
@@ -217,6 +230,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
     using Q2 = std::integral_constant<int, 2>;
     using Q3 = std::integral_constant<int, 3>;
     // (An exit, with its wait for all groups, after every quarter: with fewer exits ptxas serialised the wgmma.)
+    if constexpr (kRs) load();
     group(p0, Q0{});
     for (int left = 4 * kKTiles - 1;; left -= 4) {  // groups still to issue; quarter 0 of a K tile in flight
       if (left == 0) { wgmma_wait<0>(); add_q(p0, Q0{}); break; }
@@ -232,64 +246,18 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
       wgmma_wait<1>();
       add_q(p0, Q2{});
       if (left == 3) { wgmma_wait<0>(); add_q(p1, Q3{}); break; }
-      group(p0, Q0{});
-      wgmma_wait<1>();
-      tick(prog, wg, kdone);
-      add_q(p1, Q3{});
-    }
+      if constexpr (kRs) {
+        wgmma_wait<0>();  // the last quarter complete: A's registers free
 #pragma unroll
-    for (int i = 0; i < 128; ++i) s += acc[i];
-  } else if constexpr (kV == kDbuf64qRs) {
-    float acc[128], p0[32], p1[32];
-    uint32_t a[4][4];
-#pragma unroll
-    for (int i = 0; i < 128; ++i) acc[i] = 0.f;
-    auto load = [&] {
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) load_a(a[ks], smem, wg, ks);
-    };
-    auto group = [&](float (&p)[32], auto qc) {
-      constexpr int q = decltype(qc)::value;
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
-      wgmma_fence_operands(p);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) rs_n64(p, a[ks], desc_b(smem, 64 * q, ks), ks > 0 ? 1u : 0u);
-      wgmma_commit();
-    };
-    auto add_q = [&](float (&p)[32], auto qc) {
-      constexpr int q = decltype(qc)::value;
-      wgmma_fence_operands(p);
-#pragma unroll
-      for (int i = 0; i < 32; ++i) acc[32 * q + i] += p[i];
-    };
-    using Q0 = std::integral_constant<int, 0>;
-    using Q1 = std::integral_constant<int, 1>;
-    using Q2 = std::integral_constant<int, 2>;
-    using Q3 = std::integral_constant<int, 3>;
-    load();
-    group(p0, Q0{});
-    for (int left = 4 * kKTiles - 1;; left -= 4) {
-      if (left == 0) { wgmma_wait<0>(); add_q(p0, Q0{}); break; }
-      group(p1, Q1{});
-      wgmma_wait<1>();
-      add_q(p0, Q0{});
-      if (left == 1) { wgmma_wait<0>(); add_q(p1, Q1{}); break; }
-      group(p0, Q2{});
-      wgmma_wait<1>();
-      add_q(p1, Q1{});
-      if (left == 2) { wgmma_wait<0>(); add_q(p0, Q2{}); break; }
-      group(p1, Q3{});
-      wgmma_wait<1>();
-      add_q(p0, Q2{});
-      if (left == 3) { wgmma_wait<0>(); add_q(p1, Q3{}); break; }
-      wgmma_wait<0>();  // the last quarter complete: A's registers free
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
-      tick(prog, wg, kdone);
-      load();
-      group(p0, Q0{});
+        for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
+        tick(prog, wg, kdone);
+        load();
+        group(p0, Q0{});
+      } else {
+        group(p0, Q0{});
+        wgmma_wait<1>();
+        tick(prog, wg, kdone);
+      }
       add_q(p1, Q3{});
     }
 #pragma unroll
