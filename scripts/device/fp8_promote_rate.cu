@@ -27,7 +27,7 @@
 // kernel's: K tile n is loaded once the consumers have finished K tile n - stages (warpgroup 0 counts its K tiles in
 // shared memory), so that the loads run at the loop's rate, not L2's.
 //
-//   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -lcuda -o /tmp/fp8pr && /tmp/fp8pr [tma]
+//   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -lcuda -o /tmp/fp8pr && /tmp/fp8pr [tma | fed]
 //
 // The register lists of the two instructions Tessera does not wrap (m64n144k32, and the register-A form) are
 // spelled out below.
@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -52,7 +53,7 @@ constexpr int kKTiles = 512;
 constexpr int kBulkRegion = 48 * 1024;  // two 24 KB buffers the helper's bulk copies write (or its TMA stages)
 constexpr int kBulkBytes = 24 * 1024;
 constexpr int kTmaCapacity = 144 * 1024;  // the TMA stages: 3 x 48 KB or 4 x 34 / 32 KB
-constexpr int kSmem = kBulkRegion + kTmaCapacity + 64;  // + the helper's mbarriers and the K tile count
+constexpr int kSmem = kBulkRegion + kTmaCapacity + 128;  // + the helper's mbarriers and the K tile count
 constexpr int kMatRows = 16384, kMatCols = 512;  // the TMA source: 8 MB of bytes, L2-resident
 constexpr size_t kSrcBytes = 16u << 20;
 constexpr uint64_t kDesc = tessera::atom::sw128_tile(128, 1).wgmma_desc_fields(true);
@@ -310,22 +311,112 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
   return s;
 }
 
+__constant__ int g_fed_stages;  // + fed: stages in the ring (at most 4 and what kTmaCapacity holds)
+
+// "+ fed" (bulk 3): the operands of each K tile are the stage the helper has loaded, through the kernel's protocol --
+// each consumer waits for the stage's `full` barrier (the loads' transaction count) and, once the K tile's last group
+// has completed, every one of its warps arrives on the stage's `empty` barrier, which the helper waits for before it
+// loads the stage again.  The kernel's loops without its scheduler, epilogue or cluster: prom_ss and the
+// double-buffered 64 x 128 / 64 x 144 loops.
+template <Variant kV>
+__device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, uint64_t* empty, int nstages) {
+  static_assert(kV == kPromSS || kV == kDbuf128 || kV == kDbuf144, "fp8_promote_rate: + fed runs prom_ss, dbuf128, dbuf144");
+  constexpr int kStageBytes = (128 + kUnitN[kV]) * 128;
+  int ws = 0, rs = 0;  // the ring positions of the next stage to wait for and to release
+  uint32_t phase = 0;
+  auto stage = [&](int) {  // the next K tile's stage, once loaded
+    tessera::arch::mbarrier_wait_parity(&full[ws], phase);
+    const unsigned char* b = stages + ws * kStageBytes;
+    if (++ws == nstages) {
+      ws = 0;
+      phase ^= 1u;
+    }
+    return b;
+  };
+  auto release = [&](int) {  // the oldest K tile's stage
+    if (threadIdx.x % 32 == 0) (void)tessera::arch::mbarrier_arrive(&empty[rs]);
+    if (++rs == nstages) rs = 0;
+  };
+  float s = 0.f;
+  if constexpr (kV == kPromSS) {
+    float acc[2][64], p[64];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[0][i] = acc[1][i] = 0.f;
+    for (int kt = 0; kt < kKTiles; ++kt) {
+      const unsigned char* b = stage(kt);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        wgmma_fence_operands(p);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks)
+          tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(b, wg, ks), desc_b(b, 128 * h, ks), ks > 0 ? 1u : 0u);
+        wgmma_commit();
+        wgmma_wait<0>();
+        if (h == 1) release(kt);
+        wgmma_fence_operands(p);
+        add(acc[h], p);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 64; ++i) s += acc[0][i] + acc[1][i];
+  } else {
+    constexpr int kR = kUnitN[kV] / 2;
+    float acc[kR], p0[kR], p1[kR];
+#pragma unroll
+    for (int i = 0; i < kR; ++i) acc[i] = p0[i] = p1[i] = 0.f;
+    auto issue = [&](float (&p)[kR], int kt) {
+      const unsigned char* b = stage(kt);
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        if constexpr (kV == kDbuf144) ss_n144(p, desc_a(b, wg, ks), desc_b(b, 0, ks), ks > 0 ? 1u : 0u);
+        else tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(b, wg, ks), desc_b(b, 0, ks), ks > 0 ? 1u : 0u);
+      }
+      wgmma_commit();
+    };
+    auto retire = [&](float (&p)[kR], int kt) {  // K tile kt's group complete: its stage back, its sums added
+      release(kt);
+      wgmma_fence_operands(p);
+      add(acc, p);
+    };
+    // (an exit with its own wait for all groups at each add, as run_loop's)
+    issue(p0, 0);
+    for (int left = kKTiles - 1;; left -= 2) {
+      const int t = kKTiles - left;  // the K tile to issue now
+      if (left == 0) { wgmma_wait<0>(); retire(p0, t - 1); break; }
+      issue(p1, t);
+      wgmma_wait<1>();
+      retire(p0, t - 1);
+      if (left == 1) { wgmma_wait<0>(); retire(p1, t); break; }
+      issue(p0, t + 1);
+      wgmma_wait<1>();
+      retire(p1, t);
+    }
+#pragma unroll
+    for (int i = 0; i < kR; ++i) s += acc[i];
+  }
+  return s;
+}
+
 // Threads 0-255: the consumers (warpgroups 0, 1; `warpgroups` of them issue); threads 256-383: with `bulk` 1, one
 // thread keeps two bulk copies in flight until the consumers are done; with `bulk` 2, one thread loads the GEMM's
 // stages through the tensor maps, paced by warpgroup 0's K tiles.  The consumers take 232 registers, the helper 40.
-template <Variant kV>
+template <Variant kV, bool kFed = false>
 __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, int sync, int bulk, const unsigned char* src,
                                                       long long* out, float* sink, const __grid_constant__ CUtensorMap map_a,
                                                       const __grid_constant__ CUtensorMap map_b) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ volatile int done;
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kBulkRegion + kTmaCapacity);
-  volatile int* prog = reinterpret_cast<volatile int*>(bars + 4);
+  volatile int* prog = reinterpret_cast<volatile int*>(bars + 8);  // (bars: + fed's 4 full and 4 empty barriers)
   for (int i = threadIdx.x; i < kBulkRegion / 4; i += blockDim.x)
     reinterpret_cast<uint32_t*>(smem)[i] = 0x38383838u ^ (i * 2654435761u & 0x07070707u);  // small e4m3 values
   if (threadIdx.x == 0) {
     done = 0;
     for (int b = 0; b < 4; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
+    for (int b = 4; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 4 * warpgroups);  // + fed's empty barriers
     *prog = 0;
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -335,6 +426,20 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
   if (wg == 2) {
     tessera::arch::setmaxnreg_dec<40>();
     if (!bulk || threadIdx.x != 256) return;
+    if constexpr (kFed) {  // exactly the consumers' K tiles, each stage again once its empty barrier completes
+      constexpr int kStageBytes = (128 + kUnitN[kV]) * 128;
+      const int stages = g_fed_stages;
+      for (int n = 0; n < kKTiles; ++n) {
+        const int st = n % stages;
+        if (n >= stages) tessera::arch::mbarrier_wait_parity(&bars[4 + st], static_cast<uint32_t>((n / stages - 1) & 1));
+        unsigned char* d = smem + kBulkRegion + st * kStageBytes;
+        const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x * 61 + n) * 128) % (kMatRows - 256));
+        tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);
+        tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
+        tessera::arch::tma_load_2d(d + 128 * 128, &map_b, &bars[st], col, row);
+      }
+      return;
+    }
     if (bulk == 2) {
       constexpr int kStageBytes = (128 + kUnitN[kV]) * 128, kStages = kTmaCapacity / kStageBytes;
       uint32_t phase[4] = {};
@@ -387,7 +492,9 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
       while (clock64() - t_start < lag) {
       }
     const long long t0 = clock64();
-    const float s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0, prog);
+    float s;
+    if constexpr (kFed) s = run_fed<kV>(smem + kBulkRegion, wg, bars, bars + 4, g_fed_stages);
+    else s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0, prog);
     const long long t1 = clock64();
     if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
     if (s == 12345.f) *sink = s;
@@ -399,18 +506,24 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
 const unsigned char* g_src = nullptr;
 unsigned char* g_mat = nullptr;
 
-template <Variant kV>
+int g_blocks = 132, g_stages = 4;  // the grid (one block an SM) and + fed's stages: `fp8pr fed [blocks] [stages]`
+
+template <Variant kV, bool kFed = false>
 void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   long long* out;
   float* sink;
   cudaMalloc(&out, 132 * 2 * sizeof(long long));
+  if constexpr (kFed) {
+    const int stages = std::min(g_stages, std::min(4, kTmaCapacity / ((128 + kUnitN[kV]) * 128)));
+    cudaMemcpyToSymbol(g_fed_stages, &stages, sizeof(int));
+  }
   cudaMalloc(&sink, sizeof(float));
   cudaMemset(out, 0, 132 * 2 * sizeof(long long));
-  cudaFuncSetAttribute(rate_kernel<kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(rate_kernel<kV, kFed>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   using tessera::arch::TmaSwizzle;
   const CUtensorMap ma = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, 128, 128, TmaSwizzle::k128B);
   const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kUnitN[kV], 128, TmaSwizzle::k128B);
-  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV><<<132, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink, ma, mb);
+  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV, kFed><<<g_blocks, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink, ma, mb);
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::printf("%s: %s\n", kNames[kV], cudaGetErrorString(e));
@@ -419,15 +532,15 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   long long h[264];
   cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost);
   double mean = 0;
-  for (int b = 0; b < 132; ++b) {
+  for (int b = 0; b < g_blocks; ++b) {
     long long t = h[2 * b];
     for (int w = 1; w < warpgroups; ++w) t = h[2 * b + w] > t ? h[2 * b + w] : t;
     mean += t;
   }
-  mean /= 132;
+  mean /= g_blocks;
   const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
   std::printf("%-8s %d wg lag %4d%-11s%-7s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
-              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
+              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", kFed ? " + fed" : bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
               mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
   cudaFree(out);
   cudaFree(sink);
@@ -445,7 +558,8 @@ void run_all() {
 
 }  // namespace
 
-// `fp8pr tma`: each loop alone, two in phase, + bulk and + tma; without an argument the whole set (lags, phase).
+// `fp8pr tma`: each loop alone, two in phase, + bulk and + tma; `fp8pr fed [blocks] [stages]`: the loops that run_fed
+// has, + tma and + fed, on `blocks` SMs (132) with at most `stages` stages (4); without an argument the whole set (lags, phase).
 int main(int argc, char** argv) {
   unsigned char* src;
   cudaMalloc(&src, kSrcBytes);
@@ -453,6 +567,25 @@ int main(int argc, char** argv) {
   g_src = src;
   cudaMalloc(&g_mat, static_cast<size_t>(kMatRows) * kMatCols);
   cudaMemset(g_mat, 0x38, static_cast<size_t>(kMatRows) * kMatCols);
+  if (argc > 1 && std::string(argv[1]) == "fed") {
+    if (argc > 2) g_blocks = std::atoi(argv[2]);
+    if (argc > 3) g_stages = std::atoi(argv[3]);
+    if (g_blocks < 1 || g_blocks > 132 || g_stages < 2) {  // (one stage: the double-buffered loops hold two, a deadlock)
+      std::fprintf(stderr, "fp8pr fed: blocks must be 1-132 (got %d) and stages at least 2 (got %d)\n", g_blocks, g_stages);
+      return 2;
+    }
+    std::printf("fed: %d blocks, at most %d stages\n", g_blocks, g_stages);
+    auto fed = [](auto v) {
+      constexpr Variant kV = decltype(v)::value;
+      run<kV>(2, 0, 0, 2);
+      run<kV, true>(1, 0, 0, 3);
+      run<kV, true>(2, 0, 0, 3);
+    };
+    fed(std::integral_constant<Variant, kPromSS>{});
+    fed(std::integral_constant<Variant, kDbuf128>{});
+    fed(std::integral_constant<Variant, kDbuf144>{});
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "tma") {
     auto four = [](auto v) {
       constexpr Variant kV = decltype(v)::value;
