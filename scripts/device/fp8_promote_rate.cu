@@ -12,7 +12,11 @@
 //   dbuf64q   a 64 x 256 unit (128 accumulators) summed a quarter of its columns at a time, the quarters' partial
 //             sums double-buffered (2 x 32): each K tile four groups of four m64n64k32, one always in flight while
 //             the previous quarter is added (A read from shared memory four times a K tile)
-//   dbuf64q_rs the same with A from registers (ldmatrix once a K tile, read by all four quarters; the next K tile's
+//   dbuf96h   a 64 x 192 unit (96 accumulators) summed half its columns at a time, the halves' partial sums
+//             double-buffered (2 x 48): each K tile two groups of four m64n96k32, one always in flight (the 128 x 192
+//             unit's loop; its B multicast to a cluster pair, it reads 28 KB of L2 a K tile and block: 36.5 bytes a
+//             cycle at full rate, within the fed bound of about 38)
+//   dbuf64q_rs the same as dbuf64q with A from registers (ldmatrix once a K tile, read by all four quarters; the next K tile's
 //             loaded once the last quarter's group has completed), as the persistent kernel's experiment
 //             scripts/device/experiments/fp8_rs_quarter.patch
 // Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first; for prom_ss also
@@ -73,9 +77,17 @@ __device__ __forceinline__ void rs_n128(float (&d)[64], const uint32_t (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 
-enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144, kDbuf64q, kDbuf64qRs };
-constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144", "dbuf64q", "dbuf64q_rs"};
-constexpr int kUnitN[] = {256, 256, 256, 128, 144, 256, 256};
+enum Variant { kFast256, kPromSS, kPromRS, kDbuf128, kDbuf144, kDbuf64q, kDbuf64qRs, kDbuf96h };
+constexpr const char* kNames[] = {"fast256", "prom_ss", "prom_rs", "dbuf128", "dbuf144", "dbuf64q", "dbuf64q_rs", "dbuf96h"};
+constexpr int kUnitN[] = {256, 256, 256, 128, 144, 256, 256, 192};
+
+// D (64 x 96) += A (64 x 32, shared) * B (32 x 96, shared), e4m3 x e4m3.
+__device__ __forceinline__ void ss_n96(float (&d)[48], uint64_t da, uint64_t db, uint32_t scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, %48, %49, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+               : "l"(da), "l"(db), "r"(scale_d));
+}
 
 // D (64 x 64) += A (64 x 32, registers) * B (32 x 64, shared), e4m3 x e4m3.
 __device__ __forceinline__ void rs_n64(float (&d)[32], const uint32_t (&a)[4], uint64_t db, uint32_t scale_d) {
@@ -263,6 +275,36 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
     }
 #pragma unroll
     for (int i = 0; i < 128; ++i) s += acc[i];
+  } else if constexpr (kV == kDbuf96h) {
+    float acc[96], p0[48], p1[48];
+#pragma unroll
+    for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+    auto group = [&](float (&p)[48], int h) {  // half h's group (B rows 96 h ..) into p
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) ss_n96(p, desc_a(smem, wg, ks), desc_b(smem, 96 * h, ks), ks > 0 ? 1u : 0u);
+      wgmma_commit();
+    };
+    auto add_h = [&](float (&p)[48], int h) {
+      wgmma_fence_operands(p);
+#pragma unroll
+      for (int i = 0; i < 48; ++i) acc[48 * h + i] += p[i];
+    };
+    group(p0, 0);
+    for (int left = 2 * kKTiles - 1;; left -= 2) {  // groups still to issue; half 0 of a K tile in flight
+      if (left == 0) { wgmma_wait<0>(); add_h(p0, 0); break; }
+      group(p1, 1);
+      wgmma_wait<1>();
+      add_h(p0, 0);
+      if (left == 1) { wgmma_wait<0>(); add_h(p1, 1); break; }
+      group(p0, 0);
+      wgmma_wait<1>();
+      tick(prog, wg, kdone);
+      add_h(p1, 1);
+    }
+#pragma unroll
+    for (int i = 0; i < 96; ++i) s += acc[i];
   } else {
     constexpr int kR = kUnitN[kV] / 2;
     float acc[kR], p0[kR], p1[kR];
@@ -320,7 +362,8 @@ __constant__ int g_fed_stages;  // + fed: stages in the ring (at most 4 and what
 // double-buffered 64 x 128 / 64 x 144 loops.
 template <Variant kV>
 __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, uint64_t* empty, int nstages) {
-  static_assert(kV == kPromSS || kV == kDbuf128 || kV == kDbuf144, "fp8_promote_rate: + fed runs prom_ss, dbuf128, dbuf144");
+  static_assert(kV == kPromSS || kV == kDbuf128 || kV == kDbuf144 || kV == kDbuf96h,
+                "fp8_promote_rate: + fed runs prom_ss, dbuf128, dbuf144, dbuf96h");
   constexpr int kStageBytes = (128 + kUnitN[kV]) * 128;
   int ws = 0, rs = 0;  // the ring positions of the next stage to wait for and to release
   uint32_t phase = 0;
@@ -360,6 +403,39 @@ __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, ui
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) s += acc[0][i] + acc[1][i];
+  } else if constexpr (kV == kDbuf96h) {
+    float acc[96], p0[48], p1[48];
+#pragma unroll
+    for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+    const unsigned char* b = nullptr;  // the K tile's stage
+    auto group = [&](float (&p)[48], int h) {
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) ss_n96(p, desc_a(b, wg, ks), desc_b(b, 96 * h, ks), ks > 0 ? 1u : 0u);
+      wgmma_commit();
+    };
+    auto add_h = [&](float (&p)[48], int h) {
+      wgmma_fence_operands(p);
+#pragma unroll
+      for (int i = 0; i < 48; ++i) acc[48 * h + i] += p[i];
+    };
+    b = stage(0);
+    group(p0, 0);
+    for (int left = 2 * kKTiles - 1;; left -= 2) {
+      if (left == 0) { wgmma_wait<0>(); release(0); add_h(p0, 0); break; }
+      group(p1, 1);
+      wgmma_wait<1>();
+      add_h(p0, 0);
+      if (left == 1) { wgmma_wait<0>(); release(0); add_h(p1, 1); break; }
+      b = stage(0);
+      group(p0, 0);
+      wgmma_wait<1>();  // the previous K tile's second half complete: its stage back
+      release(0);
+      add_h(p1, 1);
+    }
+#pragma unroll
+    for (int i = 0; i < 96; ++i) s += acc[i];
   } else {
     constexpr int kR = kUnitN[kV] / 2;
     float acc[kR], p0[kR], p1[kR];
@@ -584,6 +660,7 @@ int main(int argc, char** argv) {
     fed(std::integral_constant<Variant, kPromSS>{});
     fed(std::integral_constant<Variant, kDbuf128>{});
     fed(std::integral_constant<Variant, kDbuf144>{});
+    fed(std::integral_constant<Variant, kDbuf96h>{});
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "tma") {
@@ -601,6 +678,7 @@ int main(int argc, char** argv) {
     four(std::integral_constant<Variant, kDbuf64qRs>{});
     four(std::integral_constant<Variant, kDbuf144>{});
     four(std::integral_constant<Variant, kDbuf128>{});
+    four(std::integral_constant<Variant, kDbuf96h>{});
     return 0;
   }
   run_all<kFast256>();
@@ -615,5 +693,6 @@ int main(int argc, char** argv) {
   run_all<kDbuf144>();
   run_all<kDbuf64q>();
   run_all<kDbuf64qRs>();
+  run_all<kDbuf96h>();
   return 0;
 }
