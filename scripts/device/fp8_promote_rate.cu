@@ -44,6 +44,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tessera/arch/sm90_cluster.hpp"
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
 #include "tessera/arch/sm90_tma_desc.hpp"
@@ -358,9 +359,12 @@ __constant__ int g_fed_stages;  // + fed: stages in the ring (at most 4 and what
 // "+ fed" (bulk 3): the operands of each K tile are the stage the helper has loaded, through the kernel's protocol --
 // each consumer waits for the stage's `full` barrier (the loads' transaction count) and, once the K tile's last group
 // has completed, every one of its warps arrives on the stage's `empty` barrier, which the helper waits for before it
-// loads the stage again.  The kernel's loops without its scheduler, epilogue or cluster: prom_ss and the
-// double-buffered 64 x 128 / 64 x 144 loops.
-template <Variant kV>
+// loads the stage again.  The kernel's loops without its scheduler or epilogue: prom_ss, the double-buffered
+// 64 x 128 / 64 x 144 loops and dbuf96h.  kCluster (the template argument of rate_kernel's fed instance): 1, each block
+// loads its whole stage; 2, clusters of two along M, each block loading A and half of B multicast to both (the
+// kernel's protocol); 4, 2 x 2 clusters (rank = m + 2 n), each block loading half of A multicast to its row's pair
+// (rank ^ 2) and half of B to its column's (rank ^ 1): the L2 bytes a stage 1, 3/4 or 1/2 of the stage.
+template <Variant kV, int kCluster>
 __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, uint64_t* empty, int nstages) {
   static_assert(kV == kPromSS || kV == kDbuf128 || kV == kDbuf144 || kV == kDbuf96h,
                 "fp8_promote_rate: + fed runs prom_ss, dbuf128, dbuf144, dbuf96h");
@@ -376,8 +380,19 @@ __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, ui
     }
     return b;
   };
-  auto release = [&](int) {  // the oldest K tile's stage
-    if (threadIdx.x % 32 == 0) (void)tessera::arch::mbarrier_arrive(&empty[rs]);
+  // The oldest K tile's stage, back to every block whose loads write into it: this one, and in clusters the peer that
+  // multicasts its half of B (rank ^ 1) and, 2 x 2, the one that multicasts its half of A (rank ^ 2).
+  [[maybe_unused]] const uint32_t rank = kCluster > 1 ? tessera::arch::cluster_ctarank() : 0u;
+  auto release = [&](int) {
+    if (threadIdx.x % 32 == 0) {
+      if constexpr (kCluster == 1) {
+        (void)tessera::arch::mbarrier_arrive(&empty[rs]);
+      } else {
+        tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank);
+        tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 1u);
+        if constexpr (kCluster == 4) tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 2u);
+      }
+    }
     if (++rs == nstages) rs = 0;
   };
   float s = 0.f;
@@ -479,7 +494,7 @@ __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, ui
 // Threads 0-255: the consumers (warpgroups 0, 1; `warpgroups` of them issue); threads 256-383: with `bulk` 1, one
 // thread keeps two bulk copies in flight until the consumers are done; with `bulk` 2, one thread loads the GEMM's
 // stages through the tensor maps, paced by warpgroup 0's K tiles.  The consumers take 232 registers, the helper 40.
-template <Variant kV, bool kFed = false>
+template <Variant kV, int kFed = 0>
 __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, int sync, int bulk, const unsigned char* src,
                                                       long long* out, float* sink, const __grid_constant__ CUtensorMap map_a,
                                                       const __grid_constant__ CUtensorMap map_b) {
@@ -492,30 +507,49 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
   if (threadIdx.x == 0) {
     done = 0;
     for (int b = 0; b < 4; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
-    for (int b = 4; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 4 * warpgroups);  // + fed's empty barriers
+    // + fed's empty barriers: every consumer warp of each block whose loads write into this block's stages
+    for (int b = 4; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 4 * warpgroups * (kFed == 4 ? 3 : kFed == 2 ? 2 : 1));
     *prog = 0;
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   tessera::arch::fence_proxy_async_shared_cta();
   __syncthreads();
+  if constexpr (kFed > 1) tessera::arch::cluster_sync();  // the peers' barriers initialised before any multicast
   const int wg = threadIdx.x / 128;
   if (wg == 2) {
     tessera::arch::setmaxnreg_dec<40>();
-    if (!bulk || threadIdx.x != 256) return;
-    if constexpr (kFed) {  // exactly the consumers' K tiles, each stage again once its empty barrier completes
-      constexpr int kStageBytes = (128 + kUnitN[kV]) * 128;
-      const int stages = g_fed_stages;
-      for (int n = 0; n < kKTiles; ++n) {
-        const int st = n % stages;
-        if (n >= stages) tessera::arch::mbarrier_wait_parity(&bars[4 + st], static_cast<uint32_t>((n / stages - 1) & 1));
-        unsigned char* d = smem + kBulkRegion + st * kStageBytes;
-        const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x * 61 + n) * 128) % (kMatRows - 256));
-        tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);
-        tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
-        tessera::arch::tma_load_2d(d + 128 * 128, &map_b, &bars[st], col, row);
+    if constexpr (kFed > 0) {  // exactly the consumers' K tiles, each stage again once its empty barrier completes
+      if (threadIdx.x == 256) {
+        constexpr int kStageBytes = (128 + kUnitN[kV]) * 128, kHalfB = kUnitN[kV] / 2 * 128;
+        const int stages = g_fed_stages;
+        const uint32_t rank = kFed > 1 ? tessera::arch::cluster_ctarank() : 0u;
+        const uint16_t self = static_cast<uint16_t>(1u << rank);
+        for (int n = 0; n < kKTiles; ++n) {
+          const int st = n % stages;
+          if (n >= stages) tessera::arch::mbarrier_wait_parity(&bars[4 + st], static_cast<uint32_t>((n / stages - 1) & 1));
+          unsigned char* d = smem + kBulkRegion + st * kStageBytes;
+          const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x / kFed * 61 + n) * 128) % (kMatRows - 256));
+          tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);  // (the peers' boxes count here too)
+          if constexpr (kFed == 1) {
+            tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
+            tessera::arch::tma_load_2d(d + 128 * 128, &map_b, &bars[st], col, row);
+          } else if constexpr (kFed == 2) {  // A whole; half (rank) of B to both
+            tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
+            tessera::arch::tma_load_2d_multicast(d + 128 * 128 + rank * kHalfB, &map_b, &bars[st], col, row, 0x3);
+          } else {  // half (n = rank / 2) of A to the row's pair, half (m = rank % 2) of B to the column's pair
+            const uint32_t m = rank & 1u, nn = rank >> 1;
+            tessera::arch::tma_load_2d_multicast(d + nn * 64 * 128, &map_a, &bars[st], col, row,
+                                                 static_cast<uint16_t>(self | (1u << (rank ^ 2u))));
+            tessera::arch::tma_load_2d_multicast(d + 128 * 128 + m * kHalfB, &map_b, &bars[st], col, row,
+                                                 static_cast<uint16_t>(self | (1u << (rank ^ 1u))));
+          }
+        }
       }
+      __syncwarp();
+      if constexpr (kFed > 1) tessera::arch::cluster_sync();  // no block leaves while a peer may still signal it
       return;
     }
+    if (!bulk || threadIdx.x != 256) return;
     if (bulk == 2) {
       constexpr int kStageBytes = (128 + kUnitN[kV]) * 128, kStages = kTmaCapacity / kStageBytes;
       uint32_t phase[4] = {};
@@ -569,7 +603,7 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
       }
     const long long t0 = clock64();
     float s;
-    if constexpr (kFed) s = run_fed<kV>(smem + kBulkRegion, wg, bars, bars + 4, g_fed_stages);
+    if constexpr (kFed > 0) s = run_fed<kV, kFed>(smem + kBulkRegion, wg, bars, bars + 4, g_fed_stages);
     else s = run_loop<kV>(smem, wg, warpgroups == 2 ? sync : 0, prog);
     const long long t1 = clock64();
     if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
@@ -577,6 +611,7 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
   }
   tessera::arch::named_barrier_sync(2, 256);
   if (threadIdx.x == 0) done = 1;
+  if constexpr (kFed > 1) tessera::arch::cluster_sync();
 }
 
 const unsigned char* g_src = nullptr;
@@ -584,12 +619,12 @@ unsigned char* g_mat = nullptr;
 
 int g_blocks = 132, g_stages = 4;  // the grid (one block an SM) and + fed's stages: `fp8pr fed [blocks] [stages]`
 
-template <Variant kV, bool kFed = false>
+template <Variant kV, int kFed = 0>
 void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   long long* out;
   float* sink;
   cudaMalloc(&out, 132 * 2 * sizeof(long long));
-  if constexpr (kFed) {
+  if constexpr (kFed > 0) {
     const int stages = std::min(g_stages, std::min(4, kTmaCapacity / ((128 + kUnitN[kV]) * 128)));
     cudaMemcpyToSymbol(g_fed_stages, &stages, sizeof(int));
   }
@@ -597,9 +632,32 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   cudaMemset(out, 0, 132 * 2 * sizeof(long long));
   cudaFuncSetAttribute(rate_kernel<kV, kFed>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   using tessera::arch::TmaSwizzle;
-  const CUtensorMap ma = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, 128, 128, TmaSwizzle::k128B);
-  const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kUnitN[kV], 128, TmaSwizzle::k128B);
-  for (int rep = 0; rep < 3; ++rep) rate_kernel<kV, kFed><<<g_blocks, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink, ma, mb);
+  // (boxes: A 128 rows, or 64 in 2 x 2 clusters; B the unit's rows, or half of them in clusters)
+  const CUtensorMap ma = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kFed == 4 ? 64 : 128, 128, TmaSwizzle::k128B);
+  const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kFed > 1 ? kUnitN[kV] / 2 : kUnitN[kV], 128,
+                                                         TmaSwizzle::k128B);
+  for (int rep = 0; rep < 3; ++rep) {
+    if constexpr (kFed > 1) {
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(g_blocks);
+      cfg.blockDim = dim3(384);
+      cfg.dynamicSmemBytes = kSmem;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = kFed;
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      const cudaError_t le = cudaLaunchKernelEx(&cfg, rate_kernel<kV, kFed>, warpgroups, lag, sync, bulk, g_src, out, sink, ma, mb);
+      if (le != cudaSuccess) {
+        std::printf("%s: cluster launch: %s\n", kNames[kV], cudaGetErrorString(le));
+        std::exit(1);
+      }
+    } else {
+      rate_kernel<kV, kFed><<<g_blocks, 384, kSmem>>>(warpgroups, lag, sync, bulk, g_src, out, sink, ma, mb);
+    }
+  }
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::printf("%s: %s\n", kNames[kV], cudaGetErrorString(e));
@@ -615,8 +673,8 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   }
   mean /= g_blocks;
   const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
-  std::printf("%-8s %d wg lag %4d%-11s%-7s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
-              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", kFed ? " + fed" : bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
+  std::printf("%-8s %d wg lag %4d%-11s%-10s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
+              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", kFed == 4 ? " + fed 2x2" : kFed == 2 ? " + fed x2" : kFed ? " + fed" : bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
               mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
   cudaFree(out);
   cudaFree(sink);
@@ -646,16 +704,20 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "fed") {
     if (argc > 2) g_blocks = std::atoi(argv[2]);
     if (argc > 3) g_stages = std::atoi(argv[3]);
-    if (g_blocks < 1 || g_blocks > 132 || g_stages < 2) {  // (one stage: the double-buffered loops hold two, a deadlock)
-      std::fprintf(stderr, "fp8pr fed: blocks must be 1-132 (got %d) and stages at least 2 (got %d)\n", g_blocks, g_stages);
+    if (g_blocks < 4 || g_blocks > 132 || g_blocks % 4 != 0 || g_stages < 2) {  // (one stage: the double-buffered loops
+                                                                              // hold two, a deadlock)
+      std::fprintf(stderr, "fp8pr fed: blocks must be a multiple of 4 (the clusters) from 4 to 132 (got %d) and stages at least 2 (got %d)\n",
+                   g_blocks, g_stages);
       return 2;
     }
     std::printf("fed: %d blocks, at most %d stages\n", g_blocks, g_stages);
     auto fed = [](auto v) {
       constexpr Variant kV = decltype(v)::value;
       run<kV>(2, 0, 0, 2);
-      run<kV, true>(1, 0, 0, 3);
-      run<kV, true>(2, 0, 0, 3);
+      run<kV, 1>(1, 0, 0, 3);
+      run<kV, 1>(2, 0, 0, 3);
+      run<kV, 2>(2, 0, 0, 3);
+      run<kV, 4>(2, 0, 0, 3);
     };
     fed(std::integral_constant<Variant, kPromSS>{});
     fed(std::integral_constant<Variant, kDbuf128>{});
