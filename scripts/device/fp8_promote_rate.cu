@@ -363,7 +363,8 @@ __constant__ int g_fed_stages;  // + fed: stages in the ring (at most 4 and what
 // 64 x 128 / 64 x 144 loops and dbuf96h.  kCluster (the template argument of rate_kernel's fed instance): 1, each block
 // loads its whole stage; 2, clusters of two along M, each block loading A and half of B multicast to both (the
 // kernel's protocol); 4, 2 x 2 clusters (rank = m + 2 n), each block loading half of A multicast to its row's pair
-// (rank ^ 2) and half of B to its column's (rank ^ 1): the L2 bytes a stage 1, 3/4 or 1/2 of the stage.
+// (rank ^ 2) and half of B to its column's (rank ^ 1); 5, clusters of four along M (as the kernel allows), A whole and
+// a quarter of B multicast to all four.
 template <Variant kV, int kCluster>
 __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, uint64_t* empty, int nstages) {
   static_assert(kV == kPromSS || kV == kDbuf128 || kV == kDbuf144 || kV == kDbuf96h,
@@ -387,6 +388,9 @@ __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, ui
     if (threadIdx.x % 32 == 0) {
       if constexpr (kCluster == 1) {
         (void)tessera::arch::mbarrier_arrive(&empty[rs]);
+      } else if constexpr (kCluster == 5) {  // four along M: every block writes a quarter of B into every stage
+#pragma unroll
+        for (uint32_t r = 0; r < 4; ++r) tessera::arch::mbarrier_arrive_cluster(&empty[rs], r);
       } else {
         tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank);
         tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 1u);
@@ -508,7 +512,7 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
     done = 0;
     for (int b = 0; b < 4; ++b) tessera::arch::mbarrier_init(&bars[b], 1);
     // + fed's empty barriers: every consumer warp of each block whose loads write into this block's stages
-    for (int b = 4; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 4 * warpgroups * (kFed == 4 ? 3 : kFed == 2 ? 2 : 1));
+    for (int b = 4; b < 8; ++b) tessera::arch::mbarrier_init(&bars[b], 4 * warpgroups * (kFed == 5 ? 4 : kFed == 4 ? 3 : kFed == 2 ? 2 : 1));
     *prog = 0;
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -528,7 +532,8 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
           const int st = n % stages;
           if (n >= stages) tessera::arch::mbarrier_wait_parity(&bars[4 + st], static_cast<uint32_t>((n / stages - 1) & 1));
           unsigned char* d = smem + kBulkRegion + st * kStageBytes;
-          const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x / kFed * 61 + n) * 128) % (kMatRows - 256));
+          constexpr int kBlocks = kFed == 5 ? 4 : kFed;  // blocks a cluster
+          const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x / kBlocks * 61 + n) * 128) % (kMatRows - 256));
           tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);  // (the peers' boxes count here too)
           if constexpr (kFed == 1) {
             tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
@@ -536,6 +541,9 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
           } else if constexpr (kFed == 2) {  // A whole; half (rank) of B to both
             tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
             tessera::arch::tma_load_2d_multicast(d + 128 * 128 + rank * kHalfB, &map_b, &bars[st], col, row, 0x3);
+          } else if constexpr (kFed == 5) {  // A whole; a quarter (rank) of B to all four
+            tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
+            tessera::arch::tma_load_2d_multicast(d + 128 * 128 + rank * (kHalfB / 2), &map_b, &bars[st], col, row, 0xF);
           } else {  // half (n = rank / 2) of A to the row's pair, half (m = rank % 2) of B to the column's pair
             const uint32_t m = rank & 1u, nn = rank >> 1;
             tessera::arch::tma_load_2d_multicast(d + nn * 64 * 128, &map_a, &bars[st], col, row,
@@ -632,9 +640,11 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   cudaMemset(out, 0, 132 * 2 * sizeof(long long));
   cudaFuncSetAttribute(rate_kernel<kV, kFed>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   using tessera::arch::TmaSwizzle;
-  // (boxes: A 128 rows, or 64 in 2 x 2 clusters; B the unit's rows, or half of them in clusters)
+  // (boxes: A 128 rows, or 64 in 2 x 2 clusters; B the unit's rows, half of them in clusters of two or 2 x 2, a quarter
+  // in clusters of four along M)
   const CUtensorMap ma = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kFed == 4 ? 64 : 128, 128, TmaSwizzle::k128B);
-  const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols, kFed > 1 ? kUnitN[kV] / 2 : kUnitN[kV], 128,
+  const CUtensorMap mb = tessera::arch::make_tma_desc_2d(g_mat, 1, kMatRows, kMatCols, kMatCols,
+                                                         kFed == 5 ? kUnitN[kV] / 4 : kFed > 1 ? kUnitN[kV] / 2 : kUnitN[kV], 128,
                                                          TmaSwizzle::k128B);
   for (int rep = 0; rep < 3; ++rep) {
     if constexpr (kFed > 1) {
@@ -644,7 +654,7 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
       cfg.dynamicSmemBytes = kSmem;
       cudaLaunchAttribute attr{};
       attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = kFed;
+      attr.val.clusterDim.x = kFed == 5 ? 4 : kFed;
       attr.val.clusterDim.y = 1;
       attr.val.clusterDim.z = 1;
       cfg.attrs = &attr;
@@ -674,7 +684,7 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   mean /= g_blocks;
   const double macs = 64.0 * kUnitN[kV] * 128.0 * kKTiles * warpgroups;  // per SM
   std::printf("%-8s %d wg lag %4d%-11s%-10s: %7.1f cycles a K tile a warpgroup, %7.1f MACs/cycle/SM (%5.1f%% of 4096)\n",
-              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", kFed == 4 ? " + fed 2x2" : kFed == 2 ? " + fed x2" : kFed ? " + fed" : bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
+              kNames[kV], warpgroups, lag, sync == 1 ? " sync 1" : sync == 2 ? " sync every" : "", kFed == 5 ? " + fed x4" : kFed == 4 ? " + fed 2x2" : kFed == 2 ? " + fed x2" : kFed ? " + fed" : bulk == 2 ? " + tma" : bulk ? " + bulk" : "",
               mean / kKTiles, macs / mean, 100.0 * macs / mean / 4096.0);
   cudaFree(out);
   cudaFree(sink);
@@ -718,6 +728,8 @@ int main(int argc, char** argv) {
       run<kV, 1>(2, 0, 0, 3);
       run<kV, 2>(2, 0, 0, 3);
       run<kV, 4>(2, 0, 0, 3);
+      // (a quarter of B a 1 KB multiple, where the 128-byte swizzle's pattern starts: not dbuf144's 36 rows)
+      if constexpr (kUnitN[kV] / 4 * 128 % 1024 == 0) run<kV, 5>(2, 0, 0, 3);
     };
     fed(std::integral_constant<Variant, kPromSS>{});
     fed(std::integral_constant<Variant, kDbuf128>{});
