@@ -143,6 +143,133 @@ __device__ __forceinline__ void add(float (&acc)[kN], const float (&p)[kN]) {
   for (int i = 0; i < kN; ++i) acc[i] += p[i];
 }
 
+// dbuf96h: half h's group of the K tile at `t` (B rows 96 h ..) into p, committed; a complete half's sums into acc.
+__device__ __forceinline__ void half96_group(float (&p)[48], const unsigned char* t, int wg, int h) {
+  wgmma_fence_operands(p);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < 4; ++ks) ss_n96(p, desc_a(t, wg, ks), desc_b(t, 96 * h, ks), ks > 0 ? 1u : 0u);
+  wgmma_commit();
+}
+__device__ __forceinline__ void half96_add(float (&acc)[96], float (&p)[48], int h) {
+  wgmma_fence_operands(p);
+#pragma unroll
+  for (int i = 0; i < 48; ++i) acc[48 * h + i] += p[i];
+}
+
+// Where a loop's K tiles come from (run_dbuf's feeds): stage(kt) is K tile kt's operands once they are there, and
+// retire(kt) says that K tile kt's last group has completed (the K tiles in order).
+// Resident: the operands resident in shared memory; a retired K tile counts for the TMA helper's pacing (+ tma).
+struct Resident {
+  const unsigned char* smem;
+  volatile int* prog;
+  int wg;
+  __device__ const unsigned char* stage(int) const { return smem; }
+  __device__ void retire(int kt) const { tick_to(prog, wg, kt + 1); }
+};
+// Fed (+ fed): the stages the helper loads, through full / empty barriers as the kernel's (rate_kernel's fed helper).
+// A retired stage goes back to every block whose loads write into it: this one, and in clusters (kCluster, as
+// rate_kernel's kFed) the peer that multicasts its half of B (rank ^ 1), 2 x 2 also the one that multicasts its half
+// of A (rank ^ 2), four along M all four.
+template <int kCluster>
+struct Fed {
+  const unsigned char* stages;
+  int stage_bytes, nstages;
+  uint64_t *full, *empty;
+  int ws = 0, rs = 0;  // the ring positions of the next stage to wait for and to release
+  uint32_t phase = 0;
+  uint32_t rank = kCluster > 1 ? tessera::arch::cluster_ctarank() : 0u;
+  __device__ const unsigned char* stage(int) {
+    tessera::arch::mbarrier_wait_parity(&full[ws], phase);
+    const unsigned char* b = stages + ws * stage_bytes;
+    if (++ws == nstages) {
+      ws = 0;
+      phase ^= 1u;
+    }
+    return b;
+  }
+  __device__ void retire(int) {
+    if (threadIdx.x % 32 == 0) {
+      if constexpr (kCluster == 1) {
+        (void)tessera::arch::mbarrier_arrive(&empty[rs]);
+      } else if constexpr (kCluster == 5) {
+#pragma unroll
+        for (uint32_t r = 0; r < 4; ++r) tessera::arch::mbarrier_arrive_cluster(&empty[rs], r);
+      } else {
+        tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank);
+        tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 1u);
+        if constexpr (kCluster == 4) tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 2u);
+      }
+    }
+    if (++rs == nstages) rs = 0;
+  }
+};
+
+// The double-buffered loops (dbuf128, dbuf144, dbuf96h) on a feed: a group always in flight while the previous one's
+// sums are added.  (The exits inside the loop, each with its own wait for all groups: with the loop's test at its
+// head, ptxas serialised every wgmma, C7514.)
+template <Variant kV, class Feed>
+__device__ float run_dbuf(Feed& feed, int wg) {
+  float s = 0.f;
+  if constexpr (kV == kDbuf96h) {  // two groups a K tile, one per half of the 192 columns
+    float acc[96], p0[48], p1[48];
+#pragma unroll
+    for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+    const unsigned char* t = feed.stage(0);  // the K tile being issued
+    half96_group(p0, t, wg, 0);
+    for (int left = 2 * kKTiles - 1, kt = 0;; left -= 2, ++kt) {  // groups still to issue; half 0 of K tile kt in flight
+      if (left == 0) { wgmma_wait<0>(); feed.retire(kt); half96_add(acc, p0, 0); break; }
+      half96_group(p1, t, wg, 1);
+      wgmma_wait<1>();
+      half96_add(acc, p0, 0);
+      if (left == 1) { wgmma_wait<0>(); feed.retire(kt); half96_add(acc, p1, 1); break; }
+      t = feed.stage(kt + 1);
+      half96_group(p0, t, wg, 0);
+      wgmma_wait<1>();  // K tile kt's second half complete
+      feed.retire(kt);
+      half96_add(acc, p1, 1);
+    }
+#pragma unroll
+    for (int i = 0; i < 96; ++i) s += acc[i];
+  } else {  // one group a K tile
+    constexpr int kR = kUnitN[kV] / 2;
+    float acc[kR], p0[kR], p1[kR];
+#pragma unroll
+    for (int i = 0; i < kR; ++i) acc[i] = p0[i] = p1[i] = 0.f;
+    auto group = [&](float (&p)[kR], int kt) {
+      const unsigned char* t = feed.stage(kt);
+      wgmma_fence_operands(p);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 4; ++ks) {
+        if constexpr (kV == kDbuf144) ss_n144(p, desc_a(t, wg, ks), desc_b(t, 0, ks), ks > 0 ? 1u : 0u);
+        else tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(t, wg, ks), desc_b(t, 0, ks), ks > 0 ? 1u : 0u);
+      }
+      wgmma_commit();
+    };
+    auto retire = [&](float (&p)[kR], int kt) {  // K tile kt's group complete: its stage back, its sums added
+      feed.retire(kt);
+      wgmma_fence_operands(p);
+      add(acc, p);
+    };
+    group(p0, 0);
+    for (int left = kKTiles - 1;; left -= 2) {
+      const int t = kKTiles - left;  // the K tile to issue now
+      if (left == 0) { wgmma_wait<0>(); retire(p0, t - 1); break; }
+      group(p1, t);
+      wgmma_wait<1>();
+      retire(p0, t - 1);
+      if (left == 1) { wgmma_wait<0>(); retire(p1, t); break; }
+      group(p0, t + 1);
+      wgmma_wait<1>();
+      retire(p1, t);
+    }
+#pragma unroll
+    for (int i = 0; i < kR; ++i) s += acc[i];
+  }
+  return s;
+}
+
 // sync: 0 none, 1 warpgroup 1 waits for warpgroup 0's first group (prom_ss), 2 the same at every K tile.
 template <Variant kV>
 __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile int* prog) {
@@ -276,80 +403,9 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
     }
 #pragma unroll
     for (int i = 0; i < 128; ++i) s += acc[i];
-  } else if constexpr (kV == kDbuf96h) {
-    float acc[96], p0[48], p1[48];
-#pragma unroll
-    for (int i = 0; i < 96; ++i) acc[i] = 0.f;
-    auto group = [&](float (&p)[48], int h) {  // half h's group (B rows 96 h ..) into p
-      wgmma_fence_operands(p);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) ss_n96(p, desc_a(smem, wg, ks), desc_b(smem, 96 * h, ks), ks > 0 ? 1u : 0u);
-      wgmma_commit();
-    };
-    auto add_h = [&](float (&p)[48], int h) {
-      wgmma_fence_operands(p);
-#pragma unroll
-      for (int i = 0; i < 48; ++i) acc[48 * h + i] += p[i];
-    };
-    group(p0, 0);
-    for (int left = 2 * kKTiles - 1;; left -= 2) {  // groups still to issue; half 0 of a K tile in flight
-      if (left == 0) { wgmma_wait<0>(); add_h(p0, 0); break; }
-      group(p1, 1);
-      wgmma_wait<1>();
-      add_h(p0, 0);
-      if (left == 1) { wgmma_wait<0>(); add_h(p1, 1); break; }
-      group(p0, 0);
-      wgmma_wait<1>();
-      tick(prog, wg, kdone);
-      add_h(p1, 1);
-    }
-#pragma unroll
-    for (int i = 0; i < 96; ++i) s += acc[i];
   } else {
-    constexpr int kR = kUnitN[kV] / 2;
-    float acc[kR], p0[kR], p1[kR];
-#pragma unroll
-    for (int i = 0; i < kR; ++i) acc[i] = p0[i] = p1[i] = 0.f;
-    auto group = [&](float (&p)[kR]) {
-      wgmma_fence_operands(p);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) {
-        if constexpr (kV == kDbuf144) ss_n144(p, desc_a(smem, wg, ks), desc_b(smem, 0, ks), ks > 0 ? 1u : 0u);
-        else tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(smem, wg, ks), desc_b(smem, 0, ks), ks > 0 ? 1u : 0u);
-      }
-      wgmma_commit();
-    };
-    // (The exits inside the loop, each with its own wait for all groups: with the loop's test at its head, ptxas
-    // serialised every wgmma, C7514.)
-    group(p0);
-    for (int left = kKTiles - 1;; left -= 2) {
-      if (left == 0) {
-        wgmma_wait<0>();
-        wgmma_fence_operands(p0);
-        add(acc, p0);
-        break;
-      }
-      group(p1);
-      wgmma_wait<1>();
-      tick_to(prog, wg, kKTiles - left);
-      wgmma_fence_operands(p0);
-      add(acc, p0);
-      if (left == 1) {
-        wgmma_wait<0>();
-        wgmma_fence_operands(p1);
-        add(acc, p1);
-        break;
-      }
-      group(p0);
-      wgmma_wait<1>();
-      tick_to(prog, wg, kKTiles - left + 1);
-      wgmma_fence_operands(p1);
-      add(acc, p1);
-    }
-#pragma unroll
-    for (int i = 0; i < kR; ++i) s += acc[i];
+    Resident feed{smem, prog, wg};
+    s = run_dbuf<kV>(feed, wg);
   }
   return s;
 }
@@ -369,43 +425,14 @@ template <Variant kV, int kCluster>
 __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, uint64_t* empty, int nstages) {
   static_assert(kV == kPromSS || kV == kDbuf128 || kV == kDbuf144 || kV == kDbuf96h,
                 "fp8_promote_rate: + fed runs prom_ss, dbuf128, dbuf144, dbuf96h");
-  constexpr int kStageBytes = (128 + kUnitN[kV]) * 128;
-  int ws = 0, rs = 0;  // the ring positions of the next stage to wait for and to release
-  uint32_t phase = 0;
-  auto stage = [&](int) {  // the next K tile's stage, once loaded
-    tessera::arch::mbarrier_wait_parity(&full[ws], phase);
-    const unsigned char* b = stages + ws * kStageBytes;
-    if (++ws == nstages) {
-      ws = 0;
-      phase ^= 1u;
-    }
-    return b;
-  };
-  // The oldest K tile's stage, back to every block whose loads write into it: this one, and in clusters the peer that
-  // multicasts its half of B (rank ^ 1) and, 2 x 2, the one that multicasts its half of A (rank ^ 2).
-  [[maybe_unused]] const uint32_t rank = kCluster > 1 ? tessera::arch::cluster_ctarank() : 0u;
-  auto release = [&](int) {
-    if (threadIdx.x % 32 == 0) {
-      if constexpr (kCluster == 1) {
-        (void)tessera::arch::mbarrier_arrive(&empty[rs]);
-      } else if constexpr (kCluster == 5) {  // four along M: every block writes a quarter of B into every stage
-#pragma unroll
-        for (uint32_t r = 0; r < 4; ++r) tessera::arch::mbarrier_arrive_cluster(&empty[rs], r);
-      } else {
-        tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank);
-        tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 1u);
-        if constexpr (kCluster == 4) tessera::arch::mbarrier_arrive_cluster(&empty[rs], rank ^ 2u);
-      }
-    }
-    if (++rs == nstages) rs = 0;
-  };
+  Fed<kCluster> feed{stages, (128 + kUnitN[kV]) * 128, nstages, full, empty};
   float s = 0.f;
   if constexpr (kV == kPromSS) {
     float acc[2][64], p[64];
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[0][i] = acc[1][i] = 0.f;
     for (int kt = 0; kt < kKTiles; ++kt) {
-      const unsigned char* b = stage(kt);
+      const unsigned char* b = feed.stage(kt);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         wgmma_fence_operands(p);
@@ -415,82 +442,15 @@ __device__ float run_fed(const unsigned char* stages, int wg, uint64_t* full, ui
           tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(b, wg, ks), desc_b(b, 128 * h, ks), ks > 0 ? 1u : 0u);
         wgmma_commit();
         wgmma_wait<0>();
-        if (h == 1) release(kt);
+        if (h == 1) feed.retire(kt);
         wgmma_fence_operands(p);
         add(acc[h], p);
       }
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) s += acc[0][i] + acc[1][i];
-  } else if constexpr (kV == kDbuf96h) {
-    float acc[96], p0[48], p1[48];
-#pragma unroll
-    for (int i = 0; i < 96; ++i) acc[i] = 0.f;
-    const unsigned char* b = nullptr;  // the K tile's stage
-    auto group = [&](float (&p)[48], int h) {
-      wgmma_fence_operands(p);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) ss_n96(p, desc_a(b, wg, ks), desc_b(b, 96 * h, ks), ks > 0 ? 1u : 0u);
-      wgmma_commit();
-    };
-    auto add_h = [&](float (&p)[48], int h) {
-      wgmma_fence_operands(p);
-#pragma unroll
-      for (int i = 0; i < 48; ++i) acc[48 * h + i] += p[i];
-    };
-    b = stage(0);
-    group(p0, 0);
-    for (int left = 2 * kKTiles - 1;; left -= 2) {
-      if (left == 0) { wgmma_wait<0>(); release(0); add_h(p0, 0); break; }
-      group(p1, 1);
-      wgmma_wait<1>();
-      add_h(p0, 0);
-      if (left == 1) { wgmma_wait<0>(); release(0); add_h(p1, 1); break; }
-      b = stage(0);
-      group(p0, 0);
-      wgmma_wait<1>();  // the previous K tile's second half complete: its stage back
-      release(0);
-      add_h(p1, 1);
-    }
-#pragma unroll
-    for (int i = 0; i < 96; ++i) s += acc[i];
   } else {
-    constexpr int kR = kUnitN[kV] / 2;
-    float acc[kR], p0[kR], p1[kR];
-#pragma unroll
-    for (int i = 0; i < kR; ++i) acc[i] = p0[i] = p1[i] = 0.f;
-    auto issue = [&](float (&p)[kR], int kt) {
-      const unsigned char* b = stage(kt);
-      wgmma_fence_operands(p);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < 4; ++ks) {
-        if constexpr (kV == kDbuf144) ss_n144(p, desc_a(b, wg, ks), desc_b(b, 0, ks), ks > 0 ? 1u : 0u);
-        else tessera::arch::wgmma_m64n128k32_f8<false, false>(p, desc_a(b, wg, ks), desc_b(b, 0, ks), ks > 0 ? 1u : 0u);
-      }
-      wgmma_commit();
-    };
-    auto retire = [&](float (&p)[kR], int kt) {  // K tile kt's group complete: its stage back, its sums added
-      release(kt);
-      wgmma_fence_operands(p);
-      add(acc, p);
-    };
-    // (an exit with its own wait for all groups at each add, as run_loop's)
-    issue(p0, 0);
-    for (int left = kKTiles - 1;; left -= 2) {
-      const int t = kKTiles - left;  // the K tile to issue now
-      if (left == 0) { wgmma_wait<0>(); retire(p0, t - 1); break; }
-      issue(p1, t);
-      wgmma_wait<1>();
-      retire(p0, t - 1);
-      if (left == 1) { wgmma_wait<0>(); retire(p1, t); break; }
-      issue(p0, t + 1);
-      wgmma_wait<1>();
-      retire(p1, t);
-    }
-#pragma unroll
-    for (int i = 0; i < kR; ++i) s += acc[i];
+    s = run_dbuf<kV>(feed, wg);
   }
   return s;
 }
