@@ -1,7 +1,7 @@
 // scripts/device/fp8_promote_rate.cu -- the ceiling of FP8 main loops with promoted accumulation, with operands
-// resident in shared memory (no loads, no barriers): how many multiply-adds a cycle one SM's tensor cores retire
-// when one or two consumer warpgroups run a K tile (128 one-byte elements: four wgmma k32 steps) in each of these
-// shapes:
+// resident in shared memory (no loads, no barriers; or fed, below): how many multiply-adds a cycle one SM's tensor
+// cores retire when one or two consumer warpgroups run a K tile (128 one-byte elements: four wgmma k32 steps) in each
+// of these shapes:
 //   fast256   a 64 x 256 unit per warpgroup, the four m64n256k32 accumulating in place (no promotion)
 //   prom_ss   the persistent kernel's promoted loop: per half of the 256 columns, four m64n128k32 into 64 partial
 //             sums, wait, add them to the half's accumulators (A read from shared memory twice a K tile)
@@ -16,9 +16,9 @@
 //             double-buffered (2 x 48): each K tile two groups of four m64n96k32, one always in flight (the 128 x 192
 //             unit's loop; its B multicast to a cluster pair, it reads 28 KB of L2 a K tile and block: 36.5 bytes a
 //             cycle at full rate, within the fed bound of about 38)
-//   dbuf64q_rs the same as dbuf64q with A from registers (ldmatrix once a K tile, read by all four quarters; the next K tile's
-//             loaded once the last quarter's group has completed), as the persistent kernel's experiment
-//             scripts/device/experiments/fp8_rs_quarter.patch
+//   dbuf64q_rs the same as dbuf64q with A from registers (ldmatrix once a K tile, read by all four quarters; the
+//             next K tile's loaded once the last quarter's group has completed), as the persistent kernel's
+//             experiment scripts/device/experiments/fp8_rs_quarter.patch
 // Each with the two warpgroups in phase (lag 0) or the second started `lag` cycles after the first; for prom_ss also
 // a sweep of the lag, and the phase set by a named barrier as a kernel would set it: warpgroup 1 issues its first
 // group once warpgroup 0's first group has completed (sync 1), or before each K tile's first group once warpgroup 0's
@@ -26,14 +26,17 @@
 // into shared memory in flight meanwhile (about the rate at which the GEMM's TMA loads fill its stages), since
 // operand reads from shared memory compete with those writes: the promoted loop reads A twice a K tile.
 // "+ tma": instead, one thread of the third warpgroup loads the GEMM's stages through tensor maps as the kernel's
-// producer does -- per K tile a 128-row box of A and a box of B's unit rows (256, 144 or 128) of 128 bytes in the
+// producer does -- per K tile a 128-row box of A and a box of B's unit rows (256, 192, 144 or 128) of 128 bytes in the
 // 128-byte swizzle, from an 8 MB L2-resident matrix, 3 stages of 48 KB (4 of the smaller ones) -- and paced as the
 // kernel's: K tile n is loaded once the consumers have finished K tile n - stages (warpgroup 0 counts its K tiles in
 // shared memory), so that the loads run at the loop's rate, not L2's.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -I include scripts/device/fp8_promote_rate.cu -lcuda -o /tmp/fp8pr && /tmp/fp8pr [tma | fed]
 //
-// The register lists of the two instructions Tessera does not wrap (m64n144k32, and the register-A form) are
+// "+ fed" (`fed [blocks] [stages]`): the consumers' operands are the stages themselves, through the kernel's full /
+// empty barriers, alone or in clusters with multicast loads (run_fed, rate_kernel's kFed).
+//
+// The register lists of the instructions Tessera does not wrap (m64n144k32, m64n96k32, and the register-A forms) are
 // spelled out below.
 #include <cuda_runtime.h>
 
