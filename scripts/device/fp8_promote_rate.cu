@@ -666,7 +666,8 @@ void run_all() {
 }  // namespace
 
 // `fp8pr tma`: each loop alone, two in phase, + bulk and + tma; `fp8pr fed [blocks] [stages]`: the loops that run_fed
-// has, + tma and + fed, on `blocks` SMs (132) with at most `stages` stages (4); without an argument the whole set (lags, phase).
+// has, + tma and + fed (alone and in each cluster shape), on `blocks` SMs (132) with at most `stages` stages (4);
+// without an argument the whole set (lags, phase).
 int main(int argc, char** argv) {
   unsigned char* src;
   cudaMalloc(&src, kSrcBytes);
