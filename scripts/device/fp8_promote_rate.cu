@@ -60,7 +60,7 @@ namespace {
 constexpr int kKTiles = 512;
 constexpr int kBulkRegion = 48 * 1024;  // two 24 KB buffers the helper's bulk copies write (or its TMA stages)
 constexpr int kBulkBytes = 24 * 1024;
-constexpr int kTmaCapacity = 144 * 1024;  // the TMA stages: 3 x 48 KB or 4 x 34 / 32 KB
+constexpr int kTmaCapacity = 144 * 1024;  // the TMA stages: 3 of 48 or 40 KB, 4 of 34 or 32 KB
 constexpr int kSmem = kBulkRegion + kTmaCapacity + 128;  // + the helper's mbarriers and the K tile count
 constexpr int kMatRows = 16384, kMatCols = 512;  // the TMA source: 8 MB of bytes, L2-resident
 constexpr size_t kSrcBytes = 16u << 20;
@@ -101,14 +101,8 @@ __device__ __forceinline__ void rs_n64(float (&d)[32], const uint32_t (&a)[4], u
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 
-// Warpgroup 0's count of finished K tiles (the TMA helper's pacing): each of its threads keeps the count in `n` and
-// stores it (the same value from every thread: no divergent branch in the loop; with thread 0 alone storing, the
-// quarter-width loops ran 11-13% slower).
-__device__ __forceinline__ void tick(volatile int* prog, int wg, int& n) {
-  ++n;
-  if (wg == 0) *prog = n;
-}
-// The same with the count worked out from the loop's own counter (no register of its own).
+// Warpgroup 0's count of finished K tiles (the TMA helper's pacing), n: every thread of the warpgroup stores it (the
+// same value: no divergent branch in the loop; with thread 0 alone storing, the quarter-width loops ran 11-13% slower).
 __device__ __forceinline__ void tick_to(volatile int* prog, int wg, int n) {
   if (wg == 0) *prog = n;
 }
@@ -277,7 +271,7 @@ __device__ float run_dbuf(Feed& feed, int wg) {
 template <Variant kV>
 __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile int* prog) {
   float s = 0.f;
-  int kdone = 0;  // K tiles finished (tick)
+  int kdone = 0;  // K tiles finished (tick_to)
   if constexpr (kV == kFast256) {
     float acc[128];
 #pragma unroll
@@ -291,7 +285,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
       wgmma_commit();
       wgmma_wait<1>();
       wgmma_fence_operands(acc);
-      tick(prog, wg, kdone);
+      tick_to(prog, wg, ++kdone);
     }
     wgmma_wait<0>();
     wgmma_fence_operands(acc);
@@ -331,7 +325,7 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
         if (h == 0) add(acc0, p);
         else add(acc1, p);
       }
-      tick(prog, wg, kdone);
+      tick_to(prog, wg, ++kdone);
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) s += acc0[i] + acc1[i];
@@ -394,13 +388,13 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
         wgmma_wait<0>();  // the last quarter complete: A's registers free
 #pragma unroll
         for (int ks = 0; ks < 4; ++ks) wgmma_fence_operands(a[ks]);
-        tick(prog, wg, kdone);
+        tick_to(prog, wg, ++kdone);
         load();
         group(p0, Q0{});
       } else {
         group(p0, Q0{});
         wgmma_wait<1>();
-        tick(prog, wg, kdone);
+        tick_to(prog, wg, ++kdone);
       }
       add_q(p1, Q3{});
     }
@@ -411,6 +405,18 @@ __device__ float run_loop(const unsigned char* smem, int wg, int sync, volatile 
     s = run_dbuf<kV>(feed, wg);
   }
   return s;
+}
+
+// Helper thread: K tile n's whole stage (A's 128 rows, B's unit rows) into `d` through the two tensor maps, its bytes
+// expected on `bar`; the rows a block reads from the L2-resident matrix follow its index `who` and n.
+template <Variant kV>
+__device__ __forceinline__ void load_stage(unsigned char* d, uint64_t* bar, int n, int who, const CUtensorMap* map_a,
+                                           const CUtensorMap* map_b) {
+  constexpr int kStageBytes = (128 + kUnitN[kV]) * 128;
+  tessera::arch::mbarrier_arrive_expect_tx(bar, kStageBytes);
+  const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((who * 61 + n) * 128) % (kMatRows - 256));
+  tessera::arch::tma_load_2d(d, map_a, bar, col, row);
+  tessera::arch::tma_load_2d(d + 128 * 128, map_b, bar, col, row);
 }
 
 __constant__ int g_fed_stages;  // + fed: stages in the ring (at most 4 and what kTmaCapacity holds)
@@ -496,12 +502,13 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
           if (n >= stages) tessera::arch::mbarrier_wait_parity(&bars[4 + st], static_cast<uint32_t>((n / stages - 1) & 1));
           unsigned char* d = smem + kBulkRegion + st * kStageBytes;
           constexpr int kBlocks = kFed == 5 ? 4 : kFed;  // blocks a cluster
+          if constexpr (kFed == 1) {
+            load_stage<kV>(d, &bars[st], n, static_cast<int>(blockIdx.x), &map_a, &map_b);
+            continue;
+          }
           const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x / kBlocks * 61 + n) * 128) % (kMatRows - 256));
           tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);  // (the peers' boxes count here too)
-          if constexpr (kFed == 1) {
-            tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
-            tessera::arch::tma_load_2d(d + 128 * 128, &map_b, &bars[st], col, row);
-          } else if constexpr (kFed == 2) {  // A whole; half (rank) of B to both
+          if constexpr (kFed == 2) {  // A whole; half (rank) of B to both
             tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
             tessera::arch::tma_load_2d_multicast(d + 128 * 128 + rank * kHalfB, &map_b, &bars[st], col, row, 0x3);
           } else if constexpr (kFed == 5) {  // A whole; a quarter (rank) of B to all four
@@ -526,11 +533,7 @@ __global__ void __launch_bounds__(384, 1) rate_kernel(int warpgroups, int lag, i
       uint32_t phase[4] = {};
       auto issue = [&](int n) {
         const int st = n % kStages;
-        unsigned char* d = smem + kBulkRegion + st * kStageBytes;
-        const int32_t col = 128 * (n % 4), row = static_cast<int32_t>(((blockIdx.x * 61 + n) * 128) % (kMatRows - 256));
-        tessera::arch::mbarrier_arrive_expect_tx(&bars[st], kStageBytes);
-        tessera::arch::tma_load_2d(d, &map_a, &bars[st], col, row);
-        tessera::arch::tma_load_2d(d + 128 * 128, &map_b, &bars[st], col, row);
+        load_stage<kV>(smem + kBulkRegion + st * kStageBytes, &bars[st], n, static_cast<int>(blockIdx.x), &map_a, &map_b);
       };
       int n = 0;
       for (; n < kStages; ++n) issue(n);
@@ -595,12 +598,12 @@ void run(int warpgroups, int lag, int sync = 0, int bulk = 0) {
   long long* out;
   float* sink;
   cudaMalloc(&out, 132 * 2 * sizeof(long long));
+  cudaMalloc(&sink, sizeof(float));
+  cudaMemset(out, 0, 132 * 2 * sizeof(long long));
   if constexpr (kFed > 0) {
     const int stages = std::min(g_stages, std::min(4, kTmaCapacity / ((128 + kUnitN[kV]) * 128)));
     cudaMemcpyToSymbol(g_fed_stages, &stages, sizeof(int));
   }
-  cudaMalloc(&sink, sizeof(float));
-  cudaMemset(out, 0, 132 * 2 * sizeof(long long));
   cudaFuncSetAttribute(rate_kernel<kV, kFed>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   using tessera::arch::TmaSwizzle;
   // (boxes: A 128 rows, or 64 in 2 x 2 clusters; B the unit's rows, half of them in clusters of two or 2 x 2, a quarter
