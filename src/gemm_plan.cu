@@ -265,9 +265,10 @@ Combo combo_of(const Problem& p) {
 }
 
 // The kernel of family `e` for the problem's math, operand type and majorness; fn == nullptr when there is
-// none, or when its operands come by TMA and A or B is not 16-byte aligned (base and row pitch).
+// none, or when its operands come by TMA (or it is a GEMV, which reads them 16 bytes at a time) and A or B is not
+// 16-byte aligned (base and row pitch).
 KernelInfo kernel_for(const Problem& p, const GemmKernelEntry& e) {
-  if (e.tma) {
+  if (e.tma || e.schedule == gemm_core::GemmSchedule::gemv) {
     const int eb = dtype_bytes(p.in);
     if (!vec16(p.a.data, p.a.ld, eb) || !vec16(p.b.data, p.b.ld, eb)) return {};
   }
@@ -288,6 +289,15 @@ bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && ba
 // streamed-A rule's (choose), whose blocks saturate DRAM though they leave slots empty.
 double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, const GemmKernelEntry& e, int occ,
                  int64_t tiles, int splits, int per_split, bool streamed) {
+  if (e.schedule == gemm_core::GemmSchedule::gemv) {
+    // A GEMV reads A, B and D once at DRAM speed with every SM busy, or takes its FFMAs at the CUDA cores' rate (a
+    // sixteenth of the 16-bit mma.sync rate, as fp32_exact below), whichever is longer: a batch of 8 is still
+    // DRAM-bound.
+    const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * dtype_bytes(p.in) +
+                         static_cast<double>(p.m) * p.n * dtype_bytes(p.ep.d_type);
+    const double t_ffma = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * 16.0 / f.sms;
+    return std::max(bytes * f.mac_per_byte / f.sms, t_ffma);
+  }
   const double slots = static_cast<double>(f.sms) * occ;
   const double blocks = static_cast<double>(tiles) * splits;
   const double waves = std::ceil(blocks / slots);
@@ -347,7 +357,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   }
   bool have = false;
   Choice best;
-  std::string too_many_splits;
+  std::string too_many_splits, gemv_refusal;
   for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {  // the registry's order: a tie keeps the first
     if (g.tile != GemmTile::automatic && g.tile != e.tile) continue;
     const KernelInfo k = kernel_for(p, e);
@@ -390,7 +400,20 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     int s_lo = 1, s_hi = 1;
     const int64_t slots = static_cast<int64_t>(f.sms) * occ;
     const bool streamed = e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64;
-    if (g.split_k > 0) {
+    if (e.schedule == gemm_core::GemmSchedule::gemv) {
+      // The GEMV's batch is its block_n at most, and its block's warps split K: no split_k.
+      if (p.n > k.block_n) {
+        if (g.tile != GemmTile::automatic)
+          gemv_refusal = fmt("argument 'tile' is %s, a GEMV for a batch of at most %d; this problem's batch (n%s) is %" PRId64,
+                             e.name, k.block_n, p.transposed ? " after transposition: the caller's m" : "", p.n);
+        continue;
+      }
+      if (g.split_k > 1) {
+        gemv_refusal = fmt("argument 'split_k' is %d; the GEMV tile %s splits K among its block's warps and takes no "
+                           "split_k (0 or 1)", g.split_k, e.name);
+        continue;
+      }
+    } else if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
     } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
@@ -482,6 +505,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   }
   if (!have) {
     if (!too_many_splits.empty()) return invalid(too_many_splits);
+    if (!gemv_refusal.empty()) return invalid(gemv_refusal);
     const std::string types = p.in == p.in_b ? dtype_name(p.in) : fmt("%s x %s", dtype_name(p.in), dtype_name(p.in_b));
     if (g.tile != GemmTile::automatic)
       return fail(GemmError::unsupported,
@@ -574,17 +598,30 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
   return {};
 }
 
-// Whether decode-shaped problems are oriented for the Hopper kernels (normalise's weights_as_a): automatic plans
-// and forced Hopper tiles on a device of compute capability 9.0 for which this build holds the Hopper decode tile
-// (DeviceFacts::decode_tile, worked out with the device's other facts the first time).
+// The largest batch a GEMV entry takes (its max_n).
+int64_t gemv_max_batch() {
+  int64_t b = 0;
+  for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
+    if (e.schedule == gemm_core::GemmSchedule::gemv) b = std::max<int64_t>(b, e.max_n);
+  return b;
+}
+
+// Whether decode-shaped problems are oriented with the weights as A (normalise's weights_as_a): a forced GEMV tile (on
+// any device); automatic plans and forced Hopper tiles on a device of compute capability 9.0 for which this build holds
+// the Hopper decode tile (DeviceFacts::decode_tile, worked out with the device's other facts the first time); and
+// automatic plans of 16-bit operands with a batch (the smaller of m and n) that a GEMV takes, on any device.
 bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
+    if (e && e->schedule == gemm_core::GemmSchedule::gemv) return true;
     if (!e || e->arch != gemm_core::GemmArch::sm90) return false;
   }
   DeviceFacts f;
   int dev = 0;
-  return device_facts(&f, &dev) && f.decode_tile;  // (a failed query is reported again by choose)
+  if (!device_facts(&f, &dev)) return false;  // (a failed query is reported again by choose)
+  const bool gemv_batch = g.tile == GemmTile::automatic && std::min(g.m, g.n) <= gemv_max_batch() &&
+                          (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type;
+  return f.decode_tile || gemv_batch;
 }
 
 // The math the kernels compute: resolve_math's (validation: the argument, else the operands' default), except that

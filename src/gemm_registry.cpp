@@ -55,6 +55,10 @@ constexpr GemmKernelType k16x128[] = {{kTc, Dtype::bf16, sm80_bf16_16x128}, {kTc
 constexpr GemmKernelType kSimt128x128[] = {{GemmMath::fp32_exact, Dtype::f32, sm80_f32_simt128x128}};
 // INT8 on CUDA cores (dp4a): s8 x s8, K-major A and B (the 8-bit operands' only orders); K tiles of 64 bytes.
 constexpr GemmKernelType kDp4a128x128[] = {{GemmMath::dp4a, Dtype::s8, sm80_s8_dp4a128x128}};
+// GEMV on CUDA cores: bf16 / f16, K-major A (the weights) and B (the batch).
+constexpr GemmKernelType kGemv4x1[] = {{kTc, Dtype::bf16, sm80_bf16_gemv4x1}, {kTc, Dtype::f16, sm80_f16_gemv4x1}};
+constexpr GemmKernelType kGemv4x4[] = {{kTc, Dtype::bf16, sm80_bf16_gemv4x4}, {kTc, Dtype::f16, sm80_f16_gemv4x4}};
+constexpr GemmKernelType kGemv4x8[] = {{kTc, Dtype::bf16, sm80_bf16_gemv4x8}, {kTc, Dtype::f16, sm80_f16_gemv4x8}};
 
 // The planner tries the entries in this order and keeps the first of equal costs.  Efficiencies: the
 // fraction of the 16-bit mma.sync rate a full wave reaches (docs/PERF.md has the measurements).
@@ -91,6 +95,14 @@ constexpr GemmKernelEntry kEntries[] = {
     // competes with another family for a problem (the planner's rate for dp4a: gemm_plan.cu's plan_cost).
     {.tile = GemmTile::dp4a128x128, .name = "dp4a128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
      .types = kDp4a128x128, .combos = kKK, .efficiency = 1.0},
+    // GEMV: decode with a batch of at most 1, 4 or 8 (the batch as B, max_n), in preference to the decode tiles (the
+    // planner costs it as a read of the weights: gemm_plan.cu's plan_cost); of two that fit, the narrower (the first).
+    {.tile = GemmTile::gemv4x1, .name = "gemv4x1x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
+     .types = kGemv4x1, .combos = kKK, .efficiency = 1.0, .max_n = 1},
+    {.tile = GemmTile::gemv4x4, .name = "gemv4x4x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
+     .types = kGemv4x4, .combos = kKK, .efficiency = 1.0, .max_n = 4},
+    {.tile = GemmTile::gemv4x8, .name = "gemv4x8x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
+     .types = kGemv4x8, .combos = kKK, .efficiency = 1.0, .max_n = 8},
 };
 
 }  // namespace

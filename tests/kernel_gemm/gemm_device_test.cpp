@@ -69,22 +69,26 @@ TEST(GemmDevice, Wgmma128x16Decode) {
       }
 }
 
-// Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the decode tile for a
-// batch of at most 16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each computed
-// and checked.
+// Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), a GEMV for a batch of at
+// most 8 (the narrowest that takes it), the decode tile for a batch of 9-16, the 128 x 64 wgmma tile for a batch of
+// 17-64, the batch as m again from 65 on; each computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
+  constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
   struct Want {
     int m, n, k;
     bool transposed;
-    bool decode_tile;  // wgmma128x16, else some other Hopper tile
+    GemmTile tile;
   };
-  const Want wants[] = {{1, 4096, 1024, true, true},   {16, 2048, 4096, true, true},  {9, 1000, 520, true, true},
-                        {4096, 8, 1024, false, true},  {64, 4096, 2048, true, false}, {40, 3000, 1000, true, false},
-                        {64, 4096, 4096, true, false},  // (the Ampere 64 x 64 tile once won this in the cost model)
-                        {96, 4096, 1024, false, false}, {2, 4096, 520, true, true},
-                        // rows of 3,000 bytes: no TMA, so the batch stays m (the 16 x 128 tile)
-                        {16, 2048, 1500, false, false}};
+  const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
+                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::gemv4x8},
+                        {64, 4096, 2048, true, GemmTile::wgmma128x64},  {40, 3000, 1000, true, GemmTile::wgmma128x64},
+                        {64, 4096, 4096, true, GemmTile::wgmma128x64},  // (the Ampere 64 x 64 tile once won this in the cost model)
+                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::gemv4x4},
+                        {3, 4096, 520, true, GemmTile::gemv4x4},        {5, 700, 4104, true, GemmTile::gemv4x8},
+                        {300, 1, 64, false, GemmTile::gemv4x1},
+                        // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
+                        {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther}};
   int i = 0;
   for (const Want& w : wants) {
     ++i;
@@ -98,10 +102,80 @@ TEST(GemmDevice, HopperDecodePlans) {
     cs.seed = ++g_seed;
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
-    if (w.decode_tile) EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str() << ": " << plan.str();
-    else if (w.transposed) EXPECT_EQ(plan.tile, GemmTile::wgmma128x64) << cs.str() << ": " << plan.str();  // a batch of 17-64
-    else EXPECT_NE(plan.tile, GemmTile::wgmma128x16) << cs.str() << ": " << plan.str();
+    if (w.tile != kOther) {
+      EXPECT_EQ(plan.tile, w.tile) << cs.str() << ": " << plan.str();
+    } else {
+      for (GemmTile t : {GemmTile::wgmma128x16, GemmTile::gemv4x1, GemmTile::gemv4x4, GemmTile::gemv4x8})
+        EXPECT_NE(plan.tile, t) << cs.str() << ": " << plan.str();
+    }
     if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The GEMV tiles (gemv4x{1,4,8}x256: CUDA cores, the weights as A, a batch of at most 1 / 4 / 8 as B), forced on every
+// batch each takes and planned automatically: rows of the weights that do not fill a block, K below a warp's step and
+// not a multiple of 8 (the last chunk read in part), the batch as the caller's m (transposed) or n, every epilogue
+// input (alpha, beta C in either order, the bias per row / column / scalar in fp32 or D's type, each activation, the
+// residual in either order), D in bf16 / f16 / f32 in either order.  Then the same bits run to run.
+TEST(GemmDevice, Gemv) {
+  TESSERA_REQUIRE_SM(80);
+  struct Weights {
+    int rows, k;
+    int pad;  // the rows' pitch: k + pad (a multiple of 8 elements: 16-byte rows)
+  };
+  const Weights weights[] = {{1, 8, 0}, {7, 1003, 5}, {258, 40, 0}, {1001, 4104, 0}, {64, 301, 3}, {4099, 2048, 8}};
+  const GemmTile tiles[] = {GemmTile::gemv4x1, GemmTile::gemv4x4, GemmTile::gemv4x8, GemmTile::automatic};
+  int i = 0;
+  for (Dtype t : {Dtype::bf16, Dtype::f16})
+    for (const Weights& w : weights)
+      for (GemmTile tile : tiles)
+        for (int batch : {1, 3, 4, 8}) {
+          const int most = tile == GemmTile::gemv4x1 ? 1 : tile == GemmTile::gemv4x4 ? 4 : 8;
+          if (batch > most) continue;
+          ++i;
+          GemmCase cs;
+          const bool batch_m = i % 2 == 0;  // the batch as the caller's m (D = X W^T), else as n (D = W X^T)
+          cs.m = batch_m ? batch : w.rows;
+          cs.n = batch_m ? w.rows : batch;
+          cs.k = w.k;
+          cs.oa = R; cs.ob = C;  // K-major A and B
+          cs.pad_a = batch_m ? (w.k % 8 ? 8 - w.k % 8 : 0) : w.pad;
+          cs.pad_b = batch_m ? w.pad : (w.k % 8 ? 8 - w.k % 8 : 0);
+          cs.in = t;
+          cs.out = i % 3 == 0 ? Dtype::f32 : i % 3 == 1 ? t : (t == Dtype::bf16 ? Dtype::f16 : Dtype::bf16);
+          cs.tile = tile;
+          cs.alpha = i % 5 == 0 ? 1.f : 0.75f;
+          cs.beta = i % 4 == 1 ? 0.5f : 0.f;
+          cs.oc = i % 8 < 4 ? R : C;
+          cs.bias = i % 4 == 0 ? BiasMode::per_column : i % 4 == 1 ? BiasMode::per_row : i % 4 == 2 ? BiasMode::scalar : BiasMode::none;
+          cs.bias_type = i % 3 == 0 ? Dtype::f32 : cs.out;
+          cs.act = kActs[i % 7];
+          if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+          if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+          cs.residual = i % 3 != 1;
+          cs.orr = i % 6 < 3 ? C : R;
+          cs.od = i % 4 < 2 ? R : C;
+          cs.seed = ++g_seed;
+          const tessera::GemmPlan plan = run_gemm_case(cs);
+          if (tile != GemmTile::automatic) {
+            EXPECT_EQ(plan.tile, tile) << cs.str();
+          }
+          EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
+          // (normalise's decode orientation: a smaller m of at most 64 becomes n, so that the wider side is A)
+          EXPECT_EQ(plan.transposed, cs.m <= 64 && cs.n > cs.m) << cs.str() << ": " << plan.str();
+          if (::testing::Test::HasFailure()) return;
+          if (i % 7 == 0) {
+            EXPECT_TRUE(gemm_repeatable(cs)) << "not the same bits run to run: " << cs.str();
+          }
+        }
+  // A planned GEMV: the narrowest that takes the batch, on any device.
+  for (int batch : {1, 2, 4, 5, 8}) {
+    GemmCase cs;
+    cs.m = batch; cs.n = 2048; cs.k = 1024;
+    cs.oa = R; cs.ob = C;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_EQ(plan.tile, batch == 1 ? GemmTile::gemv4x1 : batch <= 4 ? GemmTile::gemv4x4 : GemmTile::gemv4x8) << cs.str() << ": " << plan.str();
   }
 }
 
@@ -359,7 +433,7 @@ TEST(GemmDevice, SplitK) {
       }
   // The planner's own split for decode shapes (needs the workspace), and a reused workspace.
   for (Dtype t : {Dtype::bf16, Dtype::f16})
-    for (const Shape& s : {Shape{8, 1024, 2048}, Shape{1, 512, 4096}, Shape{16, 2048, 1024}}) {
+    for (const Shape& s : {Shape{12, 1024, 2048}, Shape{9, 512, 4096}, Shape{16, 2048, 1024}}) {  // (a batch of 8 or less: a GEMV)
       GemmCase cs = split_case(s);
       cs.in = cs.out = t;
       cs.reuse_workspace = true;
@@ -393,13 +467,13 @@ TEST(GemmDevice, SplitKSharedWorkspace) {
     GemmTile tile;
     int split;
   };
-  std::vector<Step> steps = {{{1, 4096, 4096}, GemmTile::automatic, 0}, {{4, 1024, 8192}, GemmTile::automatic, 0},
-                             {{1, 4096, 4096}, GemmTile::automatic, 0}, {{100, 900, 1200}, GemmTile::t64x64, 3},
-                             {{16, 2048, 1024}, GemmTile::automatic, 0}, {{2, 512, 14336}, GemmTile::automatic, 0},
-                             {{100, 900, 1200}, GemmTile::t64x64, 3}, {{1, 4096, 4096}, GemmTile::automatic, 0}};
+  std::vector<Step> steps = {{{9, 4096, 4096}, GemmTile::automatic, 0}, {{12, 1024, 8192}, GemmTile::automatic, 0},
+                             {{9, 4096, 4096}, GemmTile::automatic, 0}, {{100, 900, 1200}, GemmTile::t64x64, 3},
+                             {{16, 2048, 1024}, GemmTile::automatic, 0}, {{10, 512, 14336}, GemmTile::automatic, 0},
+                             {{100, 900, 1200}, GemmTile::t64x64, 3}, {{9, 4096, 4096}, GemmTile::automatic, 0}};
   if (tessera::test::gpu_sm() == 90) {  // the persistent kernel's split-K (two counters per tile)
     steps.push_back({{300, 1100, 2048}, GemmTile::cooperative128x256, 3});
-    steps.push_back({{4, 1024, 8192}, GemmTile::automatic, 0});
+    steps.push_back({{12, 1024, 8192}, GemmTile::automatic, 0});
     steps.push_back({{300, 1100, 2048}, GemmTile::cooperative128x256, 2});
   }
   for (const Step& st : steps) {
@@ -539,6 +613,12 @@ TEST(GemmSanitize, Subset) {
   { GemmCase c; c.m = 40; c.n = 200; c.k = 1500; c.tile = GemmTile::t64x64; c.split_k = 4; c.workspace = true;
     c.beta = 0.5f; c.bias = BiasMode::per_row; c.act = Activation::gelu_erf; c.residual = true; add(c); }
   { GemmCase c; c.m = 8; c.n = 512; c.k = 2048; c.ob = C; c.workspace = true; c.reuse_workspace = true; add(c); }
+  // The GEMV tiles: a last K chunk read in part, rows that do not fill a block, the batch as m and as n, the epilogue.
+  { GemmCase c; c.m = 3; c.n = 259; c.k = 1003; c.pad_a = 5; c.pad_b = 5; c.ob = C; c.tile = GemmTile::gemv4x4; c.beta = 0.5f;
+    c.bias = BiasMode::per_column; c.act = Activation::silu; c.residual = true; add(c); }
+  { GemmCase c; c.m = 130; c.n = 1; c.k = 520; c.ob = C; c.od = C; c.tile = GemmTile::gemv4x1; add(c); }
+  { GemmCase c; c.m = 8; c.n = 70; c.k = 301; c.pad_a = 3; c.pad_b = 3; c.ob = C; c.tile = GemmTile::gemv4x8; c.out = Dtype::f32;
+    c.bias = BiasMode::per_row; c.act = Activation::gelu_tanh; add(c); }
   { GemmCase c; c.m = 37; c.n = 45; c.k = 83; c.off_a = 1; c.off_b = 3; c.off_d = 1; c.pad_a = 3; c.pad_b = 1;
     c.od = C; c.act = Activation::clamp; c.p0 = -0.2f; c.p1 = 0.3f; add(c); }
   { GemmCase c; c.m = 100; c.n = 77; c.k = 96; c.beta = 1.0f; c.c_is_d = true; c.out = Dtype::f32; add(c); }

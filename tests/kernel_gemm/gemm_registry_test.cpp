@@ -30,12 +30,13 @@ using gemm_core::GemmSchedule;
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
                                GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64,
-                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128};
+                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128, GemmTile::gemv4x1,
+                               GemmTile::gemv4x4,      GemmTile::gemv4x8};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact,
                                GemmMath::dp4a};
 
-// What the hand-written tables before the registry said of each tile (and what the dp4a entry, added after them,
-// says): its name, the maths a forced tile runs (tile_supports), whether it is a Hopper kernel, the planner's efficiency
+// What the hand-written tables before the registry said of each tile (and what the dp4a and GEMV entries, added after
+// them, say): its name, the maths a forced tile runs (tile_supports), whether it is a Hopper kernel, the planner's efficiency
 // and the decode tile's bound.
 struct Expected {
   GemmTile tile;
@@ -57,6 +58,9 @@ constexpr Expected kExpected[] = {
     {GemmTile::wgmma128x64, "wgmma128x64x64", true, false, false, false, true, 1.5, 0, 0},
     {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, false, true, 0.5, 0, 16},
     {GemmTile::dp4a128x128, "dp4a128x128x64", false, false, false, true, false, 1.0, 0, 0},
+    {GemmTile::gemv4x1, "gemv4x1x256", true, false, false, false, false, 1.0, 0, 1},
+    {GemmTile::gemv4x4, "gemv4x4x256", true, false, false, false, false, 1.0, 0, 4},
+    {GemmTile::gemv4x8, "gemv4x8x256", true, false, false, false, false, 1.0, 0, 8},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
@@ -64,7 +68,8 @@ constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wg
                                       GemmTile::wgmma128x64,        GemmTile::wgmma128x16,  GemmTile::t128x256,
                                       GemmTile::t128x128,
                                       GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128,
-                                      GemmTile::dp4a128x128};
+                                      GemmTile::dp4a128x128,        GemmTile::gemv4x1,      GemmTile::gemv4x4,
+                                      GemmTile::gemv4x8};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
   std::set<GemmTile> tiles;
@@ -159,7 +164,7 @@ TEST(GemmRegistry, GettersMatchTheirEntries) {
         ASSERT_NE(k.fn, nullptr) << what;
         EXPECT_EQ(k.block_m, named.m) << what;
         EXPECT_EQ(k.block_n, named.n) << what;
-        const bool cuda_cores = t.math == GemmMath::fp32_exact || t.math == GemmMath::dp4a;
+        const bool cuda_cores = t.math == GemmMath::fp32_exact || t.math == GemmMath::dp4a || e.schedule == GemmSchedule::gemv;
         if (cuda_cores || dtype_bytes(t.in) == 2) {
           EXPECT_EQ(k.block_k, named.k) << what;
         }

@@ -44,14 +44,17 @@ enum class GemmArch : int { sm80 = 0, sm90 };
 constexpr const char* arch_name(GemmArch a) { return a == GemmArch::sm80 ? "sm80" : "sm90"; }
 
 // How a block computes its tile: on CUDA cores (FFMA, or dp4a for s8); mma.sync warps; wgmma warpgroups (one producer, two
-// consumers on one tile); persistent cooperative (both consumers on one tile, D by TMA stores).
-enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, cooperative };
+// consumers on one tile); persistent cooperative (both consumers on one tile, D by TMA stores); GEMV (CUDA cores, a few
+// rows of the weights against a batch of at most 8, K split among the block's warps: no split_k; 16-byte aligned bases
+// and rows of A and B).
+enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, cooperative, gemv };
 constexpr const char* schedule_name(GemmSchedule s) {
   switch (s) {
     case GemmSchedule::simt: return "simt";
     case GemmSchedule::mma_sync: return "mma.sync";
     case GemmSchedule::wgmma: return "wgmma";
     case GemmSchedule::cooperative: return "cooperative";
+    case GemmSchedule::gemv: return "gemv";
   }
   return "?";
 }

@@ -1,0 +1,184 @@
+// include/tessera/kernel/gemm_sm80/gemv.hpp -- the GEMV kernels: D = A B for a batch of at most 8 (B's columns)
+// against large weights (A's rows), on CUDA cores, with the GEMM's fused epilogue.  Decode at batch 1-8 is a read of
+// the weights: every byte of A is used for 2 x batch flops, so what bounds it is how many bytes of A each SM keeps in
+// flight, not the arithmetic (a batch of 8 needs about 4 FFMA per byte of A, under the CUDA cores' rate at DRAM speed).
+//
+// The problem as the kernels see it (after the decode orientation, src/gemm_plan.cu's normalise): A = the weights, m
+// rows, K-major; B = the batch, n <= kBatch columns, K-major; both 16-byte aligned with rows of a multiple of 16 bytes.
+// Element (i, j) of D is the dot product of A's row i with B's column j, both contiguous in K.
+//
+// Work: a block of 8 warps takes kRows rows of A; each warp a contiguous eighth of K (in chunks of 8 elements, 16 bytes),
+// lane l chunks l, l + 32, ...  A's chunks reach shared memory by cp.async (L2 only), kStages steps in flight per
+// thread, each thread reading back only its own copies (so cp.async.wait_group alone orders them, no barrier); B's
+// chunks are read through L1 (the batch is read by every block, and stays in L1 / L2).  Per step a lane multiplies
+// its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch fp32 sums.  Then: each warp's
+// lanes sum by a butterfly of shuffles, the 8 warps' sums are added in warp order in shared memory, and each of the
+// block's kRows x n outputs gets the epilogue (alpha, beta C, bias, activation, residual, D's type).  Every product
+// is exact in fp32 (16-bit operands), every sum fp32 in an order fixed by the shapes alone: the same bits run to run.
+//
+// Rows past m read row m - 1 (their sums are dropped); batch columns past n read column n - 1 (dropped); chunks past K
+// are zero-filled (the last partial chunk of a K that is not a multiple of 8 reads only its valid bytes).
+#pragma once
+
+#include <cuda_runtime.h>  // __global__, __ldg
+
+#include <cstdint>  // int64_t, uint32_t
+
+#include "tessera/arch/sm80_cp_async.hpp"               // cp_async_cg_16_zfill, cp_async_commit, cp_async_wait
+#include "tessera/kernel/epilogue/staged_epilogue.hpp"  // Elem, load_bias, activate_run
+#include "tessera/kernel/gemm_sm80/config.hpp"          // Params
+#include "tessera/kernel/numeric.hpp"                   // Numeric
+
+namespace tessera::gemm_sm80 {
+
+template <class T, int kBatch>
+struct Gemv {
+  static_assert(kBatch == 1 || kBatch == 4 || kBatch == 8, "gemv: built for batches of 1, 4 and 8 columns");
+  static constexpr int kWarps = 8, kThreads = 32 * kWarps;
+  static constexpr int kRows = 4;      // rows of A a block computes
+  static constexpr int kStages = 4;    // A's steps in flight per thread (cp.async groups)
+  static constexpr int kChunk = 8;     // elements of a 16-byte chunk
+  static constexpr int kStepK = 32 * kChunk;  // K elements a warp covers in one step
+  // Blocks an SM holds: three rings of 64 KB, or two where the batch of 8 needs more registers.
+  static constexpr int kMinBlocks = kBatch == 8 ? 2 : 3;
+  static constexpr int kRingBytes = kStages * kRows * kThreads * 16;
+  static constexpr int kSmemBytes = kRingBytes + kWarps * kRows * kBatch * 4;  // + the warps' sums
+  static_assert(kRows * kBatch <= 32, "gemv: a warp's lanes hold the block's outputs, one each");
+  static_assert(epilogue::output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "gemv: finish's cases are kOutputTypes");
+
+#if defined(__CUDACC__)
+  // The 16 bytes of chunk c of a K-contiguous row (elements [8c, 8c + 8)), zero past k; read through L1.
+  __device__ __forceinline__ static uint4 load_chunk(const T* row, int c, int k) {
+    const int e = c * kChunk;
+    if (e + kChunk <= k) return __ldg(reinterpret_cast<const uint4*>(row + e));
+    uint32_t w[4] = {0, 0, 0, 0};
+    const uint16_t* h = reinterpret_cast<const uint16_t*>(row);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i)
+      if (e + i < k) w[i / 2] |= static_cast<uint32_t>(h[e + i]) << (16 * (i % 2));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+
+  // D(i, j) from its dot product: the epilogue's order of operations (staged_epilogue.hpp), one element.
+  template <class O>
+  __device__ __forceinline__ static void finish_as(float acc, const epilogue::Params& e, int i, int j) {
+    auto at = [i, j](bool row_major, int64_t ld) { return row_major ? i * ld + j : j * ld + i; };
+    float v = e.alpha * acc;
+    if (e.beta != 0.f) v = fmaf(e.beta, epilogue::Elem<O>::to_float(static_cast<const O*>(e.c)[at(e.c_row_major, e.ldc)]), v);
+    if (e.bias_along != epilogue::kBiasNone)
+      v += epilogue::load_bias<O>(e, e.bias_along == epilogue::kBiasAlongM ? i : e.bias_along == epilogue::kBiasAlongN ? j : 0);
+    float r[1] = {v};
+    epilogue::activate_run<1>(r, e);
+    v = r[0];
+    if (e.residual) v += epilogue::Elem<O>::to_float(static_cast<const O*>(e.residual)[at(e.r_row_major, e.ldr)]);
+    static_cast<O*>(e.d)[at(e.d_row_major, e.ldd)] = epilogue::Elem<O>::from_float(v);
+  }
+  __device__ __forceinline__ static void finish(float acc, const epilogue::Params& e, int i, int j) {
+    switch (e.d_type) {
+      case Dtype::bf16: finish_as<__nv_bfloat16>(acc, e, i, j); break;
+      case Dtype::f16: finish_as<__half>(acc, e, i, j); break;
+      default: finish_as<float>(acc, e, i, j); break;
+    }
+  }
+
+  __device__ static void run(const Params& p) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    uint4* ring = reinterpret_cast<uint4*>(smem_raw);                   // [kStages][kRows][kThreads]
+    float* sums = reinterpret_cast<float*>(smem_raw + kRingBytes);      // [kWarps][kRows * kBatch]
+    const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
+    const int row0 = static_cast<int>(blockIdx.x) * kRows;
+    const int chunks = (p.k + kChunk - 1) / kChunk;
+    const int c0 = static_cast<int>(static_cast<int64_t>(warp) * chunks / kWarps);
+    const int c1 = static_cast<int>(static_cast<int64_t>(warp + 1) * chunks / kWarps);
+    const int steps = (c1 - c0 + 31) / 32;
+    const T* a = static_cast<const T*>(p.a);
+    const T* b = static_cast<const T*>(p.b);
+    const T* arow[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) arow[r] = a + static_cast<int64_t>(min(row0 + r, p.m - 1)) * p.lda;
+    const T* bcol[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) bcol[j] = b + static_cast<int64_t>(min(j, p.n - 1)) * p.ldb;
+
+    // Step s: this lane's chunk c0 + lane + 32 s of every row into ring stage s % kStages (zeros past the warp's range
+    // or K); one commit group per step, issued or not, so that the group count is the step count.
+    auto issue = [&](int s) {
+      if (s < steps) {
+        const int c = c0 + lane + 32 * s;
+        const int e = c * kChunk;
+        const uint32_t bytes = c >= c1 ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
+        uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) arch::cp_async_cg_16_zfill(slot + r * kThreads, bytes ? arow[r] + e : arow[r], bytes);
+      }
+      arch::cp_async_commit();
+    };
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) issue(s);
+
+    float acc[kRows][kBatch];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) acc[r][j] = 0.f;
+    for (int s = 0; s < steps; ++s) {
+      issue(s + kStages - 1);
+      const int c = c0 + lane + 32 * s;
+      uint4 x[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) x[j] = c < c1 ? load_chunk(bcol[j], c, p.k) : make_uint4(0, 0, 0, 0);
+      arch::cp_async_wait<kStages - 1>();  // step s's group (this thread's own copies) has landed
+      const uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
+      uint4 w[kRows];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        float wf[kRows][2];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) Numeric<T>::unpack2((&w[r].x)[q], wf[r][0], wf[r][1]);
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          float x0, x1;
+          Numeric<T>::unpack2((&x[j].x)[q], x0, x1);
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) acc[r][j] = fmaf(wf[r][1], x1, fmaf(wf[r][0], x0, acc[r][j]));
+        }
+      }
+    }
+    arch::cp_async_wait<0>();  // (the trailing groups are empty; none may be left outstanding at exit)
+
+    // The warp's lanes summed (butterfly: every lane ends with every sum), lane i keeps output i.
+    float mine = 0.f;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        float v = acc[r][j];
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (lane == r * kBatch + j) mine = v;
+      }
+    if (lane < kRows * kBatch) sums[warp * kRows * kBatch + lane] = mine;
+    __syncthreads();
+    if (t < kRows * kBatch) {
+      const int i = row0 + t / kBatch, j = t % kBatch;
+      if (i < p.m && j < p.n) {
+        float v = 0.f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) v += sums[w * kRows * kBatch + t];
+        finish(v, p.ep, i, j);
+      }
+    }
+  }
+#endif  // __CUDACC__
+};
+
+#if defined(__CUDACC__)
+template <class T, int kBatch>
+__global__ void __launch_bounds__(Gemv<T, kBatch>::kThreads, Gemv<T, kBatch>::kMinBlocks) gemv_kernel(const Params p) {
+  Gemv<T, kBatch>::run(p);
+}
+#endif
+
+}  // namespace tessera::gemm_sm80
