@@ -95,14 +95,17 @@ constexpr GemmKernelEntry kEntries[] = {
     // competes with another family for a problem (the planner's rate for dp4a: gemm_plan.cu's plan_cost).
     {.tile = GemmTile::dp4a128x128, .name = "dp4a128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
      .types = kDp4a128x128, .combos = kKK, .efficiency = 1.0},
-    // GEMV: decode with a batch of at most 1, 4 or 8 (the batch as B, max_n), in preference to the decode tiles (the
-    // planner costs it as a read of the weights: gemm_plan.cu's plan_cost); of two that fit, the narrower (the first).
+    // GEMV: decode with a batch of 1 (the batch as B, max_n), in preference to the decode tiles (the planner costs it as
+    // a read of the weights: gemm_plan.cu's plan_cost): 0.99-1.06x cuBLAS where the Hopper decode tile runs 0.92-0.98
+    // (H200, docs/PERF.md, forty-eighth session).  For a batch of 4 or 8 forced only: their FFMAs (and B's conversions)
+    // cost about as much issue time as the weights' read, 0.83 / 0.58x cuBLAS at 4 / 8 x 4096^2 where the decode tile's
+    // tensor cores run 0.93-0.94.
     {.tile = GemmTile::gemv4x1, .name = "gemv4x1x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
      .types = kGemv4x1, .combos = kKK, .efficiency = 1.0, .max_n = 1},
     {.tile = GemmTile::gemv4x4, .name = "gemv4x4x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
-     .types = kGemv4x4, .combos = kKK, .efficiency = 1.0, .max_n = 4},
+     .types = kGemv4x4, .combos = kKK, .efficiency = 1.0, .max_n = 4, .forced_only = true},
     {.tile = GemmTile::gemv4x8, .name = "gemv4x8x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
-     .types = kGemv4x8, .combos = kKK, .efficiency = 1.0, .max_n = 8},
+     .types = kGemv4x8, .combos = kKK, .efficiency = 1.0, .max_n = 8, .forced_only = true},
 };
 
 }  // namespace

@@ -69,9 +69,9 @@ TEST(GemmDevice, Wgmma128x16Decode) {
       }
 }
 
-// Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), a GEMV for a batch of at
-// most 8 (the narrowest that takes it), the decode tile for a batch of 9-16, the 128 x 64 wgmma tile for a batch of
-// 17-64, the batch as m again from 65 on; each computed and checked.
+// Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
+// 1, the decode tile for a batch of 2-16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on;
+// each computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
@@ -81,11 +81,11 @@ TEST(GemmDevice, HopperDecodePlans) {
     GemmTile tile;
   };
   const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
-                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::gemv4x8},
+                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::wgmma128x16},
                         {64, 4096, 2048, true, GemmTile::wgmma128x64},  {40, 3000, 1000, true, GemmTile::wgmma128x64},
                         {64, 4096, 4096, true, GemmTile::wgmma128x64},  // (the Ampere 64 x 64 tile once won this in the cost model)
-                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::gemv4x4},
-                        {3, 4096, 520, true, GemmTile::gemv4x4},        {5, 700, 4104, true, GemmTile::gemv4x8},
+                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::wgmma128x16},
+                        {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
                         {300, 1, 64, false, GemmTile::gemv4x1},
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther}};
@@ -113,7 +113,7 @@ TEST(GemmDevice, HopperDecodePlans) {
 }
 
 // The GEMV tiles (gemv4x{1,4,8}x256: CUDA cores, the weights as A, a batch of at most 1 / 4 / 8 as B), forced on every
-// batch each takes and planned automatically: rows of the weights that do not fill a block, K below a warp's step and
+// batch each takes, and automatic plans (a GEMV for a batch of 1): rows of the weights that do not fill a block, K below a warp's step and
 // not a multiple of 8 (the last chunk read in part), the batch as the caller's m (transposed) or n, every epilogue
 // input (alpha, beta C in either order, the bias per row / column / scalar in fp32 or D's type, each activation, the
 // residual in either order), D in bf16 / f16 / f32 in either order.  Then the same bits run to run.
@@ -160,23 +160,30 @@ TEST(GemmDevice, Gemv) {
           if (tile != GemmTile::automatic) {
             EXPECT_EQ(plan.tile, tile) << cs.str();
           }
-          EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
-          // (normalise's decode orientation: a smaller m of at most 64 becomes n, so that the wider side is A)
-          EXPECT_EQ(plan.transposed, cs.m <= 64 && cs.n > cs.m) << cs.str() << ": " << plan.str();
+          if (tile != GemmTile::automatic || batch == 1) {  // (automatic plans give a wider batch to the decode tiles)
+            EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
+            // (normalise's decode orientation: a smaller m of at most 64 becomes n, so that the wider side is A)
+            EXPECT_EQ(plan.transposed, cs.m <= 64 && cs.n > cs.m) << cs.str() << ": " << plan.str();
+          }
           if (::testing::Test::HasFailure()) return;
           if (i % 7 == 0) {
             EXPECT_TRUE(gemm_repeatable(cs)) << "not the same bits run to run: " << cs.str();
           }
         }
-  // A planned GEMV: the narrowest that takes the batch, on any device.
-  for (int batch : {1, 2, 4, 5, 8}) {
-    GemmCase cs;
-    cs.m = batch; cs.n = 2048; cs.k = 1024;
-    cs.oa = R; cs.ob = C;
-    cs.seed = ++g_seed;
-    const tessera::GemmPlan plan = run_gemm_case(cs);
-    EXPECT_EQ(plan.tile, batch == 1 ? GemmTile::gemv4x1 : batch <= 4 ? GemmTile::gemv4x4 : GemmTile::gemv4x8) << cs.str() << ": " << plan.str();
-  }
+  // Automatic plans on any device: the GEMV for a batch of 1 (as m or as n), never the forced-only wider ones.
+  for (int batch : {1, 2, 4, 8})
+    for (bool batch_m : {true, false}) {
+      GemmCase cs;
+      cs.m = batch_m ? batch : 2048; cs.n = batch_m ? 2048 : batch; cs.k = 1024;
+      cs.oa = R; cs.ob = C;
+      cs.seed = ++g_seed;
+      const tessera::GemmPlan plan = run_gemm_case(cs);
+      if (batch == 1) {
+        EXPECT_EQ(plan.tile, GemmTile::gemv4x1) << cs.str() << ": " << plan.str();
+      } else {
+        EXPECT_TRUE(plan.tile != GemmTile::gemv4x4 && plan.tile != GemmTile::gemv4x8) << cs.str() << ": " << plan.str();
+      }
+    }
 }
 
 // The Hopper tiles that read the epilogue's inputs ahead (wgmma128x16, wgmma128x64, wgmma128x128:

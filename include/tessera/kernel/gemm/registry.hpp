@@ -18,6 +18,7 @@
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
 //   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
 //   max_n       0 (no bound; 16 for the Hopper decode tile)  planner (automatic plans)
+//   forced_only false (true: automatic plans skip it)       planner (automatic plans)
 //
 // A getter returns the KernelInfo (function, block tile, threads, shared memory, TMA boxes, cluster, ...) of one
 // instantiation for one operand order, from the kernel's own compile-time constants; the KernelInfo is what the
@@ -95,6 +96,9 @@ struct GemmKernelEntry {
   // batch is B: on Hopper a decode problem is planned with the weights as A, gemm_plan.cu's normalise).
   int max_m = 0;
   int max_n = 0;
+  // Run only when forced (GemmArgs::tile, `--tile`): automatic plans skip the family, measured slower than the one they
+  // take where it fits (the GEMVs for a batch of 4 and 8 against the Hopper decode tile, docs/PERF.md).
+  bool forced_only = false;
 
   // The type entry for (math, A's type, B's type); null when the family is not built for it.
   constexpr const GemmKernelType* type(GemmMath m, Dtype in, Dtype in_b) const {
