@@ -1,7 +1,9 @@
 // include/tessera/kernel/gemm_sm80/gemv.hpp -- the GEMV kernels: D = A B for a batch of at most 8 (B's columns)
-// against large weights (A's rows), on CUDA cores, with the GEMM's fused epilogue.  Decode at batch 1-8 is a read of
-// the weights: every byte of A is used for 2 x batch flops, so what bounds it is how many bytes of A each SM keeps in
-// flight, not the arithmetic (a batch of 8 needs about 4 FFMA per byte of A, under the CUDA cores' rate at DRAM speed).
+// against large weights (A's rows), on CUDA cores, with the GEMM's fused epilogue.  Decode at batch 1 is a read of the
+// weights: every byte of A is used for 2 flops, so what bounds it is how many bytes of A each SM keeps in flight.  (At a
+// batch of 4 or 8 the FFMAs and B's conversions take about as much issue time as the read, and the two do not overlap
+// well: measured on the H200 the tensor cores' decode tile is faster there, and automatic plans give those batches to it;
+// docs/PERF.md, forty-eighth session.)
 //
 // The problem as the kernels see it (after the decode orientation, src/gemm_plan.cu's normalise): A = the weights, m
 // rows, K-major; B = the batch, n <= kBatch columns, K-major; both 16-byte aligned with rows of a multiple of 16 bytes.
@@ -13,8 +15,9 @@
 // chunks are read through L1 (the batch is read by every block, and stays in L1 / L2).  Per step a lane multiplies
 // its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch fp32 sums.  Then: each warp's
 // lanes sum by a butterfly of shuffles, the 8 warps' sums are added in warp order in shared memory, and each of the
-// block's kRows x n outputs gets the epilogue (alpha, beta C, bias, activation, residual, D's type).  Every product
-// is exact in fp32 (16-bit operands), every sum fp32 in an order fixed by the shapes alone: the same bits run to run.
+// block's kRows x n outputs gets the epilogue (alpha, beta C, bias, activation, residual, D's type), whose inputs its
+// thread read before the main loop.  Every product is exact in fp32 (16-bit operands), every sum fp32 in an order fixed
+// by the shapes alone: the same bits run to run.
 //
 // Rows past m read row m - 1 (their sums are dropped); batch columns past n read column n - 1 (dropped); chunks past K
 // are zero-filled (the last partial chunk of a K that is not a multiple of 8 reads only its valid bytes).
@@ -59,25 +62,46 @@ struct Gemv {
     return make_uint4(w[0], w[1], w[2], w[3]);
   }
 
-  // D(i, j) from its dot product: the epilogue's order of operations (staged_epilogue.hpp), one element.
+  // The epilogue's inputs of one element of D, read before the main loop (their latency hidden by it): C (when beta != 0),
+  // the bias, the residual, as floats.
+  struct Inputs {
+    float c = 0.f, bias = 0.f, r = 0.f;
+  };
   template <class O>
-  __device__ __forceinline__ static void finish_as(float acc, const epilogue::Params& e, int i, int j) {
+  __device__ __forceinline__ static Inputs fetch_as(const epilogue::Params& e, int i, int j) {
     auto at = [i, j](bool row_major, int64_t ld) { return row_major ? i * ld + j : j * ld + i; };
-    float v = e.alpha * acc;
-    if (e.beta != 0.f) v = fmaf(e.beta, epilogue::Elem<O>::to_float(static_cast<const O*>(e.c)[at(e.c_row_major, e.ldc)]), v);
+    Inputs in;
+    if (e.beta != 0.f) in.c = epilogue::Elem<O>::to_float(static_cast<const O*>(e.c)[at(e.c_row_major, e.ldc)]);
     if (e.bias_along != epilogue::kBiasNone)
-      v += epilogue::load_bias<O>(e, e.bias_along == epilogue::kBiasAlongM ? i : e.bias_along == epilogue::kBiasAlongN ? j : 0);
+      in.bias = epilogue::load_bias<O>(e, e.bias_along == epilogue::kBiasAlongM ? i : e.bias_along == epilogue::kBiasAlongN ? j : 0);
+    if (e.residual) in.r = epilogue::Elem<O>::to_float(static_cast<const O*>(e.residual)[at(e.r_row_major, e.ldr)]);
+    return in;
+  }
+  // D(i, j) from its dot product and its inputs: the epilogue's order of operations (staged_epilogue.hpp), one element.
+  template <class O>
+  __device__ __forceinline__ static void finish_as(float acc, const Inputs& in, const epilogue::Params& e, int i, int j) {
+    float v = e.alpha * acc;
+    if (e.beta != 0.f) v = fmaf(e.beta, in.c, v);
+    if (e.bias_along != epilogue::kBiasNone) v += in.bias;
     float r[1] = {v};
     epilogue::activate_run<1>(r, e);
     v = r[0];
-    if (e.residual) v += epilogue::Elem<O>::to_float(static_cast<const O*>(e.residual)[at(e.r_row_major, e.ldr)]);
-    static_cast<O*>(e.d)[at(e.d_row_major, e.ldd)] = epilogue::Elem<O>::from_float(v);
+    if (e.residual) v += in.r;
+    static_cast<O*>(e.d)[e.d_row_major ? i * e.ldd + j : j * e.ldd + i] = epilogue::Elem<O>::from_float(v);
   }
-  __device__ __forceinline__ static void finish(float acc, const epilogue::Params& e, int i, int j) {
+  // The two above for D's type (C and the residual have it too; a bias has it or fp32).
+  __device__ __forceinline__ static Inputs fetch(const epilogue::Params& e, int i, int j) {
     switch (e.d_type) {
-      case Dtype::bf16: finish_as<__nv_bfloat16>(acc, e, i, j); break;
-      case Dtype::f16: finish_as<__half>(acc, e, i, j); break;
-      default: finish_as<float>(acc, e, i, j); break;
+      case Dtype::bf16: return fetch_as<__nv_bfloat16>(e, i, j);
+      case Dtype::f16: return fetch_as<__half>(e, i, j);
+      default: return fetch_as<float>(e, i, j);
+    }
+  }
+  __device__ __forceinline__ static void finish(float acc, const Inputs& in, const epilogue::Params& e, int i, int j) {
+    switch (e.d_type) {
+      case Dtype::bf16: finish_as<__nv_bfloat16>(acc, in, e, i, j); break;
+      case Dtype::f16: finish_as<__half>(acc, in, e, i, j); break;
+      default: finish_as<float>(acc, in, e, i, j); break;
     }
   }
 
@@ -115,6 +139,12 @@ struct Gemv {
     };
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) issue(s);
+    // Output t of the block (threads 0 .. kRows x kBatch - 1): row row0 + t / kBatch, column t % kBatch; its epilogue
+    // inputs read now.
+    const int oi = row0 + t / kBatch, oj = t % kBatch;
+    const bool owner = t < kRows * kBatch && oi < p.m && oj < p.n;
+    Inputs in;
+    if (owner) in = fetch(p.ep, oi, oj);
 
     float acc[kRows][kBatch];
 #pragma unroll
@@ -161,14 +191,11 @@ struct Gemv {
       }
     if (lane < kRows * kBatch) sums[warp * kRows * kBatch + lane] = mine;
     __syncthreads();
-    if (t < kRows * kBatch) {
-      const int i = row0 + t / kBatch, j = t % kBatch;
-      if (i < p.m && j < p.n) {
-        float v = 0.f;
+    if (owner) {
+      float v = 0.f;
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) v += sums[w * kRows * kBatch + t];
-        finish(v, p.ep, i, j);
-      }
+      for (int w = 0; w < kWarps; ++w) v += sums[w * kRows * kBatch + t];
+      finish(v, in, p.ep, oi, oj);
     }
   }
 #endif  // __CUDACC__
