@@ -5,8 +5,8 @@
 // Cache operators used (PTX ISA 9.7.9.1 "Cache Operators", 9.7.9.9 "ld.global.nc"):
 //   ld_global_*       ld.global        default (.ca): cached in L1 and L2
 //   ld_global_nc_*    ld.global.nc.L1::no_allocate   read-only data path, no L1 allocation: for data
-//                                      that is read once (streaming copies); the data must not be
-//                                      written by any thread while the kernel runs
+//                                      that is read once (streaming copies, an epilogue's inputs); the data must
+//                                      not be written by any thread while the kernel runs
 //   st_global_*       st.global        default (.wb)
 //   st_global_cs_*    st.global.cs     streaming store ("evict first"), for data not read again soon
 //   prefetch_global_l1  prefetch.global.L1 (PTX ISA 9.7.9.15): the line holding an address into L1, a hint (no fault,
@@ -85,6 +85,20 @@ TESSERA_DEVICE_INLINE void ld_global_nc_u32(uint32_t& r, const void* gmem_ptr) {
   asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];\n" : "=r"(r) : "l"(gmem_ptr) : "memory");
 #else
   r = 0; (void)gmem_ptr;
+  tessera_error_ld_st_requires_sm_80();
+#endif
+}
+
+// One element of 4 or 2 bytes (`four`, chosen at run time; 2 bytes are zero-extended) into one register: two predicated
+// loads with the same destination, so that nothing waits for the result until it is used (a load per width and a
+// select after them would wait for the load at the select).
+TESSERA_DEVICE_INLINE void ld_global_nc_u32_or_u16(uint32_t& r, const void* gmem_ptr, bool four) {
+#if defined(TESSERA_ARCH_SM80)
+  asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %2, 0;\n@p ld.global.nc.L1::no_allocate.u32 %0, [%1];\n"
+               "@!p ld.global.nc.L1::no_allocate.u16 %0, [%1];\n}\n"
+               : "=r"(r) : "l"(gmem_ptr), "r"(four ? 1u : 0u) : "memory");
+#else
+  r = 0; (void)gmem_ptr; (void)four;
   tessera_error_ld_st_requires_sm_80();
 #endif
 }

@@ -25,8 +25,10 @@
 
 #include <cuda_runtime.h>  // __global__, __ldg
 
-#include <cstdint>  // int64_t, uint32_t
+#include <cstdint>  // int64_t, uint16_t, uint32_t
+#include <cstring>  // memcpy
 
+#include "tessera/arch/ld_st.hpp"                      // ld_global_nc_u32_or_u16
 #include "tessera/arch/sm80_cp_async.hpp"               // cp_async_cg_16_zfill, cp_async_commit, cp_async_wait
 #include "tessera/kernel/epilogue/staged_epilogue.hpp"  // Elem, load_bias, activate_run
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params
@@ -62,40 +64,48 @@ struct Gemv {
     return make_uint4(w[0], w[1], w[2], w[3]);
   }
 
-  // The epilogue's inputs of one element of D, read before the main loop (their latency hidden by it): C (when beta != 0),
-  // the bias, the residual, as floats.
+  // The epilogue's inputs of one element of D, read before the main loop and converted after it (a conversion here would
+  // wait for the load): the bits of C (when beta != 0), of the bias and of the residual, 4 bytes for fp32, else 2.
   struct Inputs {
-    float c = 0.f, bias = 0.f, r = 0.f;
+    uint32_t c = 0, bias = 0, r = 0;
   };
-  template <class O>
-  __device__ __forceinline__ static Inputs fetch_as(const epilogue::Params& e, int i, int j) {
+  __device__ __forceinline__ static Inputs fetch(const epilogue::Params& e, int i, int j) {
     auto at = [i, j](bool row_major, int64_t ld) { return row_major ? i * ld + j : j * ld + i; };
+    const bool d4 = e.d_type == Dtype::f32;  // C and the residual have D's type
+    const int eb = d4 ? 4 : 2;
     Inputs in;
-    if (e.beta != 0.f) in.c = epilogue::Elem<O>::to_float(static_cast<const O*>(e.c)[at(e.c_row_major, e.ldc)]);
-    if (e.bias_along != epilogue::kBiasNone)
-      in.bias = epilogue::load_bias<O>(e, e.bias_along == epilogue::kBiasAlongM ? i : e.bias_along == epilogue::kBiasAlongN ? j : 0);
-    if (e.residual) in.r = epilogue::Elem<O>::to_float(static_cast<const O*>(e.residual)[at(e.r_row_major, e.ldr)]);
+    if (e.beta != 0.f) arch::ld_global_nc_u32_or_u16(in.c, static_cast<const char*>(e.c) + at(e.c_row_major, e.ldc) * eb, d4);
+    if (e.bias_along != epilogue::kBiasNone) {
+      const int b = e.bias_along == epilogue::kBiasAlongM ? i : e.bias_along == epilogue::kBiasAlongN ? j : 0;
+      arch::ld_global_nc_u32_or_u16(in.bias, static_cast<const char*>(e.bias) + static_cast<int64_t>(b) * (e.bias_f32 ? 4 : eb),
+                                    e.bias_f32 || d4);
+    }
+    if (e.residual) arch::ld_global_nc_u32_or_u16(in.r, static_cast<const char*>(e.residual) + at(e.r_row_major, e.ldr) * eb, d4);
     return in;
+  }
+  // An input's bits as a float: fp32, or a 16-bit value of type O.
+  template <class O>
+  __device__ __forceinline__ static float from_bits(uint32_t bits) {
+    if constexpr (sizeof(O) == 4) {
+      return __uint_as_float(bits);
+    } else {
+      const uint16_t h = static_cast<uint16_t>(bits);
+      O v;
+      memcpy(&v, &h, sizeof v);
+      return epilogue::Elem<O>::to_float(v);
+    }
   }
   // D(i, j) from its dot product and its inputs: the epilogue's order of operations (staged_epilogue.hpp), one element.
   template <class O>
   __device__ __forceinline__ static void finish_as(float acc, const Inputs& in, const epilogue::Params& e, int i, int j) {
     float v = e.alpha * acc;
-    if (e.beta != 0.f) v = fmaf(e.beta, in.c, v);
-    if (e.bias_along != epilogue::kBiasNone) v += in.bias;
+    if (e.beta != 0.f) v = fmaf(e.beta, from_bits<O>(in.c), v);
+    if (e.bias_along != epilogue::kBiasNone) v += e.bias_f32 ? __uint_as_float(in.bias) : from_bits<O>(in.bias);
     float r[1] = {v};
     epilogue::activate_run<1>(r, e);
     v = r[0];
-    if (e.residual) v += in.r;
+    if (e.residual) v += from_bits<O>(in.r);
     static_cast<O*>(e.d)[e.d_row_major ? i * e.ldd + j : j * e.ldd + i] = epilogue::Elem<O>::from_float(v);
-  }
-  // The two above for D's type (C and the residual have it too; a bias has it or fp32).
-  __device__ __forceinline__ static Inputs fetch(const epilogue::Params& e, int i, int j) {
-    switch (e.d_type) {
-      case Dtype::bf16: return fetch_as<__nv_bfloat16>(e, i, j);
-      case Dtype::f16: return fetch_as<__half>(e, i, j);
-      default: return fetch_as<float>(e, i, j);
-    }
   }
   __device__ __forceinline__ static void finish(float acc, const Inputs& in, const epilogue::Params& e, int i, int j) {
     switch (e.d_type) {
