@@ -1,7 +1,8 @@
 // scripts/device/gemv_probe.cu -- the batch-1 GEMV kernel (kernel/gemm_sm80/gemv.hpp) alone, bf16: the bare product
-// against bias + SiLU + residual (the decode menu) and against one read of the weights, each launch after an L2
-// eviction, timed in turn (rounds rotated), medians; the fused D checked against a float64 reference.  Built without
-// the library, in seconds, so that the kernel's epilogue can be measured where the whole build does not fit:
+// against bias + SiLU + residual (the decode menu) and against one read of the weights, and the bare product in other
+// shapes of the kernel's template (rows a block, A's steps in flight, warps a block), each launch after an L2 eviction,
+// timed in turn (rounds rotated), medians; each variant's D checked against a float64 reference.  Built without the
+// library, in seconds, so that the kernel can be measured where the whole build does not fit:
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/gemv_probe.cu -o /tmp/gemv_probe
 //   /tmp/gemv_probe            # the issue's weight shapes (N, K): (4096, 4096), (8192, 8192), (14336, 4096), (4096, 14336)
@@ -15,6 +16,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -22,7 +26,29 @@
 
 namespace {
 
-using G = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1>;
+// A shape of the kernel's template: kRows rows a block, kStages steps in flight, kWarps warps a block.
+template <int kRows, int kStages, int kWarps>
+struct Variant {
+  using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
+  static void prepare() {
+    cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps>,
+                         cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
+  }
+  static void launch(const tessera::gemm_sm80::Params& p) {
+    tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps>
+        <<<(p.m + kRows - 1) / kRows, K::kThreads, K::kSmemBytes>>>(p);
+  }
+};
+struct Launch {
+  const char* name;
+  void (*prepare)();
+  void (*launch)(const tessera::gemm_sm80::Params&);
+};
+#define TESSERA_VARIANT(r, s, w) Launch{#r "x" #s "x" #w, &Variant<r, s, w>::prepare, &Variant<r, s, w>::launch}
+// rows x stages x warps: the registry's (4 x 4 x 8) first.
+const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8), TESSERA_VARIANT(8, 3, 8), TESSERA_VARIANT(2, 6, 8),
+                            TESSERA_VARIANT(4, 4, 4), TESSERA_VARIANT(1, 8, 8), TESSERA_VARIANT(4, 6, 8),
+                            TESSERA_VARIANT(2, 4, 16), TESSERA_VARIANT(8, 6, 4)};
 
 #define CK(x)                                                                                  \
   do {                                                                                         \
@@ -67,13 +93,13 @@ int main() {
   CK(cudaMalloc(&evict, evict_words * 16));
   CK(cudaMemset(evict, 1, evict_words * 16));
   CK(cudaMalloc(&sink, 4));
-  CK(cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes));
+  for (const Launch& v : kVariants) v.prepare();
+  CK(cudaGetLastError());
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   const int shapes[][2] = {{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}};
-  std::printf("gemv4x1 (bf16), us: median of 15 after an L2 eviction each, rounds rotated\n");
-  std::printf("%-14s %8s %8s %8s %12s %12s %10s\n", "N x K", "bare", "fused", "read", "fused/bare", "read/bare", "max err");
+  std::printf("gemv, batch 1 (bf16), us: median of 15 after an L2 eviction each, rounds rotated; variants rows x stages x warps\n");
   for (auto [n, k] : shapes) {
     std::mt19937 rng(n + k);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
@@ -114,18 +140,8 @@ int main() {
     fused.ep.residual = dr;
     fused.ep.ldr = n;
     fused.ep.r_row_major = false;
-    const dim3 grid((n + G::kRows - 1) / G::kRows);
-    auto gemv = [&](const tessera::gemm_sm80::Params& p) {
-      tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1><<<grid, G::kThreads, G::kSmemBytes>>>(p);
-    };
-    auto read = [&] { read_words<<<4 * sms, 512>>>(reinterpret_cast<const int4*>(dw), w.size() * 2 / 16, 0x2468ace1, sink); };
-    // Correctness of the fused menu: D = silu(W x + bias) + residual against float64.
-    CK(cudaMemset(dd, 0xFF, res.size() * 2));
-    gemv(fused);
-    CK(cudaDeviceSynchronize());
-    std::vector<uint16_t> d(n);
-    CK(cudaMemcpy(d.data(), dd, d.size() * 2, cudaMemcpyDeviceToHost));
-    double max_err = 0;
+    // The float64 reference: the dot products, their magnitudes, and the fused menu's values.
+    std::vector<double> dot(n), mag(n);
     for (int i = 0; i < n; ++i) {
       double s = 0, sa = 0;
       for (int j = 0; j < k; ++j) {
@@ -133,21 +149,40 @@ int main() {
         s += p;
         sa += std::fabs(p);
       }
-      const double v = s + bits_bf16(bias[i]);
-      const double ref = v / (1 + std::exp(-v)) + bits_bf16(res[i]);
-      const double err = std::fabs(bits_bf16(d[i]) - ref) / (sa + 1.0);
-      if (!(err <= max_err)) max_err = std::isnan(err) ? 1e30 : std::max(max_err, err);
+      dot[i] = s;
+      mag[i] = sa;
     }
-    // Timing: the three launches in turn, each after the eviction.
-    std::vector<double> t[3];
+    // Each launch's D (poisoned first) against the reference: the largest error over (sum of |products| + 1).
+    auto check = [&](auto&& run, bool menu) {
+      CK(cudaMemset(dd, 0xFF, res.size() * 2));
+      run();
+      CK(cudaDeviceSynchronize());
+      std::vector<uint16_t> d(n);
+      CK(cudaMemcpy(d.data(), dd, d.size() * 2, cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (int i = 0; i < n; ++i) {
+        const double v = dot[i] + (menu ? bits_bf16(bias[i]) : 0.0);
+        const double ref = menu ? v / (1 + std::exp(-v)) + bits_bf16(res[i]) : v;
+        const double err = std::fabs(bits_bf16(d[i]) - ref) / (mag[i] + 1.0);
+        worst = std::isnan(err) ? 1e30 : std::max(worst, err);
+      }
+      return worst;
+    };
+    // The launches timed in turn: the read, the registry's shape fused, every variant bare.
+    std::vector<std::pair<std::string, std::function<void()>>> runs;
+    runs.push_back({"read of W", [&] { read_words<<<4 * sms, 512>>>(reinterpret_cast<const int4*>(dw), w.size() * 2 / 16, 0x2468ace1, sink); }});
+    runs.push_back({"4x4x8 fused", [&] { kVariants[0].launch(fused); }});
+    for (const Launch& v : kVariants) runs.push_back({std::string(v.name) + " bare", [&, v] { v.launch(bare); }});
+    std::vector<double> err(runs.size(), 0.0);
+    for (size_t r = 1; r < runs.size(); ++r) err[r] = check(runs[r].second, r == 1);
+    std::vector<std::vector<double>> t(runs.size());
+    const int nr = static_cast<int>(runs.size());
     for (int round = 0; round < 17; ++round)
-      for (int q = 0; q < 3; ++q) {
-        const int which = (q + round) % 3;
+      for (int q = 0; q < nr; ++q) {
+        const int which = (q + round) % nr;
         read_words<<<4 * sms, 512>>>(evict, evict_words, 0x2468ace1, sink);
         CK(cudaEventRecord(e0));
-        if (which == 0) gemv(bare);
-        else if (which == 1) gemv(fused);
-        else read();
+        runs[which].second();
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         float ms = 0;
@@ -155,15 +190,15 @@ int main() {
         if (round >= 2) t[which].push_back(ms * 1e3);
       }
     CK(cudaGetLastError());
-    double med[3];
-    for (int i = 0; i < 3; ++i) {
+    std::vector<double> med(runs.size());
+    for (size_t i = 0; i < runs.size(); ++i) {
       std::sort(t[i].begin(), t[i].end());
       med[i] = t[i][t[i].size() / 2];
     }
-    char label[32];
-    std::snprintf(label, sizeof label, "%d x %d", n, k);
-    std::printf("%-14s %8.2f %8.2f %8.2f %12.3f %12.3f %10.2e\n", label, med[0], med[1], med[2], med[0] / med[1],
-                med[2] / med[0], max_err);
+    const double bare_us = med[2];  // the registry's shape, bare
+    std::printf("N x K = %d x %d\n  %-14s %8s %14s %14s %10s\n", n, k, "launch", "us", "read / this", "4x4x8 bare / this", "max err");
+    for (size_t i = 0; i < runs.size(); ++i)
+      std::printf("  %-14s %8.2f %14.3f %14.3f %10.2e\n", runs[i].first.c_str(), med[i], med[0] / med[i], bare_us / med[i], err[i]);
     cudaFree(dw);
     cudaFree(dx);
     cudaFree(db);

@@ -9,15 +9,15 @@
 // rows, K-major; B = the batch, n <= kBatch columns, K-major; both 16-byte aligned with rows of a multiple of 16 bytes.
 // Element (i, j) of D is the dot product of A's row i with B's column j, both contiguous in K.
 //
-// Work: a block of 8 warps takes kRows rows of A; each warp a contiguous eighth of K (in chunks of 8 elements, 16 bytes),
-// lane l chunks l, l + 32, ...  A's chunks reach shared memory by cp.async (L2 only), kStages steps in flight per
-// thread, each thread reading back only its own copies (so cp.async.wait_group alone orders them, no barrier); B's
-// chunks are read through L1 (the batch is read by every block, and stays in L1 / L2).  Per step a lane multiplies
-// its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch fp32 sums.  Then: each warp's
-// lanes sum by a butterfly of shuffles, the 8 warps' sums are added in warp order in shared memory, and each of the
-// block's kRows x n outputs gets the epilogue (alpha, beta C, bias, activation, residual, D's type), whose inputs its
-// thread read before the main loop.  Every product is exact in fp32 (16-bit operands), every sum fp32 in an order fixed
-// by the shapes alone: the same bits run to run.
+// Work: a block of kWarps warps (8) takes kRows rows of A (4); each warp a contiguous kWarps-th of K (in chunks of 8
+// elements, 16 bytes), lane l chunks l, l + 32, ...  A's chunks reach shared memory by cp.async (L2 only), kStages (4)
+// steps in flight per thread, each thread reading back only its own copies (so cp.async.wait_group alone orders them,
+// no barrier); B's chunks are read through L1 (the batch is read by every block, and stays in L1 / L2).  Per step a lane
+// multiplies its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch fp32 sums.  Then: each
+// warp's lanes sum by a butterfly of shuffles, the warps' sums are added in warp order in shared memory, and each of
+// the block's kRows x n outputs gets the epilogue (alpha, beta C, bias, activation, residual, D's type), whose inputs
+// its thread read before the main loop.  Every product is exact in fp32 (16-bit operands), every sum fp32 in an order
+// fixed by the shapes alone: the same bits run to run.
 //
 // Rows past m read row m - 1 (their sums are dropped); batch columns past n read column n - 1 (dropped); chunks past K
 // are zero-filled (the last partial chunk of a K that is not a multiple of 8 reads only its valid bytes).
@@ -36,18 +36,24 @@
 
 namespace tessera::gemm_sm80 {
 
-template <class T, int kBatch>
+// kRowsT rows of A a block, kStagesT steps of A in flight a thread, kWarpsT warps a block (the ways K is split): the
+// registry's kernels take the defaults; scripts/device/gemv_probe.cu times others.
+template <class T, int kBatch, int kRowsT = 4, int kStagesT = 4, int kWarpsT = 8>
 struct Gemv {
   static_assert(kBatch == 1 || kBatch == 4 || kBatch == 8, "gemv: built for batches of 1, 4 and 8 columns");
-  static constexpr int kWarps = 8, kThreads = 32 * kWarps;
-  static constexpr int kRows = 4;      // rows of A a block computes
-  static constexpr int kStages = 4;    // A's steps in flight per thread (cp.async groups)
+  static constexpr int kWarps = kWarpsT, kThreads = 32 * kWarps;
+  static constexpr int kRows = kRowsT;      // rows of A a block computes
+  static constexpr int kStages = kStagesT;  // A's steps in flight per thread (cp.async groups)
   static constexpr int kChunk = 8;     // elements of a 16-byte chunk
   static constexpr int kStepK = 32 * kChunk;  // K elements a warp covers in one step
-  // Blocks an SM holds: three rings of 64 KB, or two where the batch of 8 needs more registers.
-  static constexpr int kMinBlocks = kBatch == 8 ? 2 : 3;
   static constexpr int kRingBytes = kStages * kRows * kThreads * 16;
   static constexpr int kSmemBytes = kRingBytes + kWarps * kRows * kBatch * 4;  // + the warps' sums
+  // Blocks an SM holds: as many as 227 KB of shared memory and the registers allow (at most 64, 80 and 128 a thread for
+  // the batches of 1, 4 and 8); the defaults: three rings of 64 KB, or two where the batch of 8 needs more registers.
+  static constexpr int kRegs = kBatch == 8 ? 128 : kBatch == 4 ? 80 : 64;
+  static constexpr int kMinBlocks = (227 * 1024 / kSmemBytes) < (65536 / (kThreads * kRegs)) ? 227 * 1024 / kSmemBytes
+                                                                                               : 65536 / (kThreads * kRegs);
+  static_assert(kMinBlocks >= 1, "gemv: a block's ring does not fit an SM");
   static_assert(kRows * kBatch <= 32, "gemv: a warp's lanes hold the block's outputs, one each");
   static_assert(epilogue::output_types_are(Dtype::bf16, Dtype::f16, Dtype::f32), "gemv: finish's cases are kOutputTypes");
 
@@ -212,9 +218,10 @@ struct Gemv {
 };
 
 #if defined(__CUDACC__)
-template <class T, int kBatch>
-__global__ void __launch_bounds__(Gemv<T, kBatch>::kThreads, Gemv<T, kBatch>::kMinBlocks) gemv_kernel(const Params p) {
-  Gemv<T, kBatch>::run(p);
+template <class T, int kBatch, int kRows = 4, int kStages = 4, int kWarps = 8>
+__global__ void __launch_bounds__(Gemv<T, kBatch, kRows, kStages, kWarps>::kThreads,
+                                  Gemv<T, kBatch, kRows, kStages, kWarps>::kMinBlocks) gemv_kernel(const Params p) {
+  Gemv<T, kBatch, kRows, kStages, kWarps>::run(p);
 }
 #endif
 
