@@ -6,10 +6,12 @@
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/gemv_probe.cu -o /tmp/gemv_probe
 //   /tmp/gemv_probe            # the issue's weight shapes (N, K): (4096, 4096), (8192, 8192), (14336, 4096), (4096, 14336)
+//   /tmp/gemv_probe menus      # the epilogue's inputs in every width, a K ending inside a chunk, against float64
 //
 // As `tessera bench gemm` plans them: D = x W^T with x 1 x K, W N x K row-major, D 1 x N row-major, computed as
 // D^T = W x^T (the kernel's A = W, B = x^T, D' column-major); the bias per column of D (per row of D'), bf16.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -81,9 +83,162 @@ double bits_bf16(uint16_t u) {
   return f;
 }
 
+// `gemv_probe menus`: the epilogue's inputs in each width the kernel reads them (fp32, bf16, f16: C, the bias, the
+// residual), with a K that ends inside a chunk (K = 1003 in rows of 1008) and rows that do not fill a block (N = 1001),
+// against float64; returns the number of menus whose largest error exceeds 2^-8 of (sum of |products| + |C| + 1).
+struct Menu {
+  const char* name;
+  tessera::Dtype d_type;
+  float beta;
+  int bias_along;  // kBiasNone / AlongM / AlongN / Scalar
+  bool bias_f32;
+  tessera::Activation act;
+  bool residual;
+};
+double to_double(tessera::Dtype t, const unsigned char* p) {
+  if (t == tessera::Dtype::f32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  uint16_t u;
+  std::memcpy(&u, p, 2);
+  if (t == tessera::Dtype::bf16) return bits_bf16(u);
+  __half h;
+  std::memcpy(&h, &u, 2);
+  return __half2float(h);
+}
+void from_double(tessera::Dtype t, unsigned char* p, double v) {
+  if (t == tessera::Dtype::f32) {
+    const float f = static_cast<float>(v);
+    std::memcpy(p, &f, 4);
+  } else if (t == tessera::Dtype::bf16) {
+    const uint16_t u = bf16_bits(static_cast<float>(v));
+    std::memcpy(p, &u, 2);
+  } else {
+    const __half h = __float2half_rn(static_cast<float>(v));
+    std::memcpy(p, &h, 2);
+  }
+}
+int run_menus() {
+  using tessera::Activation;
+  using tessera::Dtype;
+  namespace ep = tessera::epilogue;
+  const int n = 1001, k = 1003, ld = 1008;
+  const Menu menus[] = {
+      {"f32 D, beta C, fp32 bias along M, gelu_tanh, residual", Dtype::f32, 0.5f, ep::kBiasAlongM, true, Activation::gelu_tanh, true},
+      {"f16 D, beta C, f16 bias scalar, relu, residual", Dtype::f16, -0.75f, ep::kBiasScalar, false, Activation::relu, true},
+      {"bf16 D, fp32 bias along N, no activation", Dtype::bf16, 0.f, ep::kBiasAlongN, true, Activation::none, false},
+      {"f16 D, f16 bias along M, silu, residual", Dtype::f16, 0.f, ep::kBiasAlongM, false, Activation::silu, true},
+      {"bf16 D, beta C, bf16 bias along M, leaky_relu", Dtype::bf16, 1.f, ep::kBiasAlongM, false, Activation::leaky_relu, false},
+  };
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<uint16_t> w(static_cast<size_t>(n) * ld, 0xFFFF), x(ld, 0xFFFF);  // the padding NaN: never read as data
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) w[static_cast<size_t>(i) * ld + j] = bf16_bits(u(rng));
+  for (int j = 0; j < k; ++j) x[j] = bf16_bits(u(rng));
+  uint16_t *dw, *dx;
+  unsigned char *dc, *dbias, *dr, *dd;
+  CK(cudaMalloc(&dw, w.size() * 2));
+  CK(cudaMalloc(&dx, x.size() * 2));
+  CK(cudaMalloc(&dc, n * 4));
+  CK(cudaMalloc(&dbias, n * 4));
+  CK(cudaMalloc(&dr, n * 4));
+  CK(cudaMalloc(&dd, n * 4));
+  CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+  int bad = 0;
+  for (const Menu& m : menus) {
+    const int eb = m.d_type == Dtype::f32 ? 4 : 2, bb = m.bias_f32 ? 4 : eb;
+    const Dtype bt = m.bias_f32 ? Dtype::f32 : m.d_type;
+    std::vector<unsigned char> c(n * 4), bias(n * 4), r(n * 4), d(n * 4);
+    for (int i = 0; i < n; ++i) {
+      from_double(m.d_type, &c[i * eb], u(rng));
+      from_double(bt, &bias[i * bb], u(rng));
+      from_double(m.d_type, &r[i * eb], u(rng));
+    }
+    CK(cudaMemcpy(dc, c.data(), c.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dbias, bias.data(), bias.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dr, r.data(), r.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemset(dd, 0xFF, n * 4));
+    tessera::gemm_sm80::Params p;
+    p.m = n;
+    p.n = 1;
+    p.k = k;
+    p.a = dw;
+    p.lda = ld;
+    p.b = dx;
+    p.ldb = ld;
+    p.ep.m = n;
+    p.ep.n = 1;
+    p.ep.alpha = 0.75f;
+    p.ep.beta = m.beta;
+    p.ep.d = dd;
+    p.ep.ldd = n;
+    p.ep.d_row_major = false;
+    p.ep.d_type = m.d_type;
+    p.ep.c = m.beta != 0.f ? dc : nullptr;
+    p.ep.ldc = n;
+    p.ep.c_row_major = false;
+    p.ep.bias = m.bias_along != ep::kBiasNone ? dbias : nullptr;
+    p.ep.bias_along = m.bias_along;
+    p.ep.bias_f32 = m.bias_f32;
+    p.ep.act = m.act;
+    p.ep.act_p0 = 0.1f;
+    p.ep.residual = m.residual ? dr : nullptr;
+    p.ep.ldr = n;
+    p.ep.r_row_major = false;
+    Variant<4, 4, 8>::launch(p);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(d.data(), dd, d.size(), cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int i = 0; i < n; ++i) {
+      double s = 0, sa = 0;
+      for (int j = 0; j < k; ++j) {
+        const double q = bits_bf16(w[static_cast<size_t>(i) * ld + j]) * bits_bf16(x[j]);
+        s += q;
+        sa += std::fabs(q);
+      }
+      double v = 0.75 * s;
+      const double cv = to_double(m.d_type, &c[i * eb]);
+      if (m.beta != 0.f) v += m.beta * cv;
+      const int bi = m.bias_along == ep::kBiasAlongM ? i : 0;
+      if (m.bias_along != ep::kBiasNone) v += to_double(bt, &bias[bi * bb]);
+      switch (m.act) {
+        case Activation::gelu_tanh: v = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))); break;
+        case Activation::relu: v = std::max(v, 0.0); break;
+        case Activation::silu: v = v / (1 + std::exp(-v)); break;
+        case Activation::leaky_relu: v = v >= 0 ? v : 0.1 * v; break;
+        default: break;
+      }
+      if (m.residual) v += to_double(m.d_type, &r[i * eb]);
+      const double err = std::fabs(to_double(m.d_type, &d[i * eb]) - v) / (sa + std::fabs(cv) + 1.0);
+      worst = std::isnan(err) ? 1e30 : std::max(worst, err);
+    }
+    const bool ok = worst <= 1.0 / 256;
+    bad += !ok;
+    std::printf("%-58s max err %.2e %s\n", m.name, worst, ok ? "ok" : "FAILED");
+  }
+  cudaFree(dw);
+  cudaFree(dx);
+  cudaFree(dc);
+  cudaFree(dbias);
+  cudaFree(dr);
+  cudaFree(dd);
+  return bad;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "menus") {
+    CK(cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, 4, 4, 8>,
+                            cudaFuncAttributeMaxDynamicSharedMemorySize, Variant<4, 4, 8>::K::kSmemBytes));
+    const int bad = run_menus();
+    std::printf("%s\n", bad ? "menus: FAILED" : "menus: all within bounds");
+    return bad ? 1 : 0;
+  }
   int sms = 0, l2 = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
