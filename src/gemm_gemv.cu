@@ -1,5 +1,5 @@
-// src/gemm_gemv.cu -- instantiation unit: the GEMV kernels (kernel/gemm_sm80/gemv.hpp), bf16 and f16, batches of 1, 4
-// and 8 (6 kernels; K-major A and B only).
+// src/gemm_gemv.cu -- instantiation unit: the GEMV kernels (kernel/gemm_sm80/gemv.hpp), bf16 and f16, a batch of 1
+// (2 kernels; K-major A and B only).
 #include "gemm_kernels.hpp"                   // the getters this unit defines
 #include "tessera/kernel/gemm_sm80/gemv.hpp"  // Gemv, gemv_kernel
 
@@ -26,10 +26,6 @@ KernelInfo gemv_info(Combo c) {
 }  // namespace
 
 KernelInfo sm80_bf16_gemv4x1(Combo c) { return gemv_info<__nv_bfloat16, 1>(c); }
-KernelInfo sm80_bf16_gemv4x4(Combo c) { return gemv_info<__nv_bfloat16, 4>(c); }
-KernelInfo sm80_bf16_gemv4x8(Combo c) { return gemv_info<__nv_bfloat16, 8>(c); }
 KernelInfo sm80_f16_gemv4x1(Combo c) { return gemv_info<__half, 1>(c); }
-KernelInfo sm80_f16_gemv4x4(Combo c) { return gemv_info<__half, 4>(c); }
-KernelInfo sm80_f16_gemv4x8(Combo c) { return gemv_info<__half, 8>(c); }
 
 }  // namespace tessera::gemm_core

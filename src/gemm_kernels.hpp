@@ -22,13 +22,9 @@ KernelInfo sm80_tf32_64x64(Combo c);    // src/gemm_sm80_tf32.cu
 KernelInfo sm80_f32_simt128x128(Combo c);  // src/gemm_simt_f32.cu
 // The INT8 CUDA-core kernel (dp4a, s32 accumulation): K-major A and B only (Combo::kk; no kernel for the other orders).
 KernelInfo sm80_s8_dp4a128x128(Combo c);  // src/gemm_dp4a_s8.cu
-// The GEMV kernels (CUDA cores, a batch of at most 1, 4 or 8 as B): K-major A and B only.  src/gemm_gemv.cu.
+// The GEMV kernels (CUDA cores, a batch of 1 as B): K-major A and B only.  src/gemm_gemv.cu.
 KernelInfo sm80_bf16_gemv4x1(Combo c);
-KernelInfo sm80_bf16_gemv4x4(Combo c);
-KernelInfo sm80_bf16_gemv4x8(Combo c);
 KernelInfo sm80_f16_gemv4x1(Combo c);
-KernelInfo sm80_f16_gemv4x4(Combo c);
-KernelInfo sm80_f16_gemv4x8(Combo c);
 
 // Hopper (sm_90a: TMA, mbarriers, wgmma).  fn is set whenever the unit is compiled; the code exists only for
 // sm_90a (the planner checks the device and cudaFuncGetAttributes).

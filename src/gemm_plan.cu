@@ -291,9 +291,9 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
                  int64_t tiles, int splits, int per_split, bool streamed) {
   if (e.schedule == gemm_core::GemmSchedule::gemv) {
     // A GEMV reads A, B and D once at DRAM speed with every SM busy, or takes its FFMAs at the CUDA cores' rate (a
-    // sixteenth of the 16-bit mma.sync rate, as fp32_exact below), whichever is longer.  (Automatic plans give it a
-    // batch of 1 alone, where the read is the whole cost; measured at 4 and 8, the FFMAs and B's conversions added about
-    // a tenth of a nanosecond a multiply-add on the H200 to the read, so the wider GEMVs are forced only.)
+    // sixteenth of the 16-bit mma.sync rate, as fp32_exact below), whichever is longer: at its batch of 1 the read.
+    // (GEMVs for batches of 4 and 8, measured on the H200, added about a tenth of a nanosecond a multiply-add to the
+    // read -- the FFMAs and B's conversions, in issue slots the read did not hide -- and lost to the decode tiles.)
     const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * dtype_bytes(p.in) +
                          static_cast<double>(p.m) * p.n * dtype_bytes(p.ep.d_type);
     const double t_ffma = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * 16.0 / f.sms;
@@ -345,7 +345,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   bool bounded_fits = false;
   if (g.tile == GemmTile::automatic)
     for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
-      if (!bounded(e) || !within(e) || e.forced_only) continue;
+      if (!bounded(e) || !within(e)) continue;
       const KernelInfo k = kernel_for(p, e);
       if (k.fn && (e.arch != gemm_core::GemmArch::sm90 || (f.cc == 90 && has_code(dev, k.fn)))) bounded_fits = true;
     }
@@ -365,7 +365,6 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     if (!k.fn) continue;
     // (Before the device queries below: a decode-shaped call, whose host time matters most, makes none.)
     if (g.tile == GemmTile::automatic) {
-      if (e.forced_only) continue;
       if (bounded(e) && !within(e)) continue;
       if (!bounded(e) && bounded_fits) continue;
     }
@@ -600,11 +599,11 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
   return {};
 }
 
-// The largest batch that automatic plans give a GEMV (the max_n of the GEMV entries they may take).
+// The largest batch a GEMV takes (the max_n of the GEMV entries).
 int64_t gemv_max_batch() {
   int64_t b = 0;
   for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
-    if (e.schedule == gemm_core::GemmSchedule::gemv && !e.forced_only) b = std::max<int64_t>(b, e.max_n);
+    if (e.schedule == gemm_core::GemmSchedule::gemv) b = std::max<int64_t>(b, e.max_n);
   return b;
 }
 

@@ -57,8 +57,6 @@ constexpr GemmKernelType kSimt128x128[] = {{GemmMath::fp32_exact, Dtype::f32, sm
 constexpr GemmKernelType kDp4a128x128[] = {{GemmMath::dp4a, Dtype::s8, sm80_s8_dp4a128x128}};
 // GEMV on CUDA cores: bf16 / f16, K-major A (the weights) and B (the batch).
 constexpr GemmKernelType kGemv4x1[] = {{kTc, Dtype::bf16, sm80_bf16_gemv4x1}, {kTc, Dtype::f16, sm80_f16_gemv4x1}};
-constexpr GemmKernelType kGemv4x4[] = {{kTc, Dtype::bf16, sm80_bf16_gemv4x4}, {kTc, Dtype::f16, sm80_f16_gemv4x4}};
-constexpr GemmKernelType kGemv4x8[] = {{kTc, Dtype::bf16, sm80_bf16_gemv4x8}, {kTc, Dtype::f16, sm80_f16_gemv4x8}};
 
 // The planner tries the entries in this order and keeps the first of equal costs.  Efficiencies: the
 // fraction of the 16-bit mma.sync rate a full wave reaches (docs/PERF.md has the measurements).
@@ -96,16 +94,11 @@ constexpr GemmKernelEntry kEntries[] = {
     {.tile = GemmTile::dp4a128x128, .name = "dp4a128x128x64", .arch = GemmArch::sm80, .schedule = GemmSchedule::simt,
      .types = kDp4a128x128, .combos = kKK, .efficiency = 1.0},
     // GEMV: decode with a batch of 1 (the batch as B, max_n), in preference to the decode tiles (the planner costs it as
-    // a read of the weights: gemm_plan.cu's plan_cost): 0.99-1.06x cuBLAS where the Hopper decode tile runs 0.92-0.98
-    // (H200, docs/PERF.md, forty-eighth session).  For a batch of 4 or 8 forced only: their FFMAs (and B's conversions)
-    // cost about as much issue time as the weights' read, 0.83 / 0.58x cuBLAS at 4 / 8 x 4096^2 where the decode tile's
-    // tensor cores run 0.93-0.94.
+    // a read of the weights: gemm_plan.cu's plan_cost): 0.99-1.07x cuBLAS where the Hopper decode tile runs 0.92-0.98
+    // (H200, docs/PERF.md, forty-eighth session).  GEMVs for batches of 4 and 8, measured, lost everywhere to the
+    // decode tiles (their FFMAs and B's conversions cost about as much issue time as the weights' read) and are not built.
     {.tile = GemmTile::gemv4x1, .name = "gemv4x1x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
      .types = kGemv4x1, .combos = kKK, .efficiency = 1.0, .max_n = 1},
-    {.tile = GemmTile::gemv4x4, .name = "gemv4x4x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
-     .types = kGemv4x4, .combos = kKK, .efficiency = 1.0, .max_n = 4, .forced_only = true},
-    {.tile = GemmTile::gemv4x8, .name = "gemv4x8x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
-     .types = kGemv4x8, .combos = kKK, .efficiency = 1.0, .max_n = 8, .forced_only = true},
 };
 
 }  // namespace

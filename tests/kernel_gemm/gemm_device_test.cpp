@@ -105,15 +105,15 @@ TEST(GemmDevice, HopperDecodePlans) {
     if (w.tile != kOther) {
       EXPECT_EQ(plan.tile, w.tile) << cs.str() << ": " << plan.str();
     } else {
-      for (GemmTile t : {GemmTile::wgmma128x16, GemmTile::gemv4x1, GemmTile::gemv4x4, GemmTile::gemv4x8})
+      for (GemmTile t : {GemmTile::wgmma128x16, GemmTile::gemv4x1})
         EXPECT_NE(plan.tile, t) << cs.str() << ": " << plan.str();
     }
     if (::testing::Test::HasFailure()) return;
   }
 }
 
-// The GEMV tiles (gemv4x{1,4,8}x256: CUDA cores, the weights as A, a batch of at most 1 / 4 / 8 as B), forced on every
-// batch each takes, and automatic plans (a GEMV for a batch of 1): rows of the weights that do not fill a block, K below a warp's step and
+// The GEMV (gemv4x1x256: CUDA cores, the weights as A, a batch of 1 as B), forced and planned, beside automatic plans of
+// batches of 3-8 (the decode tiles): rows of the weights that do not fill a block, K below a warp's step and
 // not a multiple of 8 (the last chunk read in part), the batch as the caller's m (transposed) or n, every epilogue
 // input (alpha, beta C in either order, the bias per row / column / scalar in fp32 or D's type, each activation, the
 // residual in either order), D in bf16 / f16 / f32 in either order.  Then the same bits run to run.
@@ -124,14 +124,13 @@ TEST(GemmDevice, Gemv) {
     int pad;  // the rows' pitch: k + pad (a multiple of 8 elements: 16-byte rows)
   };
   const Weights weights[] = {{1, 8, 0}, {7, 1003, 5}, {258, 40, 0}, {1001, 4104, 0}, {64, 301, 3}, {4099, 2048, 8}};
-  const GemmTile tiles[] = {GemmTile::gemv4x1, GemmTile::gemv4x4, GemmTile::gemv4x8, GemmTile::automatic};
+  const GemmTile tiles[] = {GemmTile::gemv4x1, GemmTile::automatic};
   int i = 0;
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (const Weights& w : weights)
       for (GemmTile tile : tiles)
         for (int batch : {1, 3, 4, 8}) {
-          const int most = tile == GemmTile::gemv4x1 ? 1 : tile == GemmTile::gemv4x4 ? 4 : 8;
-          if (batch > most) continue;
+          if (tile == GemmTile::gemv4x1 && batch > 1) continue;
           ++i;
           GemmCase cs;
           const bool batch_m = i % 2 == 0;  // the batch as the caller's m (D = X W^T), else as n (D = W X^T)
@@ -170,7 +169,7 @@ TEST(GemmDevice, Gemv) {
             EXPECT_TRUE(gemm_repeatable(cs)) << "not the same bits run to run: " << cs.str();
           }
         }
-  // Automatic plans on any device: the GEMV for a batch of 1 (as m or as n), never the forced-only wider ones.
+  // Automatic plans on any device: the GEMV for a batch of 1 (as m or as n), the decode tiles for more.
   for (int batch : {1, 2, 4, 8})
     for (bool batch_m : {true, false}) {
       GemmCase cs;
@@ -181,7 +180,7 @@ TEST(GemmDevice, Gemv) {
       if (batch == 1) {
         EXPECT_EQ(plan.tile, GemmTile::gemv4x1) << cs.str() << ": " << plan.str();
       } else {
-        EXPECT_TRUE(plan.tile != GemmTile::gemv4x4 && plan.tile != GemmTile::gemv4x8) << cs.str() << ": " << plan.str();
+        EXPECT_NE(plan.tile, GemmTile::gemv4x1) << cs.str() << ": " << plan.str();
       }
     }
 }
@@ -620,11 +619,11 @@ TEST(GemmSanitize, Subset) {
   { GemmCase c; c.m = 40; c.n = 200; c.k = 1500; c.tile = GemmTile::t64x64; c.split_k = 4; c.workspace = true;
     c.beta = 0.5f; c.bias = BiasMode::per_row; c.act = Activation::gelu_erf; c.residual = true; add(c); }
   { GemmCase c; c.m = 8; c.n = 512; c.k = 2048; c.ob = C; c.workspace = true; c.reuse_workspace = true; add(c); }
-  // The GEMV tiles: a last K chunk read in part, rows that do not fill a block, the batch as m and as n, the epilogue.
-  { GemmCase c; c.m = 3; c.n = 259; c.k = 1003; c.pad_a = 5; c.pad_b = 5; c.ob = C; c.tile = GemmTile::gemv4x4; c.beta = 0.5f;
+  // The GEMV: a last K chunk read in part, rows that do not fill a block, the batch as m and as n, the epilogue.
+  { GemmCase c; c.m = 1; c.n = 259; c.k = 1003; c.pad_a = 5; c.pad_b = 5; c.ob = C; c.tile = GemmTile::gemv4x1; c.beta = 0.5f;
     c.bias = BiasMode::per_column; c.act = Activation::silu; c.residual = true; add(c); }
   { GemmCase c; c.m = 130; c.n = 1; c.k = 520; c.ob = C; c.od = C; c.tile = GemmTile::gemv4x1; add(c); }
-  { GemmCase c; c.m = 8; c.n = 70; c.k = 301; c.pad_a = 3; c.pad_b = 3; c.ob = C; c.tile = GemmTile::gemv4x8; c.out = Dtype::f32;
+  { GemmCase c; c.m = 1; c.n = 70; c.k = 301; c.pad_a = 3; c.pad_b = 3; c.ob = C; c.tile = GemmTile::gemv4x1; c.out = Dtype::f32;
     c.bias = BiasMode::per_row; c.act = Activation::gelu_tanh; add(c); }
   { GemmCase c; c.m = 37; c.n = 45; c.k = 83; c.off_a = 1; c.off_b = 3; c.off_d = 1; c.pad_a = 3; c.pad_b = 1;
     c.od = C; c.act = Activation::clamp; c.p0 = -0.2f; c.p1 = 0.3f; add(c); }

@@ -30,8 +30,7 @@ using gemm_core::GemmSchedule;
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
                                GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64,
-                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128, GemmTile::gemv4x1,
-                               GemmTile::gemv4x4,      GemmTile::gemv4x8};
+                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128, GemmTile::gemv4x1};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact,
                                GemmMath::dp4a};
 
@@ -45,7 +44,6 @@ struct Expected {
   bool sm90;                  // Hopper: sm_90a code, operands by TMA
   double efficiency;
   int max_m, max_n;
-  bool forced_only = false;
 };
 constexpr Expected kExpected[] = {
     {GemmTile::t128x256, "128x256x64", true, false, false, false, false, 1.0, 0, 0},
@@ -60,8 +58,6 @@ constexpr Expected kExpected[] = {
     {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, false, true, 0.5, 0, 16},
     {GemmTile::dp4a128x128, "dp4a128x128x64", false, false, false, true, false, 1.0, 0, 0},
     {GemmTile::gemv4x1, "gemv4x1x256", true, false, false, false, false, 1.0, 0, 1},
-    {GemmTile::gemv4x4, "gemv4x4x256", true, false, false, false, false, 1.0, 0, 4, true},
-    {GemmTile::gemv4x8, "gemv4x8x256", true, false, false, false, false, 1.0, 0, 8, true},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
@@ -69,8 +65,7 @@ constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wg
                                       GemmTile::wgmma128x64,        GemmTile::wgmma128x16,  GemmTile::t128x256,
                                       GemmTile::t128x128,
                                       GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128,
-                                      GemmTile::dp4a128x128,        GemmTile::gemv4x1,      GemmTile::gemv4x4,
-                                      GemmTile::gemv4x8};
+                                      GemmTile::dp4a128x128,        GemmTile::gemv4x1};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
   std::set<GemmTile> tiles;
@@ -110,7 +105,6 @@ TEST(GemmRegistry, EntriesSayWhatTheOldTablesSaid) {
     EXPECT_EQ(e->efficiency, x.efficiency) << x.name;
     EXPECT_EQ(e->max_m, x.max_m) << x.name;
     EXPECT_EQ(e->max_n, x.max_n) << x.name;
-    EXPECT_EQ(e->forced_only, x.forced_only) << x.name;
     // Every (tile, math) pair, as gemm_validate.cu's switch had it.
     for (GemmMath m : kMaths) {
       const bool want = m == GemmMath::tensor_core ? x.tc

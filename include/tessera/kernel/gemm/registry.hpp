@@ -18,7 +18,6 @@
 //   efficiency  1.8 (prior: fraction of the mma.sync rate)   planner's cost model
 //   max_m       0 (no bound; 16 for the decode tile)         planner (automatic plans)
 //   max_n       0 (no bound; 16 for the Hopper decode tile)  planner (automatic plans)
-//   forced_only false (true: automatic plans skip it)       planner (automatic plans)
 //
 // A getter returns the KernelInfo (function, block tile, threads, shared memory, TMA boxes, cluster, ...) of one
 // instantiation for one operand order, from the kernel's own compile-time constants; the KernelInfo is what the
@@ -46,8 +45,8 @@ constexpr const char* arch_name(GemmArch a) { return a == GemmArch::sm80 ? "sm80
 
 // How a block computes its tile: on CUDA cores (FFMA, or dp4a for s8); mma.sync warps; wgmma warpgroups (one producer, two
 // consumers on one tile); persistent cooperative (both consumers on one tile, D by TMA stores); GEMV (CUDA cores, a few
-// rows of the weights against a batch of at most 8, K split among the block's warps: no split_k; 16-byte aligned bases
-// and rows of A and B).
+// rows of the weights against a batch of 1, K split among the block's warps: no split_k; 16-byte aligned bases and rows
+// of A and B).
 enum class GemmSchedule : int { simt = 0, mma_sync, wgmma, cooperative, gemv };
 constexpr const char* schedule_name(GemmSchedule s) {
   switch (s) {
@@ -96,9 +95,6 @@ struct GemmKernelEntry {
   // batch is B: on Hopper a decode problem is planned with the weights as A, gemm_plan.cu's normalise).
   int max_m = 0;
   int max_n = 0;
-  // Run only when forced (GemmArgs::tile, `--tile`): automatic plans skip the family, measured slower than the one they
-  // take where it fits (the GEMVs for a batch of 4 and 8 against the Hopper decode tile, docs/PERF.md).
-  bool forced_only = false;
 
   // The type entry for (math, A's type, B's type); null when the family is not built for it.
   constexpr const GemmKernelType* type(GemmMath m, Dtype in, Dtype in_b) const {

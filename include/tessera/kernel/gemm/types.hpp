@@ -38,10 +38,8 @@ enum class GemmTile : int {
                 // batch of at most 16 as B; m <= 16 problems are planned transposed, D^T = W X^T); K-major A and B
   dp4a128x128,  // GemmMath::dp4a only: s8 x s8 on CUDA cores (dp4a), 256 threads, K tiles of 64 bytes; K-major A and B
   gemv4x1,  // GEMV on CUDA cores (bf16 / f16, tensor_core math's contract: exact products, fp32 sums): the weights as A,
-            // 4 rows a block, a batch of 1 as B (decode problems with a batch of at most 8 are oriented so, D^T = W X^T);
-            // K-major A and B, 16-byte aligned bases and rows; no split_k (the block's warps split K)
-  gemv4x4,  // the same for a batch of at most 4
-  gemv4x8,  // the same for a batch of at most 8
+            // 4 rows a block, a batch of 1 as B (decode problems with a batch of 1 are oriented so, D^T = W X^T); K-major
+            // A and B, 16-byte aligned bases and rows; no split_k (the block's warps split K)
 };
 
 // The stream-K tail of the persistent kernels that have one (GemmArgs::stream_k).

@@ -1,9 +1,9 @@
-// include/tessera/kernel/gemm_sm80/gemv.hpp -- the GEMV kernels: D = A B for a batch of at most 8 (B's columns)
-// against large weights (A's rows), on CUDA cores, with the GEMM's fused epilogue.  Decode at batch 1 is a read of the
-// weights: every byte of A is used for 2 flops, so what bounds it is how many bytes of A each SM keeps in flight.  (At a
-// batch of 4 or 8 the FFMAs and B's conversions take about as much issue time as the read, and the two do not overlap
-// well: measured on the H200 the tensor cores' decode tile is faster there, and automatic plans give those batches to it;
-// docs/PERF.md, forty-eighth session.)
+// include/tessera/kernel/gemm_sm80/gemv.hpp -- the GEMV kernels: D = A B for a small batch (B's columns; the registry
+// builds a batch of 1) against large weights (A's rows), on CUDA cores, with the GEMM's fused epilogue.  Decode at batch
+// 1 is a read of the weights: every byte of A is used for 2 flops, so what bounds it is how many bytes of A each SM keeps
+// in flight.  (At a batch of 4 or 8 the FFMAs and B's conversions take about as much issue time as the read, and the
+// two do not overlap well: measured on the H200, the tensor cores' decode tiles were faster at every shape of issue
+// 11's grid, so those batches are not built; docs/PERF.md, forty-eighth session.)
 //
 // The problem as the kernels see it (after the decode orientation, src/gemm_plan.cu's normalise): A = the weights, m
 // rows, K-major; B = the batch, n <= kBatch columns, K-major; both 16-byte aligned with rows of a multiple of 16 bytes.
