@@ -83,6 +83,25 @@ double bits_bf16(uint16_t u) {
   return f;
 }
 
+// The kernel's parameters for D^T = W x^T: W n x k (rows of pitch ld), x of k, D' a column of n of type dt.
+tessera::gemm_sm80::Params gemv_params(const void* w, const void* x, void* d, int n, int k, int ld, tessera::Dtype dt) {
+  tessera::gemm_sm80::Params p;
+  p.m = n;
+  p.n = 1;
+  p.k = k;
+  p.a = w;
+  p.lda = ld;
+  p.b = x;
+  p.ldb = ld;
+  p.ep.m = n;
+  p.ep.n = 1;
+  p.ep.d = d;
+  p.ep.ldd = n;
+  p.ep.d_row_major = false;
+  p.ep.d_type = dt;
+  return p;
+}
+
 // `gemv_probe menus`: the epilogue's inputs in each width the kernel reads them (fp32, bf16, f16: C, the bias, the
 // residual), with a K that ends inside a chunk (K = 1003 in rows of 1008) and rows that do not fill a block (N = 1001),
 // against float64; returns the number of menus whose largest error exceeds 2^-8 of (sum of |products| + |C| + 1).
@@ -162,22 +181,9 @@ int run_menus() {
     CK(cudaMemcpy(dbias, bias.data(), bias.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dr, r.data(), r.size(), cudaMemcpyHostToDevice));
     CK(cudaMemset(dd, 0xFF, n * 4));
-    tessera::gemm_sm80::Params p;
-    p.m = n;
-    p.n = 1;
-    p.k = k;
-    p.a = dw;
-    p.lda = ld;
-    p.b = dx;
-    p.ldb = ld;
-    p.ep.m = n;
-    p.ep.n = 1;
+    tessera::gemm_sm80::Params p = gemv_params(dw, dx, dd, n, k, ld, m.d_type);
     p.ep.alpha = 0.75f;
     p.ep.beta = m.beta;
-    p.ep.d = dd;
-    p.ep.ldd = n;
-    p.ep.d_row_major = false;
-    p.ep.d_type = m.d_type;
     p.ep.c = m.beta != 0.f ? dc : nullptr;
     p.ep.ldc = n;
     p.ep.c_row_major = false;
@@ -273,20 +279,7 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(db, bias.data(), bias.size() * 2, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dr, res.data(), res.size() * 2, cudaMemcpyHostToDevice));
-    tessera::gemm_sm80::Params bare;
-    bare.m = n;
-    bare.n = 1;
-    bare.k = k;
-    bare.a = dw;
-    bare.lda = k;
-    bare.b = dx;
-    bare.ldb = k;
-    bare.ep.m = n;
-    bare.ep.n = 1;
-    bare.ep.d = dd;
-    bare.ep.ldd = n;
-    bare.ep.d_row_major = false;
-    bare.ep.d_type = tessera::Dtype::bf16;
+    const tessera::gemm_sm80::Params bare = gemv_params(dw, dx, dd, n, k, k, tessera::Dtype::bf16);
     tessera::gemm_sm80::Params fused = bare;
     fused.ep.bias = db;
     fused.ep.bias_along = tessera::epilogue::kBiasAlongM;
