@@ -3,6 +3,7 @@
 // with the tolerance stated in gemm_check.hpp, and the memory around D checked untouched.
 // GemmSanitize.* is the subset run under compute-sanitizer (memcheck, racecheck, synccheck).  The persistent Hopper
 // kernels' own cases are in gemm_persistent_test.cpp.
+#include <string>
 #include <vector>
 
 #include "gemm_device_common.hpp"
@@ -183,6 +184,29 @@ TEST(GemmDevice, Gemv) {
         EXPECT_NE(plan.tile, GemmTile::gemv4x1) << cs.str() << ": " << plan.str();
       }
     }
+  // Refused, by name: a batch wider than the GEMV's, a split_k, rows it cannot read 16 bytes at a time.
+  alignas(16) static const unsigned char dummy[16] = {};
+  auto forced = [](int64_t m, int64_t n, int64_t k, int split) {
+    tessera::GemmArgs g;
+    g.m = m; g.n = n; g.k = k;
+    g.a = {dummy, Dtype::bf16, R, k};
+    g.b = {dummy, Dtype::bf16, C, k};
+    g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), Dtype::bf16, R, 0};  // never touched: planning fails first
+    g.tile = GemmTile::gemv4x1;
+    g.split_k = split;
+    tessera::GemmPlan plan;
+    return tessera::gemm_plan(g, &plan);
+  };
+  tessera::GemmStatus st = forced(2, 4096, 512, 0);
+  EXPECT_EQ(st.code, tessera::GemmError::invalid_argument) << st.message;
+  EXPECT_NE(st.message.find("a GEMV for a batch of at most 1"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("is 2"), std::string::npos) << st.message;
+  st = forced(1, 4096, 512, 2);
+  EXPECT_EQ(st.code, tessera::GemmError::invalid_argument) << st.message;
+  EXPECT_NE(st.message.find("takes no split_k"), std::string::npos) << st.message;
+  st = forced(1, 4096, 500, 0);  // rows of 1,000 bytes
+  EXPECT_EQ(st.code, tessera::GemmError::unsupported) << st.message;
+  EXPECT_NE(st.message.find("gemv4x1x256"), std::string::npos) << st.message;
 }
 
 // The Hopper tiles that read the epilogue's inputs ahead (wgmma128x16, wgmma128x64, wgmma128x128:
