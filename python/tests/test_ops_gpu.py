@@ -206,7 +206,8 @@ def test_linear_3d_input_and_empty_batches():
 
 @pytest.mark.parametrize("M, N, K", [(1, 1024, 8192), (2, 4096, 14336), (8, 512, 16384)])
 def test_linear_decode_shapes(M, N, K):
-    # Few rows and a long K: the planner splits K, taking its workspace from PyTorch's allocator.
+    # Few rows and a long K: the planner splits K, taking its workspace from PyTorch's allocator (a batch of 1 runs the
+    # GEMV, which splits K inside its blocks and needs none).
     g = gen(8)
     x, w, b = rand(M, K, g=g), rand(N, K, g=g, scale=0.02), rand(N, g=g)
     y = ops.linear(x, w, b, activation="silu")
@@ -331,9 +332,10 @@ def test_torch_compile_fullgraph_matches_eager():
     torch.testing.assert_close(compiled, eager, rtol=0, atol=0)
 
 
-def test_cuda_graph_capture_and_replay():
+@pytest.mark.parametrize("rows", [1, 2])  # decode: the GEMV; the decode tile with its split-K workspace
+def test_cuda_graph_capture_and_replay(rows):
     g = gen(14)
-    x, w, b = rand(1, 4096, g=g), rand(4096, 4096, g=g, scale=0.02), rand(4096, g=g)  # decode: split-K workspace
+    x, w, b = rand(rows, 4096, g=g), rand(4096, 4096, g=g, scale=0.02), rand(4096, g=g)
     gamma = rand(4096, g=g)
     static_x = x.clone()
 
@@ -350,7 +352,7 @@ def test_cuda_graph_capture_and_replay():
     with torch.cuda.graph(graph):
         static_y = step(static_x)
     for seed in (20, 21):
-        new_x = rand(1, 4096, g=gen(seed))
+        new_x = rand(rows, 4096, g=gen(seed))
         static_x.copy_(new_x)
         graph.replay()
         torch.cuda.synchronize()
