@@ -95,34 +95,24 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera:
     const bool owner = t < kRows && oi < p.m;
     typename G::Inputs in;
     if (owner) in = G::fetch(p.ep, oi, 0);
-    float acc[kRows];
+    float acc[kRows][1];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) acc[r] = 0.f;
+    for (int r = 0; r < kRows; ++r) acc[r][0] = 0.f;
     for (int s = 0; s < steps; ++s, ++q) {
       issue();
       const int c = c0 + lane + 32 * s;
-      const uint4 xv = c < c1 ? G::load_chunk(x, c, p.k) : make_uint4(0, 0, 0, 0);
+      const uint4 xv[1] = {c < c1 ? G::load_chunk(x, c, p.k) : make_uint4(0, 0, 0, 0)};
       tessera::arch::cp_async_wait<kStages - 1>();
       const uint4* slot = ring + (q % kStages) * kRows * kThreads + t;
       uint4 w[kRows];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
-#pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        float x0, x1;
-        tessera::Numeric<__nv_bfloat16>::unpack2((&xv.x)[h], x0, x1);
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          float w0, w1;
-          tessera::Numeric<__nv_bfloat16>::unpack2((&w[r].x)[h], w0, w1);
-          acc[r] = fmaf(w1, x1, fmaf(w0, x0, acc[r]));
-        }
-      }
+      G::multiply(acc, w, xv);
     }
     float v_mine = 0.f;
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      float v = acc[r];
+      float v = acc[r][0];
 #pragma unroll
       for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
       if (lane == r) v_mine = v;

@@ -121,6 +121,24 @@ struct Gemv {
     }
   }
 
+  // One step of a lane: its chunk of each of the kRows rows (w) times its chunk of each of the batch's columns (x), into
+  // acc, element pair by element pair.
+  __device__ __forceinline__ static void multiply(float (&acc)[kRows][kBatch], const uint4 (&w)[kRows], const uint4 (&x)[kBatch]) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      float wf[kRows][2];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) Numeric<T>::unpack2((&w[r].x)[q], wf[r][0], wf[r][1]);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        float x0, x1;
+        Numeric<T>::unpack2((&x[j].x)[q], x0, x1);
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) acc[r][j] = fmaf(wf[r][1], x1, fmaf(wf[r][0], x0, acc[r][j]));
+      }
+    }
+  }
+
   __device__ static void run(const Params& p) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     uint4* ring = reinterpret_cast<uint4*>(smem_raw);                   // [kStages][kRows][kThreads]
@@ -178,19 +196,7 @@ struct Gemv {
       uint4 w[kRows];
 #pragma unroll
       for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        float wf[kRows][2];
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) Numeric<T>::unpack2((&w[r].x)[q], wf[r][0], wf[r][1]);
-#pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-          float x0, x1;
-          Numeric<T>::unpack2((&x[j].x)[q], x0, x1);
-#pragma unroll
-          for (int r = 0; r < kRows; ++r) acc[r][j] = fmaf(wf[r][1], x1, fmaf(wf[r][0], x0, acc[r][j]));
-        }
-      }
+      multiply(acc, w, x);
     }
     arch::cp_async_wait<0>();  // (the trailing groups are empty; none may be left outstanding at exit)
 
