@@ -289,13 +289,14 @@ bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && ba
 // streamed-A rule's (choose), whose blocks saturate DRAM though they leave slots empty.
 double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, const GemmKernelEntry& e, int occ,
                  int64_t tiles, int splits, int per_split, bool streamed) {
+  // The bytes of A, B and D.
+  const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * dtype_bytes(p.in) +
+                       static_cast<double>(p.m) * p.n * dtype_bytes(p.ep.d_type);
   if (e.schedule == gemm_core::GemmSchedule::gemv) {
     // A GEMV reads A, B and D once at DRAM speed with every SM busy, or takes its FFMAs at the CUDA cores' rate (a
     // sixteenth of the 16-bit mma.sync rate, as fp32_exact below), whichever is longer: at its batch of 1 the read.
     // (GEMVs for batches of 4 and 8, measured on the H200, added about a tenth of a nanosecond a multiply-add to the
     // read -- the FFMAs and B's conversions, in issue slots the read did not hide -- and lost to the decode tiles.)
-    const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * dtype_bytes(p.in) +
-                         static_cast<double>(p.m) * p.n * dtype_bytes(p.ep.d_type);
     const double t_ffma = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * 16.0 / f.sms;
     return std::max(bytes * f.mac_per_byte / f.sms, t_ffma);
   }
@@ -312,8 +313,6 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
                             : is_8bit_operand(p.in)          ? 0.5
                                                              : 1.0;
   const double t_compute = waves * block_macs * occ / e.efficiency * rate_scale;
-  const int in_bytes = dtype_bytes(p.in), out_bytes = dtype_bytes(p.ep.d_type);
-  const double bytes = static_cast<double>(p.m * p.k + p.k * p.n) * in_bytes + static_cast<double>(p.m) * p.n * out_bytes;
   // Bandwidth is only saturated while every slot holds a block: `busy` is the used share of slot-time.
   const double busy = blocks / (waves * slots);
   const double t_mem = bytes * f.mac_per_byte / f.sms / (streamed ? 1.0 : busy);
@@ -599,12 +598,15 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
   return {};
 }
 
-// The largest batch a GEMV takes (the max_n of the GEMV entries).
+// The largest batch a GEMV takes (the max_n of the GEMV entries), worked out once: every decode-shaped call asks.
 int64_t gemv_max_batch() {
-  int64_t b = 0;
-  for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
-    if (e.schedule == gemm_core::GemmSchedule::gemv) b = std::max<int64_t>(b, e.max_n);
-  return b;
+  static const int64_t batch = [] {
+    int64_t b = 0;
+    for (const GemmKernelEntry& e : gemm_core::gemm_kernels())
+      if (e.schedule == gemm_core::GemmSchedule::gemv) b = std::max<int64_t>(b, e.max_n);
+    return b;
+  }();
+  return batch;
 }
 
 // Whether decode-shaped problems are oriented with the weights as A (normalise's weights_as_a): a forced GEMV tile (on
