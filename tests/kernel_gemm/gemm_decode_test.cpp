@@ -1,0 +1,186 @@
+// tests/kernel_gemm/gemm_decode_test.cpp -- decode-shaped problems, part of gemm_device_test: the Hopper decode tile
+// forced, the planner's decode plans on Hopper (which batch goes to which tile), and the GEMV for a batch of 1 (forced,
+// planned, its refusals).  As everywhere in gemm_device_test: random inputs, D poisoned, a float64 reference with
+// gemm_check.hpp's tolerance; skipped without a GPU (the Hopper cases below sm_90).
+#include <string>
+
+#include "gemm_device_common.hpp"
+
+namespace {
+
+using namespace tessera::test::gemm_device;
+
+// The Hopper decode tile (wgmma128x16x64: the weights as A, the batch as a 16-wide B), forced, with the planner's
+// split K and forced splits, edges in every dimension and the epilogue menu.
+TEST(GemmDevice, Wgmma128x16Decode) {
+  TESSERA_REQUIRE_SM(90);
+  // (K a multiple of 8: TMA needs 16-byte rows; the tile is K-major only.)  On Hopper m <= 64 problems below n are
+  // transposed so that the weights are A.
+  const Shape shapes[] = {{4096, 1, 512}, {300, 16, 1000}, {129, 5, 72}, {1000, 13, 4104}, {128, 16, 64}, {257, 9, 3000},
+                          {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}};
+  int i = 0;
+  for (Dtype t : {Dtype::bf16, Dtype::f16})
+    for (const Shape& s : shapes)
+      for (int split : {0, 2, 3}) {  // (two splits: one cluster, reduced in distributed shared memory)
+        ++i;
+        GemmCase cs;
+        cs.m = s.m; cs.n = s.n; cs.k = s.k;
+        cs.in = cs.out = t;
+        cs.oa = R; cs.ob = C;
+        cs.tile = GemmTile::wgmma128x16;
+        cs.split_k = s.k >= 64 * 3 ? split : 0;
+        cs.workspace = true;
+        cs.alpha = 0.75f;
+        cs.bias = i % 3 == 0 ? BiasMode::per_column : i % 3 == 1 ? BiasMode::per_row : BiasMode::none;
+        cs.act = kActs[i % 7];
+        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        cs.residual = i % 2 == 0;
+        cs.od = i % 4 < 2 ? R : C;
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
+// Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
+// 1, the decode tile for a batch of 2-16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on;
+// each computed and checked.
+TEST(GemmDevice, HopperDecodePlans) {
+  TESSERA_REQUIRE_SM(90);
+  constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
+  struct Want {
+    int m, n, k;
+    bool transposed;
+    GemmTile tile;
+  };
+  const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
+                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::wgmma128x16},
+                        {64, 4096, 2048, true, GemmTile::wgmma128x64},  {40, 3000, 1000, true, GemmTile::wgmma128x64},
+                        {64, 4096, 4096, true, GemmTile::wgmma128x64},  // (the Ampere 64 x 64 tile once won this in the cost model)
+                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::wgmma128x16},
+                        {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
+                        {300, 1, 64, false, GemmTile::gemv4x1},
+                        // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
+                        {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther}};
+  int i = 0;
+  for (const Want& w : wants) {
+    ++i;
+    GemmCase cs;
+    cs.m = w.m; cs.n = w.n; cs.k = w.k;
+    cs.oa = R; cs.ob = C;
+    cs.workspace = true;
+    cs.bias = i % 2 ? BiasMode::per_column : BiasMode::none;
+    cs.act = i % 3 ? Activation::silu : Activation::none;
+    cs.residual = i % 4 == 0;
+    cs.seed = ++g_seed;
+    const tessera::GemmPlan plan = run_gemm_case(cs);
+    EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
+    if (w.tile != kOther) {
+      EXPECT_EQ(plan.tile, w.tile) << cs.str() << ": " << plan.str();
+    } else {
+      for (GemmTile t : {GemmTile::wgmma128x16, GemmTile::gemv4x1})
+        EXPECT_NE(plan.tile, t) << cs.str() << ": " << plan.str();
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The GEMV (gemv4x1x256: CUDA cores, the weights as A, a batch of 1 as B), forced and planned, beside automatic plans of
+// batches of 3-8 (the decode tiles): rows of the weights that do not fill a block, K below a warp's step and
+// not a multiple of 8 (the last chunk read in part), the batch as the caller's m (transposed) or n, every epilogue
+// input (alpha, beta C in either order, the bias per row / column / scalar in fp32 or D's type, each activation, the
+// residual in either order), D in bf16 / f16 / f32 in either order.  Then the same bits run to run.
+TEST(GemmDevice, Gemv) {
+  TESSERA_REQUIRE_SM(80);
+  struct Weights {
+    int rows, k;
+    int pad;  // the rows' pitch: k + pad (a multiple of 8 elements: 16-byte rows)
+  };
+  const Weights weights[] = {{1, 8, 0}, {7, 1003, 5}, {258, 40, 0}, {1001, 4104, 0}, {64, 301, 3}, {4099, 2048, 8}};
+  const GemmTile tiles[] = {GemmTile::gemv4x1, GemmTile::automatic};
+  int i = 0;
+  for (Dtype t : {Dtype::bf16, Dtype::f16})
+    for (const Weights& w : weights)
+      for (GemmTile tile : tiles)
+        for (int batch : {1, 3, 4, 8}) {
+          if (tile == GemmTile::gemv4x1 && batch > 1) continue;
+          ++i;
+          GemmCase cs;
+          const bool batch_m = i % 2 == 0;  // the batch as the caller's m (D = X W^T), else as n (D = W X^T)
+          cs.m = batch_m ? batch : w.rows;
+          cs.n = batch_m ? w.rows : batch;
+          cs.k = w.k;
+          cs.oa = R; cs.ob = C;  // K-major A and B
+          cs.pad_a = batch_m ? (w.k % 8 ? 8 - w.k % 8 : 0) : w.pad;
+          cs.pad_b = batch_m ? w.pad : (w.k % 8 ? 8 - w.k % 8 : 0);
+          cs.in = t;
+          cs.out = i % 3 == 0 ? Dtype::f32 : i % 3 == 1 ? t : (t == Dtype::bf16 ? Dtype::f16 : Dtype::bf16);
+          cs.tile = tile;
+          cs.alpha = i % 5 == 0 ? 1.f : 0.75f;
+          cs.beta = i % 4 == 1 ? 0.5f : 0.f;
+          cs.oc = i % 8 < 4 ? R : C;
+          cs.bias = i % 4 == 0 ? BiasMode::per_column : i % 4 == 1 ? BiasMode::per_row : i % 4 == 2 ? BiasMode::scalar : BiasMode::none;
+          cs.bias_type = i % 3 == 0 ? Dtype::f32 : cs.out;
+          cs.act = kActs[i % 7];
+          if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+          if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+          cs.residual = i % 3 != 1;
+          cs.orr = i % 6 < 3 ? C : R;
+          cs.od = i % 4 < 2 ? R : C;
+          cs.seed = ++g_seed;
+          const tessera::GemmPlan plan = run_gemm_case(cs);
+          if (tile != GemmTile::automatic) {
+            EXPECT_EQ(plan.tile, tile) << cs.str();
+          }
+          if (tile != GemmTile::automatic || batch == 1) {  // (automatic plans give a wider batch to the decode tiles)
+            EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
+            // (normalise's decode orientation: a smaller m of at most 64 becomes n, so that the wider side is A)
+            EXPECT_EQ(plan.transposed, cs.m <= 64 && cs.n > cs.m) << cs.str() << ": " << plan.str();
+          }
+          if (::testing::Test::HasFailure()) return;
+          if (i % 7 == 0) {
+            EXPECT_TRUE(gemm_repeatable(cs)) << "not the same bits run to run: " << cs.str();
+          }
+        }
+  // Automatic plans on any device: the GEMV for a batch of 1 (as m or as n), the decode tiles for more.
+  for (int batch : {1, 2, 4, 8})
+    for (bool batch_m : {true, false}) {
+      GemmCase cs;
+      cs.m = batch_m ? batch : 2048; cs.n = batch_m ? 2048 : batch; cs.k = 1024;
+      cs.oa = R; cs.ob = C;
+      cs.seed = ++g_seed;
+      const tessera::GemmPlan plan = run_gemm_case(cs);
+      if (batch == 1) {
+        EXPECT_EQ(plan.tile, GemmTile::gemv4x1) << cs.str() << ": " << plan.str();
+      } else {
+        EXPECT_NE(plan.tile, GemmTile::gemv4x1) << cs.str() << ": " << plan.str();
+      }
+    }
+  // Refused, by name: a batch wider than the GEMV's, a split_k, rows it cannot read 16 bytes at a time.
+  alignas(16) static const unsigned char dummy[16] = {};
+  auto forced = [](int64_t m, int64_t n, int64_t k, int split) {
+    tessera::GemmArgs g;
+    g.m = m; g.n = n; g.k = k;
+    g.a = {dummy, Dtype::bf16, R, k};
+    g.b = {dummy, Dtype::bf16, C, k};
+    g.d = {reinterpret_cast<void*>(uintptr_t(1) << 40), Dtype::bf16, R, 0};  // never touched: planning fails first
+    g.tile = GemmTile::gemv4x1;
+    g.split_k = split;
+    tessera::GemmPlan plan;
+    return tessera::gemm_plan(g, &plan);
+  };
+  tessera::GemmStatus st = forced(2, 4096, 512, 0);
+  EXPECT_EQ(st.code, tessera::GemmError::invalid_argument) << st.message;
+  EXPECT_NE(st.message.find("a GEMV for a batch of at most 1"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("is 2"), std::string::npos) << st.message;
+  st = forced(1, 4096, 512, 2);
+  EXPECT_EQ(st.code, tessera::GemmError::invalid_argument) << st.message;
+  EXPECT_NE(st.message.find("takes no split_k"), std::string::npos) << st.message;
+  st = forced(1, 4096, 500, 0);  // rows of 1,000 bytes
+  EXPECT_EQ(st.code, tessera::GemmError::unsupported) << st.message;
+  EXPECT_NE(st.message.find("gemv4x1x256"), std::string::npos) << st.message;
+}
+
+}  // namespace
