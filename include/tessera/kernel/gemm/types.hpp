@@ -34,7 +34,7 @@ enum class GemmTile : int {
   cooperative128x256,  // Hopper, persistent: both consumer warpgroups on one 128 x 256 tile, the producer
                        // loading the next tile during the epilogue; same operand requirements
   wgmma128x64,  // the wgmma128x128 kernel with a 128 x 64 block tile (small problems: twice the blocks)
-  wgmma128x16,  // the same kernel with a 128 x 16 block tile and 12 stages: decode on Hopper (the weights as A, the
+  wgmma128x16,  // the same kernel with a 128 x 16 block tile and 6 stages: decode on Hopper (the weights as A, the
                 // batch of at most 16 as B; m <= 16 problems are planned transposed, D^T = W X^T); K-major A and B
   dp4a128x128,  // GemmMath::dp4a only: s8 x s8 on CUDA cores (dp4a), 256 threads, K tiles of 64 bytes; K-major A and B
   gemv4x1,  // GEMV on CUDA cores (bf16 / f16, tensor_core math's contract: exact products, fp32 sums): the weights as A,

@@ -1,9 +1,9 @@
 // include/tessera/kernel/gemm_sm90/gemm_kernel.hpp -- the Hopper tensor-core GEMM (sm_90a): TMA loads,
 // an mbarrier ring, warpgroup MMA (wgmma), and the same fused epilogue as the Ampere path.
 //
-//   block tile   128 x BLK_N x 64, BLK_N = 64, 128 or 256 (16-bit A and B, both K-major), kStages = 8, 4, 4
+//   block tile   128 x BLK_N x 64, BLK_N = 16, 64, 128 or 256 (16-bit A and B, both K-major), kStages = 6, 8, 4, 4
 //                shared buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
-//                a 128-byte swizzle: 24 / 32 / 48 KB per stage, 192 / 128 / 192 KB in all, one block per SM
+//                a 128-byte swizzle: 18 / 24 / 32 / 48 KB per stage, 108 / 192 / 128 / 192 KB in all, one block per SM
 //   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
 //                TMA loads of a stage after waiting for the stage to be free.  Warpgroups 1 and 2 are
 //                the consumers: rows 0-63 and 64-127 of the tile, BLK_N/2 fp32 accumulators per thread,
@@ -67,8 +67,11 @@ struct GemmSm90 {
   using Atom = typename WgmmaAtomFor<Elem, kBN, kAMMajor ? 1 : 0, kBNMajor ? 1 : 0>::type;
   static constexpr int kAcc = Atom::kValuesC;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   // The narrow tile (small problems: a block's whole K range is a few dozen K tiles) keeps twice the stages in flight.
-  // The decode tile (BLK_N 16: B is the batch, A the weights) streams A: as many stages as the shared memory holds.
-  static constexpr int kStages = kBN == 16 ? 12 : kBN == 64 ? 8 : 4;
+  // The decode tile (BLK_N 16: B is the batch, A the weights) streams A through 6 stages (108 KB in flight a block): a
+  // ring of 12 (all the shared memory holds) asks DRAM for most of a 32 MiB weight matrix in the launch's first
+  // microseconds, and ran slower -- up to 20% at N = K = 4096 -- where 4-8 stages ran alike (docs/PERF.md,
+  // forty-ninth section).
+  static constexpr int kStages = kBN == 16 ? 6 : kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static_assert(Elem::kBytes == 2 || Elem::kBytes == 1, "gemm_sm90: 16-bit (bf16, f16) or FP8 operands");
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
