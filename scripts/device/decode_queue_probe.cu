@@ -17,11 +17,19 @@
 // Counters reset themselves (the tile's completer, the last block out of the queue), so launches need no memset.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/decode_queue_probe.cu \
-//        -o /tmp/dq -lcublas && /tmp/dq
+//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch]
 //
-// Prints, per shape of issue 11's decode set, us (median of 15 after an L2 eviction each, rounds rotated) of the read of
-// W, cuBLAS and the queue kernel at several chunk lengths, the ratio cuBLAS / this, the largest error of 256 sampled
-// outputs against float64 over (sum of |products| + 1), and whether three runs gave the same bits.
+// Prints, per shape of issue 11's decode set (M = 1, 16, 64, 128 or the list given), us (median of 15 after an L2
+// eviction each, rounds rotated) of one read of W (grid-stride), reads of W in the decode kernels' pattern (128-row
+// bands, K chunks, a given width a row a step and loads in flight), cuBLAS and the queue kernel, the ratio cuBLAS /
+// this, the largest error of 256 sampled outputs against float64 over (sum of |products| + 1), and whether three runs
+// gave the same bits.  Default variants: one unit an SM (the K chunk that fills the SMs once) at ring depths 12 (16-wide
+// tile; 8 / 6 for the 64- / 128-wide ones) down to 2.  Eviction: `read` a pass of plain loads (as `tessera bench gemm`'s
+// l2_evict_by_reading), `sasum` cublasSasum (as `tessera bench gemm` times GEMMs), either with an untimed empty kernel
+// after it (`+empty`, `+smem`: 200 KB of shared memory).  Variant sets: `short` (the whole ring, 6 stages, 6 stages with
+// programmatic dependent launch, one unit a tile), `hints` (the weights' TMA copies with an L2 evict_first / evict_last
+// policy), `batch` (the producer's copies 2 or 4 K tiles at a time).  docs/PERF.md, forty-ninth section, has the
+// measurements: the queue (several units a block) and all three variant sets lost or tied; 6 stages were best.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -34,6 +42,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -60,6 +69,8 @@ struct QParams {
   int tiles_m, tiles_n;   // row tiles of W, column tiles of the batch
   int kt;                 // K tiles
   int units;
+  int batch;              // the producer issues its copies `batch` stages at a time, all of them free first
+  int hint;               // A's copies with an L2 cache hint: 0 none, 1 evict_first, 2 evict_last
   int depth;              // stages of the ring in use (<= kStages): the copies a block keeps in flight
 };
 
@@ -84,6 +95,14 @@ struct DecodeQueue {
   struct Unit {
     int tm, tn, chunk, kt0, n_it, tile;
   };
+  __device__ __forceinline__ static void tma_load_2d_hint(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1,
+                                                          uint64_t policy) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%3, %4}], "
+        "[%2], %5;\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))), "r"(c0), "r"(c1), "l"(policy)
+        : "memory");
+  }
   __device__ __forceinline__ static Unit unit(const QParams& p, int u) {
     Unit w;
     w.tn = u % p.tiles_n;
@@ -117,10 +136,16 @@ struct DecodeQueue {
       arch::fence_mbarrier_init();
     }
     __syncthreads();
+    // Programmatic dependent launch (Queue::pdl): the block may start while the previous kernel of the stream finishes;
+    // nothing global is read or written before that kernel's memory is visible.  (A no-op in a plain launch.)
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
     if (wg == 0) {
       if (threadIdx.x != 0) return;
       int u = static_cast<int>(blockIdx.x), it = 0;
+      uint64_t policy = 0;
+      if (p.hint == 1) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+      if (p.hint == 2) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
       while (true) {
         if (u >= p.units) {
           const int s = it % p.depth;
@@ -134,11 +159,15 @@ struct DecodeQueue {
         const Unit w = unit(p, u);
         for (int j = 0; j < w.n_it; ++j, ++it) {
           const int s = it % p.depth;
+          if (p.batch > 1 && it % p.batch == 0)
+            for (int b = 1; b < p.batch; ++b)
+              arch::mbarrier_wait_parity(&empty[(it + b) % p.depth], (static_cast<uint32_t>((it + b) / p.depth) & 1u) ^ 1u);
           arch::mbarrier_wait_parity(&empty[s], (static_cast<uint32_t>(it / p.depth) & 1u) ^ 1u);
           if (j == 0) unit_of[s] = u;
           arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           const int k0 = (w.kt0 + j) * kBK;
-          arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, w.tm * kBM);
+          if (p.hint) tma_load_2d_hint(sA + s * kTileBytesA, map_a, &full[s], k0, w.tm * kBM, policy);
+          else arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, w.tm * kBM);
           arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, w.tn * kBN);
         }
         u = next;
@@ -268,6 +297,17 @@ __global__ void __launch_bounds__(384, 1) decode_queue_kernel(const QParams p, c
     }                                                                                          \
   } while (0)
 
+// The L2 eviction pass: plain loads (normal L2 priority).  A pass of streaming loads (__ldcs, evict-first) leaves lines
+// of normal priority -- the weights a previous launch read -- in L2, so the next launch finds part of them there.
+__global__ void evict_pass(const int4* __restrict__ p, size_t n, int never, int* sink) {
+  int acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const int4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == never) *sink = acc;
+}
+
 __global__ void read_words(const int4* __restrict__ p, size_t n, int never, int* sink) {
   int acc = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
@@ -303,6 +343,10 @@ __global__ void read_band(const char* __restrict__ w, size_t pitch, int row_byte
   if (acc == never) *sink = acc;
 }
 
+__global__ void primer_kernel(int* sink, int never) {
+  if (never) *sink = 1;
+}
+
 uint16_t bf16_bits(float f) {
   const __nv_bfloat16 b = __float2bfloat16_rn(f);
   uint16_t u;
@@ -321,7 +365,27 @@ struct Queue {
   QParams p{};
   CUtensorMap ma{}, mb{};
   int grid = 0;
+  bool pdl = false;  // launched with programmatic stream serialisation (cudaLaunchKernelEx)
+  template <int kBN>
+  void launch_ex() const {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(grid));
+    cfg.blockDim = dim3(384);
+    cfg.dynamicSmemBytes = DecodeQueue<kBN>::kSmemBytes;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CK(cudaLaunchKernelEx(&cfg, decode_queue_kernel<kBN>, p, ma, mb));
+  }
   void launch() const {
+    if (pdl) {
+      if (bn == 16) launch_ex<16>();
+      else if (bn == 64) launch_ex<64>();
+      else launch_ex<128>();
+      return;
+    }
     if (bn == 16) decode_queue_kernel<16><<<grid, 384, DecodeQueue<16>::kSmemBytes>>>(p, ma, mb);
     else if (bn == 64) decode_queue_kernel<64><<<grid, 384, DecodeQueue<64>::kSmemBytes>>>(p, ma, mb);
     else decode_queue_kernel<128><<<grid, 384, DecodeQueue<128>::kSmemBytes>>>(p, ma, mb);
@@ -351,8 +415,31 @@ int main(int argc, char** argv) {
   std::vector<int> ms = {1, 16, 64, 128};
   // (chunk, depth): chunk 0 the whole K (one unit a tile), -1 as many chunks a tile as fill the SMs once; depth 0: every
   // stage of the ring
-  std::vector<std::pair<int, int>> chunks = {{-1, 0}, {-1, 8}, {-1, 6}, {-1, 4}, {-1, 3}, {-1, 2}};
-  if (argc > 1) {
+  std::vector<std::tuple<int, int, int>> chunks = {{-1, 0, 0}, {-1, 8, 0}, {-1, 6, 0}, {-1, 4, 0}, {-1, 3, 0}, {-1, 2, 0}};
+  // argv[2] "sasum": evict L2 as `tessera bench gemm` does (cublasSasum over 4x L2), not by read_words; argv[3] "short":
+  // only the whole ring and 6 stages, at one unit an SM, and 6 stages at one unit a tile.
+  // argv[2] may add a primer after the eviction, untimed: "sasum+empty" an empty kernel, "sasum+smem" an empty kernel
+  // with 200 KB of dynamic shared memory (does the launch after the eviction pay for the change of shared-memory size?)
+  const std::string evict_mode = argc > 2 ? argv[2] : "read";
+  const bool sasum = evict_mode.rfind("sasum", 0) == 0;
+  const int primer = evict_mode == "sasum+empty" ? 1 : evict_mode == "sasum+smem" ? 2 : 0;
+  CK(cudaFuncSetAttribute(primer_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  if (argc > 3 && std::string(argv[3]) == "short") chunks = {{-1, 0, 0}, {-1, 6, 0}, {-1, -6, 0}, {0, 6, 0}};  // depth -6: 6 stages, launched with PDL
+  // "batch": the producer's copies 2 / 4 K tiles at a time (the same rows' 256 / 512 contiguous bytes asked for together)
+  if (argc > 3 && std::string(argv[3]) == "batch") chunks = {{-1, 6, 0}, {-1, 6, 10}, {-1, 6, 20}, {-1, 8, 20}, {-1, 8, 40}};
+  if (argc > 3 && std::string(argv[3]) == "hints") chunks = {{-1, 6, 0}, {-1, 6, 1}, {-1, 6, 2}, {-1, 0, 1}};  // the weights' L2 hint
+  cublasHandle_t evict_h;
+  float* evict_sum = nullptr;
+  if (cublasCreate(&evict_h) != CUBLAS_STATUS_SUCCESS) return 1;
+  cublasSetPointerMode(evict_h, CUBLAS_POINTER_MODE_DEVICE);
+  CK(cudaMalloc(&evict_sum, 4));
+  auto evict_l2 = [&] {
+    if (sasum) cublasSasum(evict_h, static_cast<int>(evict_words * 4), reinterpret_cast<const float*>(evict), 1, evict_sum);
+    else evict_pass<<<4 * sms, 512>>>(evict, evict_words, 0x2468ace1, sink);
+    if (primer == 1) primer_kernel<<<sms, 128>>>(sink, 0);
+    if (primer == 2) primer_kernel<<<sms, 128, 200 * 1024>>>(sink, 0);
+  };
+  if (argc > 1 && std::string(argv[1]) != "all") {
     ms.clear();
     for (char* s = argv[1]; *s;) {
       ms.push_back(std::atoi(s));
@@ -361,7 +448,7 @@ int main(int argc, char** argv) {
     }
   }
   const int shapes[][2] = {{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}};
-  std::printf("decode queue probe, bf16, us: median of 15 after an L2 eviction each, rounds rotated; %d SMs\n", sms);
+  std::printf("decode queue probe, bf16, us: median of 15 after an L2 eviction (%s) each, rounds rotated; %d SMs\n", evict_mode.c_str(), sms);
   std::vector<double> geo;
   for (auto [n, k] : shapes) {
     std::mt19937 rng(n + k);
@@ -384,7 +471,7 @@ int main(int argc, char** argv) {
       std::vector<Queue> qs;
       std::vector<void*> frees;
       for (int bn : bns)
-      for (auto [c, depth] : chunks) {
+      for (auto [c, depth, hint] : chunks) {
         const int tiles_n = (m + bn - 1) / bn;
         Queue q;
         q.bn = bn;
@@ -392,7 +479,12 @@ int main(int argc, char** argv) {
         q.chunk = c == 0 ? kt : c < 0 ? (kt + fill - 1) / fill : c;
         const int stages = bn == 16 ? DecodeQueue<16>::kStages : bn == 64 ? DecodeQueue<64>::kStages : DecodeQueue<128>::kStages;
         if (depth > stages) continue;
-        q.p.depth = depth == 0 ? stages : depth;
+        q.pdl = depth < 0;
+        q.p.depth = depth == 0 ? stages : std::abs(depth);
+        q.p.hint = hint % 10;
+        q.p.batch = hint / 10;
+        if (q.p.batch > q.p.depth - 2) continue;  // the consumers hold one stage while they wait for the next
+
         if (q.chunk > kt || q.chunk < 1) continue;
         q.p.n = n;
         q.p.m = m;
@@ -476,7 +568,9 @@ int main(int argc, char** argv) {
       band(std::integral_constant<int, 8>{}, 512);
       for (const Queue& q : qs) {
         char name[64];
-        std::snprintf(name, sizeof name, "q %dx%d c%d depth %d (%d units)", 128, q.bn, q.chunk, q.p.depth, q.p.units);
+        std::snprintf(name, sizeof name, "q %dx%d c%d depth %d%s%s (%d units)", 128, q.bn, q.chunk, q.p.depth, q.pdl ? " pdl" : "",
+                      q.p.hint == 1 ? " evict_first" : q.p.hint == 2 ? " evict_last" : "", q.p.units);
+        if (q.p.batch > 1) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " batch %d", q.p.batch);
         runs.push_back({name, [&q] { q.launch(); }});
       }
       const int nr = static_cast<int>(runs.size());
@@ -484,7 +578,7 @@ int main(int argc, char** argv) {
       for (int round = 0; round < 17; ++round)
         for (int qn = 0; qn < nr; ++qn) {
           const int which = (qn + round) % nr;
-          read_words<<<4 * sms, 512>>>(evict, evict_words, 0x2468ace1, sink);
+          evict_l2();
           CK(cudaEventRecord(e0));
           runs[which].second();
           CK(cudaEventRecord(e1));
