@@ -46,6 +46,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "probe_util.cuh"  // CK, L2Evict, read_words, medians_rotated, bf16 bits
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
 #include "tessera/arch/sm90_tma_desc.hpp"
@@ -56,6 +57,10 @@
 #include "tessera/kernel/gemm_sm90/elem.hpp"
 
 namespace {
+
+using probe::bf16_bits;
+using probe::bits_bf16;
+using probe::read_words;
 
 using namespace tessera;
 
@@ -288,34 +293,7 @@ __global__ void __launch_bounds__(384, 1) decode_queue_kernel(const QParams p, c
   DecodeQueue<kBN>::run(p, &map_a, &map_b);
 }
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s failed: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
-// The L2 eviction pass: plain loads (normal L2 priority).  A pass of streaming loads (__ldcs, evict-first) leaves lines
-// of normal priority -- the weights a previous launch read -- in L2, so the next launch finds part of them there.
-__global__ void evict_pass(const int4* __restrict__ p, size_t n, int never, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == never) *sink = acc;
-}
-
-__global__ void read_words(const int4* __restrict__ p, size_t n, int never, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int4 v = __ldcs(p + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == never) *sink = acc;
-}
 
 // One read of W as the decode kernels read it: block b takes band b / chunks (128 rows) and K chunk b % chunks, and
 // reads it step by step, each step `wb` bytes of each of the 128 rows; kU loads in flight a thread.
@@ -347,18 +325,6 @@ __global__ void primer_kernel(int* sink, int never) {
   if (never) *sink = 1;
 }
 
-uint16_t bf16_bits(float f) {
-  const __nv_bfloat16 b = __float2bfloat16_rn(f);
-  uint16_t u;
-  std::memcpy(&u, &b, 2);
-  return u;
-}
-double bits_bf16(uint16_t u) {
-  uint32_t w = static_cast<uint32_t>(u) << 16;
-  float f;
-  std::memcpy(&f, &w, 4);
-  return f;
-}
 
 struct Queue {
   int bn = 0, chunk = 0;
@@ -395,23 +361,14 @@ struct Queue {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sms = 0, l2 = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const probe::L2Evict evict;
+  const int sms = evict.sms;
+  int* const sink = evict.sink;
   CK(cudaFuncSetAttribute(decode_queue_kernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<16>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<64>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<64>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<128>::kSmemBytes));
-  const size_t evict_words = 4 * static_cast<size_t>(l2) / 16;
-  int4* evict = nullptr;
-  int* sink = nullptr;
-  CK(cudaMalloc(&evict, evict_words * 16));
-  CK(cudaMemset(evict, 1, evict_words * 16));
-  CK(cudaMalloc(&sink, 4));
   cublasHandle_t handle;
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   std::vector<int> ms = {1, 16, 64, 128};
   // (chunk, depth): chunk 0 the whole K (one unit a tile), -1 as many chunks a tile as fill the SMs once; depth 0: every
   // stage of the ring
@@ -434,8 +391,8 @@ int main(int argc, char** argv) {
   cublasSetPointerMode(evict_h, CUBLAS_POINTER_MODE_DEVICE);
   CK(cudaMalloc(&evict_sum, 4));
   auto evict_l2 = [&] {
-    if (sasum) cublasSasum(evict_h, static_cast<int>(evict_words * 4), reinterpret_cast<const float*>(evict), 1, evict_sum);
-    else evict_pass<<<4 * sms, 512>>>(evict, evict_words, 0x2468ace1, sink);
+    if (sasum) cublasSasum(evict_h, static_cast<int>(evict.words * 4), reinterpret_cast<const float*>(evict.buf), 1, evict_sum);
+    else evict();
     if (primer == 1) primer_kernel<<<sms, 128>>>(sink, 0);
     if (primer == 2) primer_kernel<<<sms, 128, 200 * 1024>>>(sink, 0);
   };
@@ -574,25 +531,7 @@ int main(int argc, char** argv) {
         runs.push_back({name, [&q] { q.launch(); }});
       }
       const int nr = static_cast<int>(runs.size());
-      std::vector<std::vector<double>> t(nr);
-      for (int round = 0; round < 17; ++round)
-        for (int qn = 0; qn < nr; ++qn) {
-          const int which = (qn + round) % nr;
-          evict_l2();
-          CK(cudaEventRecord(e0));
-          runs[which].second();
-          CK(cudaEventRecord(e1));
-          CK(cudaEventSynchronize(e1));
-          float ms_ = 0;
-          CK(cudaEventElapsedTime(&ms_, e0, e1));
-          if (round >= 2) t[which].push_back(ms_ * 1e3);
-        }
-      CK(cudaGetLastError());
-      std::vector<double> med(nr);
-      for (int i = 0; i < nr; ++i) {
-        std::sort(t[i].begin(), t[i].end());
-        med[i] = t[i][t[i].size() / 2];
-      }
+      const std::vector<double> med = probe::medians_rotated(runs, evict_l2);
       std::printf("M x N x K = %d x %d x %d\n", m, n, k);
       double best = 0;
       for (int i = 0; i < nr; ++i) {

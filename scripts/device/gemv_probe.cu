@@ -25,9 +25,14 @@
 #include <random>
 #include <vector>
 
+#include "probe_util.cuh"  // CK, L2Evict, read_words, medians_rotated, bf16 bits
 #include "tessera/kernel/gemm_sm80/gemv.hpp"
 
 namespace {
+
+using probe::bf16_bits;
+using probe::bits_bf16;
+using probe::read_words;
 
 // A shape of the kernel's template: kRows rows a block, kStages steps in flight, kWarps warps a block.
 template <int kRows, int kStages, int kWarps>
@@ -161,47 +166,8 @@ const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8), TESSERA_VARIANT(8, 3, 8), 
                             TESSERA_VARIANT(8, 6, 4), TESSERA_STREAM(4, 4, 8), TESSERA_STREAM(4, 6, 8),
                             TESSERA_STREAM(4, 8, 8), TESSERA_STREAM(8, 4, 8), TESSERA_STREAM(4, 6, 4)};
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s failed: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
-// The L2 eviction pass: plain loads (normal L2 priority).  A pass of streaming loads (__ldcs, evict-first) leaves lines
-// of normal priority -- the weights a previous launch read -- in L2, so the next launch finds part of them there.
-__global__ void evict_pass(const int4* __restrict__ p, size_t n, int never, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == never) *sink = acc;
-}
 
-__global__ void read_words(const int4* __restrict__ p, size_t n, int never, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int4 v = __ldcs(p + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == never) *sink = acc;
-}
-
-uint16_t bf16_bits(float f) {
-  const __nv_bfloat16 b = __float2bfloat16_rn(f);
-  uint16_t u;
-  std::memcpy(&u, &b, 2);
-  return u;
-}
-double bits_bf16(uint16_t u) {
-  uint32_t w = static_cast<uint32_t>(u) << 16;
-  float f;
-  std::memcpy(&f, &w, 4);
-  return f;
-}
 
 // The kernel's parameters for D^T = W x^T: W n x k (rows of pitch ld), x of k, D' a column of n of type dt.
 tessera::gemm_sm80::Params gemv_params(const void* w, const void* x, void* d, int n, int k, int ld, tessera::Dtype dt) {
@@ -365,20 +331,11 @@ int main(int argc, char** argv) {
     std::printf("%s\n", bad ? "menus: FAILED" : "menus: all within bounds");
     return bad ? 1 : 0;
   }
-  int sms = 0, l2 = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  const size_t evict_words = 4 * static_cast<size_t>(l2) / 16;
-  int4* evict = nullptr;
-  int* sink = nullptr;
-  CK(cudaMalloc(&evict, evict_words * 16));
-  CK(cudaMemset(evict, 1, evict_words * 16));
-  CK(cudaMalloc(&sink, 4));
+  const probe::L2Evict evict;
+  const int sms = evict.sms;
+  int* const sink = evict.sink;
   for (const Launch& v : kVariants) v.prepare();
   CK(cudaGetLastError());
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   const int shapes[][2] = {{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}};
   std::printf("gemv, batch 1 (bf16), us: median of 15 after an L2 eviction each, rounds rotated; variants rows x stages x warps\n");
   for (auto [n, k] : shapes) {
@@ -444,26 +401,8 @@ int main(int argc, char** argv) {
     for (const Launch& v : kVariants) runs.push_back({std::string(v.name) + " bare", [&, v] { v.launch(bare); }});
     std::vector<double> err(runs.size(), 0.0);
     for (size_t r = 1; r < runs.size(); ++r) err[r] = check(runs[r].second, r <= 2);
-    std::vector<std::vector<double>> t(runs.size());
-    const int nr = static_cast<int>(runs.size());
-    for (int round = 0; round < 17; ++round)
-      for (int q = 0; q < nr; ++q) {
-        const int which = (q + round) % nr;
-        evict_pass<<<4 * sms, 512>>>(evict, evict_words, 0x2468ace1, sink);
-        CK(cudaEventRecord(e0));
-        runs[which].second();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (round >= 2) t[which].push_back(ms * 1e3);
-      }
-    CK(cudaGetLastError());
-    std::vector<double> med(runs.size());
-    for (size_t i = 0; i < runs.size(); ++i) {
-      std::sort(t[i].begin(), t[i].end());
-      med[i] = t[i][t[i].size() / 2];
-    }
+    const std::vector<double> med =
+        probe::medians_rotated(runs, evict);
     const double bare_us = med[3];  // the registry's shape, bare
     std::printf("N x K = %d x %d\n  %-14s %8s %14s %14s %10s\n", n, k, "launch", "us", "read / this", "4x4x8 bare / this", "max err");
     for (size_t i = 0; i < runs.size(); ++i)
