@@ -17,7 +17,7 @@
 // Counters reset themselves (the tile's completer, the last block out of the queue), so launches need no memset.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/decode_queue_probe.cu \
-//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch]
+//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch|bm64]
 //
 // Prints, per shape of issue 11's decode set (M = 1, 16, 64, 128 or the list given), us (median of 15 after an L2
 // eviction each, rounds rotated) of one read of W (grid-stride), reads of W in the decode kernels' pattern (128-row
@@ -28,7 +28,8 @@
 // l2_evict_by_reading), `sasum` cublasSasum (as `tessera bench gemm` times GEMMs), either with an untimed empty kernel
 // after it (`+empty`, `+smem`: 200 KB of shared memory).  Variant sets: `short` (the whole ring, 6 stages, 6 stages with
 // programmatic dependent launch, one unit a tile), `hints` (the weights' TMA copies with an L2 evict_first / evict_last
-// policy), `batch` (the producer's copies 2 or 4 K tiles at a time).  docs/PERF.md, forty-ninth section, has the
+// policy), `batch` (the producer's copies 2 or 4 K tiles at a time), `bm64` (64-row tiles, one consumer warpgroup,
+// one to three blocks an SM).  docs/PERF.md, forty-ninth section, has the
 // measurements: the queue (several units a block) and all three variant sets lost or tied; 6 stages were best.
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -79,12 +80,14 @@ struct QParams {
   int depth;              // stages of the ring in use (<= kStages): the copies a block keeps in flight
 };
 
-template <int kBN_>
+template <int kBN_, int kBM_ = 128>
 struct DecodeQueue {
-  static constexpr int kBM = 128, kBN = kBN_, kBK = 64;
+  static constexpr int kBM = kBM_, kBN = kBN_, kBK = 64;
+  static constexpr int kHalves = kBM / 64;  // consumer warpgroups, 64 rows each
+  static constexpr int kThreads = 128 * (1 + kHalves);
   using Atom = gemm_sm90::WgmmaAtomFor<gemm_sm80::ElemBf16, kBN, 0, 0>::type;
   static constexpr int kAcc = Atom::kValuesC;
-  static constexpr int kStages = kBN == 16 ? 12 : kBN == 64 ? 8 : 6;
+  static constexpr int kStages = kBM == 64 ? 6 : kBN == 16 ? 12 : kBN == 64 ? 8 : 6;
   static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kBM, 2);
   static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBN, 2);
   static constexpr int kTileBytesA = static_cast<int>(kTileA.bytes()), kTileBytesB = static_cast<int>(kTileB.bytes());
@@ -95,7 +98,7 @@ struct DecodeQueue {
   static_assert(kOpA.desc != 0 && kOpB.desc != 0, "descriptors");
   static constexpr int kBarOffset = kStages * kStageBytes;
   static constexpr int kSmemBytes = kBarOffset + kStages * 16 + kStages * 4 + 16 + 1024;
-  static constexpr int kSlotFloats = 64 * kBN;  // one half's unit sums
+  static constexpr int kSlotFloats = 64 * kBN;  // one consumer warpgroup's unit sums
 
   struct Unit {
     int tm, tn, chunk, kt0, n_it, tile;
@@ -136,7 +139,7 @@ struct DecodeQueue {
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
-        arch::mbarrier_init(&empty[s], 2);
+        arch::mbarrier_init(&empty[s], kHalves);
       }
       arch::fence_mbarrier_init();
     }
@@ -231,13 +234,13 @@ struct DecodeQueue {
       const int row0 = w.tm * kBM + h * 64, col0 = w.tn * kBN;
       if (p.chunks > 1) {
         // This unit's sums to its slot, in fragment order (each thread's values as float4s, threads innermost).
-        float4* slot = reinterpret_cast<float4*>(p.ws + ((static_cast<size_t>(w.tile) * p.chunks + w.chunk) * 2 + h) * kSlotFloats);
+        float4* slot = reinterpret_cast<float4*>(p.ws + ((static_cast<size_t>(w.tile) * p.chunks + w.chunk) * kHalves + h) * kSlotFloats);
 #pragma unroll
         for (int i = 0; i < kAcc / 4; ++i) __stcg(slot + i * 128 + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
         __threadfence();
         arch::named_barrier_sync(1 + h, 128);
         if (t == 0) {
-          int* cnt = p.tile_count + 2 * w.tile + h;
+          int* cnt = p.tile_count + kHalves * w.tile + h;
           const bool last = atomicAdd(cnt, 1) == p.chunks - 1;
           if (last) *cnt = 0;  // every chunk of this half has arrived: reset for the next launch
           last_flag[h] = last;
@@ -249,7 +252,7 @@ struct DecodeQueue {
         // whichever block computed which chunk.
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
-        const float4* base = reinterpret_cast<const float4*>(p.ws + (static_cast<size_t>(w.tile) * p.chunks * 2 + h) * kSlotFloats);
+        const float4* base = reinterpret_cast<const float4*>(p.ws + (static_cast<size_t>(w.tile) * p.chunks * kHalves + h) * kSlotFloats);
         // Slots read kGroup at a time, all their loads issued before the adds (in chunk order).
         constexpr int kV = kAcc / 4, kGroup = 16 / kV < 1 ? 1 : 16 / kV;
         for (int c = 0; c < p.chunks; c += kGroup) {
@@ -257,7 +260,7 @@ struct DecodeQueue {
 #pragma unroll
           for (int g = 0; g < kGroup; ++g)
             if (c + g < p.chunks) {
-              const float4* sl = base + static_cast<size_t>(c + g) * 2 * kSlotFloats / 4;
+              const float4* sl = base + static_cast<size_t>(c + g) * kHalves * kSlotFloats / 4;
 #pragma unroll
               for (int i = 0; i < kV; ++i) v[g][i] = __ldcg(sl + i * 128 + t);
             }
@@ -287,10 +290,10 @@ struct DecodeQueue {
   }
 };
 
-template <int kBN>
-__global__ void __launch_bounds__(384, 1) decode_queue_kernel(const QParams p, const __grid_constant__ CUtensorMap map_a,
+template <int kBN, int kBM = 128>
+__global__ void __launch_bounds__(DecodeQueue<kBN, kBM>::kThreads, 1) decode_queue_kernel(const QParams p, const __grid_constant__ CUtensorMap map_a,
                                                               const __grid_constant__ CUtensorMap map_b) {
-  DecodeQueue<kBN>::run(p, &map_a, &map_b);
+  DecodeQueue<kBN, kBM>::run(p, &map_a, &map_b);
 }
 
 
@@ -327,7 +330,7 @@ __global__ void primer_kernel(int* sink, int never) {
 
 
 struct Queue {
-  int bn = 0, chunk = 0;
+  int bn = 0, chunk = 0, bm = 128;
   QParams p{};
   CUtensorMap ma{}, mb{};
   int grid = 0;
@@ -352,7 +355,8 @@ struct Queue {
       else launch_ex<128>();
       return;
     }
-    if (bn == 16) decode_queue_kernel<16><<<grid, 384, DecodeQueue<16>::kSmemBytes>>>(p, ma, mb);
+    if (bm == 64) decode_queue_kernel<16, 64><<<grid, DecodeQueue<16, 64>::kThreads, DecodeQueue<16, 64>::kSmemBytes>>>(p, ma, mb);
+    else if (bn == 16) decode_queue_kernel<16><<<grid, 384, DecodeQueue<16>::kSmemBytes>>>(p, ma, mb);
     else if (bn == 64) decode_queue_kernel<64><<<grid, 384, DecodeQueue<64>::kSmemBytes>>>(p, ma, mb);
     else decode_queue_kernel<128><<<grid, 384, DecodeQueue<128>::kSmemBytes>>>(p, ma, mb);
   }
@@ -365,6 +369,7 @@ int main(int argc, char** argv) {
   const int sms = evict.sms;
   int* const sink = evict.sink;
   CK(cudaFuncSetAttribute(decode_queue_kernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<16>::kSmemBytes));
+  CK(cudaFuncSetAttribute(decode_queue_kernel<16, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<16, 64>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<64>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<64>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<128>::kSmemBytes));
   cublasHandle_t handle;
@@ -384,6 +389,8 @@ int main(int argc, char** argv) {
   if (argc > 3 && std::string(argv[3]) == "short") chunks = {{-1, 0, 0}, {-1, 6, 0}, {-1, -6, 0}, {0, 6, 0}};  // depth -6: 6 stages, launched with PDL
   // "batch": the producer's copies 2 / 4 K tiles at a time (the same rows' 256 / 512 contiguous bytes asked for together)
   if (argc > 3 && std::string(argv[3]) == "batch") chunks = {{-1, 6, 0}, {-1, 6, 10}, {-1, 6, 20}, {-1, 8, 20}, {-1, 8, 40}};
+  // "bm64": 64-row tiles (one consumer warpgroup, 6 stages, 66 KB): hint 100 x (blocks an SM), chunk as above
+  if (argc > 3 && std::string(argv[3]) == "bm64") chunks = {{-1, 6, 0}, {-1, 6, 100}, {-1, 6, 200}, {0, 6, 200}, {-1, 4, 300}};
   if (argc > 3 && std::string(argv[3]) == "hints") chunks = {{-1, 6, 0}, {-1, 6, 1}, {-1, 6, 2}, {-1, 0, 1}};  // the weights' L2 hint
   cublasHandle_t evict_h;
   float* evict_sum = nullptr;
@@ -423,7 +430,7 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&dd, static_cast<size_t>(m) * n * 2));
       CK(cudaMalloc(&dref, static_cast<size_t>(m) * n * 2));
       CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
-      const int kt = (k + 63) / 64, tiles_m = (n + 127) / 128;
+      const int kt = (k + 63) / 64;
       std::vector<int> bns = m <= 16 ? std::vector<int>{16} : m <= 64 ? std::vector<int>{64} : std::vector<int>{64, 128};
       std::vector<Queue> qs;
       std::vector<void*> frees;
@@ -432,14 +439,18 @@ int main(int argc, char** argv) {
         const int tiles_n = (m + bn - 1) / bn;
         Queue q;
         q.bn = bn;
-        const int fill = std::max(1, sms / (tiles_m * tiles_n));
+        q.bm = hint >= 100 ? 64 : 128;
+        if (q.bm == 64 && bn != 16) continue;
+        const int bps = hint >= 100 ? hint / 100 : 1;  // blocks an SM
+        const int tiles_m = (n + q.bm - 1) / q.bm;
+        const int fill = std::max(1, bps * sms / (tiles_m * tiles_n));
         q.chunk = c == 0 ? kt : c < 0 ? (kt + fill - 1) / fill : c;
-        const int stages = bn == 16 ? DecodeQueue<16>::kStages : bn == 64 ? DecodeQueue<64>::kStages : DecodeQueue<128>::kStages;
+        const int stages = q.bm == 64 ? DecodeQueue<16, 64>::kStages : bn == 16 ? DecodeQueue<16>::kStages : bn == 64 ? DecodeQueue<64>::kStages : DecodeQueue<128>::kStages;
         if (depth > stages) continue;
         q.pdl = depth < 0;
         q.p.depth = depth == 0 ? stages : std::abs(depth);
         q.p.hint = hint % 10;
-        q.p.batch = hint / 10;
+        q.p.batch = (hint % 100) / 10;
         if (q.p.batch > q.p.depth - 2) continue;  // the consumers hold one stage while they wait for the next
 
         if (q.chunk > kt || q.chunk < 1) continue;
@@ -453,7 +464,7 @@ int main(int argc, char** argv) {
         q.p.tiles_n = tiles_n;
         q.p.kt = kt;
         q.p.units = tiles_m * tiles_n * q.p.chunks;
-        const size_t ws_bytes = static_cast<size_t>(tiles_m) * tiles_n * q.p.chunks * 128 * bn * 4;
+        const size_t ws_bytes = static_cast<size_t>(tiles_m) * tiles_n * q.p.chunks * q.bm * bn * 4;
         CK(cudaMalloc(&q.p.ws, ws_bytes));
         CK(cudaMalloc(&q.p.tile_count, static_cast<size_t>(tiles_m) * tiles_n * 2 * 4));
         CK(cudaMemset(q.p.tile_count, 0, static_cast<size_t>(tiles_m) * tiles_n * 2 * 4));
@@ -462,9 +473,9 @@ int main(int argc, char** argv) {
         frees.push_back(q.p.ws);
         frees.push_back(q.p.tile_count);
         frees.push_back(q.p.queue);
-        q.ma = arch::make_tma_desc_2d(dw, 2, n, k, k, 128, 64, arch::TmaSwizzle::k128B);
+        q.ma = arch::make_tma_desc_2d(dw, 2, n, k, k, q.bm, 64, arch::TmaSwizzle::k128B);
         q.mb = arch::make_tma_desc_2d(dx, 2, m, k, k, bn, 64, arch::TmaSwizzle::k128B);
-        q.grid = std::min(sms, q.p.units);
+        q.grid = std::min(bps * sms, q.p.units);
         qs.push_back(q);
       }
       const float one = 1.f, zero = 0.f;
@@ -525,7 +536,7 @@ int main(int argc, char** argv) {
       band(std::integral_constant<int, 8>{}, 512);
       for (const Queue& q : qs) {
         char name[64];
-        std::snprintf(name, sizeof name, "q %dx%d c%d depth %d%s%s (%d units)", 128, q.bn, q.chunk, q.p.depth, q.pdl ? " pdl" : "",
+        std::snprintf(name, sizeof name, "q %dx%d c%d depth %d%s%s (%d units)", q.bm, q.bn, q.chunk, q.p.depth, q.pdl ? " pdl" : "",
                       q.p.hint == 1 ? " evict_first" : q.p.hint == 2 ? " evict_last" : "", q.p.units);
         if (q.p.batch > 1) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " batch %d", q.p.batch);
         runs.push_back({name, [&q] { q.launch(); }});
