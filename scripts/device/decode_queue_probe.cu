@@ -389,7 +389,7 @@ int main(int argc, char** argv) {
   if (argc > 3 && std::string(argv[3]) == "short") chunks = {{-1, 0, 0}, {-1, 6, 0}, {-1, -6, 0}, {0, 6, 0}};  // depth -6: 6 stages, launched with PDL
   // "batch": the producer's copies 2 / 4 K tiles at a time (the same rows' 256 / 512 contiguous bytes asked for together)
   if (argc > 3 && std::string(argv[3]) == "batch") chunks = {{-1, 6, 0}, {-1, 6, 10}, {-1, 6, 20}, {-1, 8, 20}, {-1, 8, 40}};
-  // "bm64": 64-row tiles (one consumer warpgroup, 6 stages, 66 KB): hint 100 x (blocks an SM), chunk as above
+  // "bm64": 64-row tiles (one consumer warpgroup, 6 stages, 61 KB): hint 100 x (blocks an SM), chunk as above
   if (argc > 3 && std::string(argv[3]) == "bm64") chunks = {{-1, 6, 0}, {-1, 6, 100}, {-1, 6, 200}, {0, 6, 200}, {-1, 4, 300}};
   if (argc > 3 && std::string(argv[3]) == "hints") chunks = {{-1, 6, 0}, {-1, 6, 1}, {-1, 6, 2}, {-1, 0, 1}};  // the weights' L2 hint
   cublasHandle_t evict_h;
