@@ -87,7 +87,7 @@ struct DecodeQueue {
   static constexpr int kThreads = 128 * (1 + kHalves);
   using Atom = gemm_sm90::WgmmaAtomFor<gemm_sm80::ElemBf16, kBN, 0, 0>::type;
   static constexpr int kAcc = Atom::kValuesC;
-  static constexpr int kStages = kBM == 64 ? 6 : kBN == 16 ? 12 : kBN == 64 ? 8 : 6;
+  static constexpr int kStages = kBM == 64 ? 16 : kBN == 16 ? 12 : kBN == 64 ? 8 : 6;
   static constexpr atom::SmemTileSm90 kTileA = atom::sw128_tile(kBM, 2);
   static constexpr atom::SmemTileSm90 kTileB = atom::sw128_tile(kBN, 2);
   static constexpr int kTileBytesA = static_cast<int>(kTileA.bytes()), kTileBytesB = static_cast<int>(kTileB.bytes());
@@ -389,8 +389,8 @@ int main(int argc, char** argv) {
   if (argc > 3 && std::string(argv[3]) == "short") chunks = {{-1, 0, 0}, {-1, 6, 0}, {-1, -6, 0}, {0, 6, 0}};  // depth -6: 6 stages, launched with PDL
   // "batch": the producer's copies 2 / 4 K tiles at a time (the same rows' 256 / 512 contiguous bytes asked for together)
   if (argc > 3 && std::string(argv[3]) == "batch") chunks = {{-1, 6, 0}, {-1, 6, 10}, {-1, 6, 20}, {-1, 8, 20}, {-1, 8, 40}};
-  // "bm64": 64-row tiles (one consumer warpgroup, 6 stages, 61 KB): hint 100 x (blocks an SM), chunk as above
-  if (argc > 3 && std::string(argv[3]) == "bm64") chunks = {{-1, 6, 0}, {-1, 6, 100}, {-1, 6, 200}, {0, 6, 200}, {-1, 4, 300}};
+  // "bm64": 64-row tiles (one consumer warpgroup, a ring of up to 16 stages of 10 KB): hint 100 x (blocks an SM)
+  if (argc > 3 && std::string(argv[3]) == "bm64") chunks = {{-1, 6, 0}, {-1, 6, 100}, {-1, 8, 100}, {-1, 12, 100}, {-1, 16, 100}};
   if (argc > 3 && std::string(argv[3]) == "hints") chunks = {{-1, 6, 0}, {-1, 6, 1}, {-1, 6, 2}, {-1, 0, 1}};  // the weights' L2 hint
   cublasHandle_t evict_h;
   float* evict_sum = nullptr;
