@@ -17,7 +17,7 @@
 // Counters reset themselves (the tile's completer, the last block out of the queue), so launches need no memset.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/decode_queue_probe.cu \
-//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch|bm64]
+//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch|bm64|pairs]
 //
 // Prints, per shape of issue 11's decode set (M = 1, 16, 64, 128 or the list given), us (median of 15 after an L2
 // eviction each, rounds rotated) of one read of W (grid-stride), reads of W in the decode kernels' pattern (128-row
@@ -29,8 +29,8 @@
 // after it (`+empty`, `+smem`: 200 KB of shared memory).  Variant sets: `short` (the whole ring, 6 stages, 6 stages with
 // programmatic dependent launch, one unit a tile), `hints` (the weights' TMA copies with an L2 evict_first / evict_last
 // policy), `batch` (the producer's copies 2 or 4 K tiles at a time), `bm64` (64-row tiles, one consumer warpgroup,
-// one to three blocks an SM).  docs/PERF.md, forty-ninth section, has the
-// measurements: the queue (several units a block) and all three variant sets lost or tied; 6 stages were best.
+// one to three blocks an SM), `pairs` (clusters of two on adjacent row tiles, the batch's tile multicast).  docs/PERF.md, forty-ninth section, has the
+// measurements: the queue (several units a block) and the variant sets lost or tied; 6 stages were best.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "probe_util.cuh"  // CK, L2Evict, read_words, medians_rotated, bf16 bits
+#include "tessera/arch/sm90_cluster.hpp"
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
 #include "tessera/arch/sm90_tma_desc.hpp"
@@ -77,6 +78,7 @@ struct QParams {
   int units;
   int batch;              // the producer issues its copies `batch` stages at a time, all of them free first
   int hint;               // A's copies with an L2 cache hint: 0 none, 1 evict_first, 2 evict_last
+  int cluster;            // 2: blocks in pairs on adjacent row tiles, the batch's tile multicast to both (no queue)
   int depth;              // stages of the ring in use (<= kStages): the copies a block keeps in flight
 };
 
@@ -139,18 +141,21 @@ struct DecodeQueue {
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
-        arch::mbarrier_init(&empty[s], kHalves);
+        arch::mbarrier_init(&empty[s], kHalves * p.cluster);  // a pair's stage is released by both blocks' consumers
       }
       arch::fence_mbarrier_init();
     }
-    __syncthreads();
+    // The peer's barriers exist before anyone arrives on them or multicasts into its block.
+    if (p.cluster > 1) arch::cluster_sync();
+    else __syncthreads();
+    const int rank = p.cluster > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
     // Programmatic dependent launch (Queue::pdl): the block may start while the previous kernel of the stream finishes;
     // nothing global is read or written before that kernel's memory is visible.  (A no-op in a plain launch.)
     asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
     if (wg == 0) {
-      if (threadIdx.x != 0) return;
-      int u = static_cast<int>(blockIdx.x), it = 0;
+      if (threadIdx.x == 0) {
+      int u = static_cast<int>(blockIdx.x) / p.cluster, it = 0;
       uint64_t policy = 0;
       if (p.hint == 1) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
       if (p.hint == 2) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
@@ -163,7 +168,7 @@ struct DecodeQueue {
           break;
         }
         // The next unit's index, asked for now: its round trip overlaps this unit's copies.
-        const int next = static_cast<int>(gridDim.x) + atomicAdd(&p.queue[0], 1);
+        const int next = p.cluster > 1 ? p.units : static_cast<int>(gridDim.x) + atomicAdd(&p.queue[0], 1);
         const Unit w = unit(p, u);
         for (int j = 0; j < w.n_it; ++j, ++it) {
           const int s = it % p.depth;
@@ -174,20 +179,24 @@ struct DecodeQueue {
           if (j == 0) unit_of[s] = u;
           arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           const int k0 = (w.kt0 + j) * kBK;
-          if (p.hint) tma_load_2d_hint(sA + s * kTileBytesA, map_a, &full[s], k0, w.tm * kBM, policy);
-          else arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, w.tm * kBM);
-          arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, w.tn * kBN);
+          const int tm = p.cluster > 1 ? 2 * w.tm + rank : w.tm;
+          if (p.hint) tma_load_2d_hint(sA + s * kTileBytesA, map_a, &full[s], k0, tm * kBM, policy);
+          else arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, tm * kBM);
+          if (p.cluster == 1) arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, w.tn * kBN);
+          else if (rank == 0) arch::tma_load_2d_multicast(sB + s * kTileBytesB, map_b, &full[s], k0, w.tn * kBN, 0x3);
         }
         u = next;
       }
       // The last block out of the queue resets it for the next launch (every block has made its last atomicAdd).
-      __threadfence();
-      if (atomicAdd(&p.queue[1], 1) == static_cast<int>(gridDim.x) - 1) {
-        p.queue[0] = 0;
-        p.queue[1] = 0;
+      if (p.cluster == 1) {
+        __threadfence();
+        if (atomicAdd(&p.queue[1], 1) == static_cast<int>(gridDim.x) - 1) {
+          p.queue[0] = 0;
+          p.queue[1] = 0;
+        }
       }
-      return;
-    }
+      }
+    } else {
 
     // ---- consumers: warpgroup 1 rows 0-63 of each tile, warpgroup 2 rows 64-127 ----
     const int h = wg - 1, t = static_cast<int>(threadIdx.x) % 128;
@@ -210,6 +219,15 @@ struct DecodeQueue {
       }
       arch::wgmma_commit();
     };
+    // A stage's release: this block's empty barrier and, in a pair, the peer's (its producer multicast into this stage).
+    auto release = [&](int s) {
+      if (t != 0) return;
+      if (p.cluster > 1) {
+        for (int r = 0; r < p.cluster; ++r) arch::mbarrier_arrive_cluster(&empty[s], static_cast<uint32_t>(r));
+      } else {
+        (void)arch::mbarrier_arrive(&empty[s]);
+      }
+    };
     int it = 0;
     while (true) {
       int s = it % p.depth;
@@ -217,6 +235,7 @@ struct DecodeQueue {
       const int u = unit_of[s];
       if (u < 0) break;
       const Unit w = unit(p, u);
+      const int tm = p.cluster > 1 ? 2 * w.tm + rank : w.tm, tile = p.cluster > 1 ? 2 * w.tile + rank : w.tile;
       int prev = -1;
       for (int j = 0; j < w.n_it; ++j, ++it) {
         s = it % p.depth;
@@ -224,23 +243,23 @@ struct DecodeQueue {
         mma_stage(s, j == 0);
         arch::wgmma_wait<1>();
         arch::wgmma_fence_operands(acc);
-        if (prev >= 0 && t == 0) (void)arch::mbarrier_arrive(&empty[prev]);
+        if (prev >= 0) release(prev);
         prev = s;
       }
       arch::wgmma_wait<0>();
       arch::wgmma_fence_operands(acc);
-      if (t == 0) (void)arch::mbarrier_arrive(&empty[prev]);
+      release(prev);
 
-      const int row0 = w.tm * kBM + h * 64, col0 = w.tn * kBN;
+      const int row0 = tm * kBM + h * 64, col0 = w.tn * kBN;
       if (p.chunks > 1) {
         // This unit's sums to its slot, in fragment order (each thread's values as float4s, threads innermost).
-        float4* slot = reinterpret_cast<float4*>(p.ws + ((static_cast<size_t>(w.tile) * p.chunks + w.chunk) * kHalves + h) * kSlotFloats);
+        float4* slot = reinterpret_cast<float4*>(p.ws + ((static_cast<size_t>(tile) * p.chunks + w.chunk) * kHalves + h) * kSlotFloats);
 #pragma unroll
         for (int i = 0; i < kAcc / 4; ++i) __stcg(slot + i * 128 + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
         __threadfence();
         arch::named_barrier_sync(1 + h, 128);
         if (t == 0) {
-          int* cnt = p.tile_count + kHalves * w.tile + h;
+          int* cnt = p.tile_count + kHalves * tile + h;
           const bool last = atomicAdd(cnt, 1) == p.chunks - 1;
           if (last) *cnt = 0;  // every chunk of this half has arrived: reset for the next launch
           last_flag[h] = last;
@@ -252,7 +271,7 @@ struct DecodeQueue {
         // whichever block computed which chunk.
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
-        const float4* base = reinterpret_cast<const float4*>(p.ws + (static_cast<size_t>(w.tile) * p.chunks * kHalves + h) * kSlotFloats);
+        const float4* base = reinterpret_cast<const float4*>(p.ws + (static_cast<size_t>(tile) * p.chunks * kHalves + h) * kSlotFloats);
         // Slots read kGroup at a time, all their loads issued before the adds (in chunk order).
         constexpr int kV = kAcc / 4, kGroup = 16 / kV < 1 ? 1 : 16 / kV;
         for (int c = 0; c < p.chunks; c += kGroup) {
@@ -284,6 +303,9 @@ struct DecodeQueue {
         if (r < p.n && c < p.m) p.d[static_cast<size_t>(c) * p.n + r] = __float2bfloat16_rn(acc[i]);
       }
     }
+    }
+    // A pair's blocks stay until the peer has stopped arriving on their barriers and multicasting into them.
+    if (p.cluster > 1) arch::cluster_sync();
 #else
     (void)p; (void)map_a; (void)map_b;
 #endif
@@ -335,20 +357,32 @@ struct Queue {
   CUtensorMap ma{}, mb{};
   int grid = 0;
   bool pdl = false;  // launched with programmatic stream serialisation (cudaLaunchKernelEx)
-  template <int kBN>
+  template <int kBN, int kBM = 128>
   void launch_ex() const {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(static_cast<unsigned>(grid));
-    cfg.blockDim = dim3(384);
-    cfg.dynamicSmemBytes = DecodeQueue<kBN>::kSmemBytes;
+    cfg.blockDim = dim3(DecodeQueue<kBN, kBM>::kThreads);
+    cfg.dynamicSmemBytes = DecodeQueue<kBN, kBM>::kSmemBytes;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    if (p.cluster > 1) {
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = static_cast<unsigned>(p.cluster);
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+    } else {
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+    }
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    CK(cudaLaunchKernelEx(&cfg, decode_queue_kernel<kBN>, p, ma, mb));
+    CK(cudaLaunchKernelEx(&cfg, decode_queue_kernel<kBN, kBM>, p, ma, mb));
   }
   void launch() const {
+    if (p.cluster > 1) {
+      if (bm == 64) launch_ex<16, 64>();
+      else launch_ex<16>();
+      return;
+    }
     if (pdl) {
       if (bn == 16) launch_ex<16>();
       else if (bn == 64) launch_ex<64>();
@@ -390,6 +424,9 @@ int main(int argc, char** argv) {
   // "batch": the producer's copies 2 / 4 K tiles at a time (the same rows' 256 / 512 contiguous bytes asked for together)
   if (argc > 3 && std::string(argv[3]) == "batch") chunks = {{-1, 6, 0}, {-1, 6, 10}, {-1, 6, 20}, {-1, 8, 20}, {-1, 8, 40}};
   // "bm64": 64-row tiles (one consumer warpgroup, a ring of up to 16 stages of 10 KB): hint 100 x (blocks an SM)
+  // "pairs": blocks in clusters of two on adjacent row tiles, the batch's tile multicast to both, one unit a pair
+  if (argc > 3 && std::string(argv[3]) == "pairs")
+    chunks = {{-1, 6, 0}, {-1, 6, 1000}, {-1, 12, 1000}, {-1, 12, 1100}, {-1, 16, 1100}, {0, 16, 1100}};
   if (argc > 3 && std::string(argv[3]) == "bm64") chunks = {{-1, 6, 0}, {-1, 6, 100}, {-1, 8, 100}, {-1, 12, 100}, {-1, 16, 100}};
   if (argc > 3 && std::string(argv[3]) == "hints") chunks = {{-1, 6, 0}, {-1, 6, 1}, {-1, 6, 2}, {-1, 0, 1}};  // the weights' L2 hint
   cublasHandle_t evict_h;
@@ -439,9 +476,11 @@ int main(int argc, char** argv) {
         const int tiles_n = (m + bn - 1) / bn;
         Queue q;
         q.bn = bn;
-        q.bm = hint >= 100 ? 64 : 128;
-        if (q.bm == 64 && bn != 16) continue;
-        const int bps = hint >= 100 ? hint / 100 : 1;  // blocks an SM
+        q.p.cluster = hint >= 1000 ? 2 : 1;
+        const int rest = hint % 1000;
+        q.bm = rest >= 100 ? 64 : 128;
+        if ((q.bm == 64 || q.p.cluster > 1) && bn != 16) continue;
+        const int bps = rest >= 100 ? rest / 100 : 1;  // blocks an SM
         const int tiles_m = (n + q.bm - 1) / q.bm;
         const int fill = std::max(1, bps * sms / (tiles_m * tiles_n));
         q.chunk = c == 0 ? kt : c < 0 ? (kt + fill - 1) / fill : c;
@@ -449,8 +488,8 @@ int main(int argc, char** argv) {
         if (depth > stages) continue;
         q.pdl = depth < 0;
         q.p.depth = depth == 0 ? stages : std::abs(depth);
-        q.p.hint = hint % 10;
-        q.p.batch = (hint % 100) / 10;
+        q.p.hint = rest % 10;
+        q.p.batch = (rest % 100) / 10;
         if (q.p.batch > q.p.depth - 2) continue;  // the consumers hold one stage while they wait for the next
 
         if (q.chunk > kt || q.chunk < 1) continue;
@@ -460,10 +499,11 @@ int main(int argc, char** argv) {
         q.p.d = reinterpret_cast<__nv_bfloat16*>(dd);
         q.p.chunk = q.chunk;
         q.p.chunks = (kt + q.chunk - 1) / q.chunk;
-        q.p.tiles_m = tiles_m;
+        q.p.tiles_m = tiles_m / q.p.cluster;  // (pairs of row tiles in a pair's units)
+        if (tiles_m % q.p.cluster != 0) continue;
         q.p.tiles_n = tiles_n;
         q.p.kt = kt;
-        q.p.units = tiles_m * tiles_n * q.p.chunks;
+        q.p.units = q.p.tiles_m * tiles_n * q.p.chunks;
         const size_t ws_bytes = static_cast<size_t>(tiles_m) * tiles_n * q.p.chunks * q.bm * bn * 4;
         CK(cudaMalloc(&q.p.ws, ws_bytes));
         CK(cudaMalloc(&q.p.tile_count, static_cast<size_t>(tiles_m) * tiles_n * 2 * 4));
@@ -475,7 +515,7 @@ int main(int argc, char** argv) {
         frees.push_back(q.p.queue);
         q.ma = arch::make_tma_desc_2d(dw, 2, n, k, k, q.bm, 64, arch::TmaSwizzle::k128B);
         q.mb = arch::make_tma_desc_2d(dx, 2, m, k, k, bn, 64, arch::TmaSwizzle::k128B);
-        q.grid = std::min(bps * sms, q.p.units);
+        q.grid = q.p.cluster > 1 ? q.p.units * q.p.cluster : std::min(bps * sms, q.p.units);
         qs.push_back(q);
       }
       const float one = 1.f, zero = 0.f;
@@ -538,6 +578,7 @@ int main(int argc, char** argv) {
         char name[64];
         std::snprintf(name, sizeof name, "q %dx%d c%d depth %d%s%s (%d units)", q.bm, q.bn, q.chunk, q.p.depth, q.pdl ? " pdl" : "",
                       q.p.hint == 1 ? " evict_first" : q.p.hint == 2 ? " evict_last" : "", q.p.units);
+        if (q.p.cluster > 1) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " pairs");
         if (q.p.batch > 1) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " batch %d", q.p.batch);
         runs.push_back({name, [&q] { q.launch(); }});
       }
