@@ -17,7 +17,7 @@
 // Counters reset themselves (the tile's completer, the last block out of the queue), so launches need no memset.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/decode_queue_probe.cu \
-//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch|bm64|pairs]
+//        -o /tmp/dq -lcublas && /tmp/dq [all|M,M,...] [read|sasum|sasum+empty|sasum+smem] [short|hints|batch|bm64|pairs|dual]
 //
 // Prints, per shape of issue 11's decode set (M = 1, 16, 64, 128 or the list given), us (median of 15 after an L2
 // eviction each, rounds rotated) of one read of W (grid-stride), reads of W in the decode kernels' pattern (128-row
@@ -29,7 +29,8 @@
 // after it (`+empty`, `+smem`: 200 KB of shared memory).  Variant sets: `short` (the whole ring, 6 stages, 6 stages with
 // programmatic dependent launch, one unit a tile), `hints` (the weights' TMA copies with an L2 evict_first / evict_last
 // policy), `batch` (the producer's copies 2 or 4 K tiles at a time), `bm64` (64-row tiles, one consumer warpgroup,
-// one to three blocks an SM), `pairs` (clusters of two on adjacent row tiles, the batch's tile multicast).  docs/PERF.md, forty-ninth section, has the
+// one to three blocks an SM), `pairs` (clusters of two on adjacent row tiles, the batch's tile multicast), `dual` (a
+// 64-row tile's two consumer warpgroups on alternate K tiles).  docs/PERF.md, forty-ninth section, has the
 // measurements: the queue (several units a block) and the variant sets lost or tied; 6 stages were best.
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -82,11 +83,14 @@ struct QParams {
   int depth;              // stages of the ring in use (<= kStages): the copies a block keeps in flight
 };
 
-template <int kBN_, int kBM_ = 128>
+template <int kBN_, int kBM_ = 128, bool kDual = false>
 struct DecodeQueue {
   static constexpr int kBM = kBM_, kBN = kBN_, kBK = 64;
   static constexpr int kHalves = kBM / 64;  // consumer warpgroups, 64 rows each
-  static constexpr int kThreads = 128 * (1 + kHalves);
+  // kDual (64-row tiles, one unit a block): two consumer warpgroups on the same 64 rows, alternate K tiles, their sums
+  // added through shared memory at the end -- two chains of wgmma groups a block.
+  static_assert(!kDual || kBM == 64, "dual consumers: 64-row tiles");
+  static constexpr int kThreads = 128 * (1 + (kDual ? 2 : kHalves));
   using Atom = gemm_sm90::WgmmaAtomFor<gemm_sm80::ElemBf16, kBN, 0, 0>::type;
   static constexpr int kAcc = Atom::kValuesC;
   static constexpr int kStages = kBM == 64 ? 16 : kBN == 16 ? 12 : kBN == 64 ? 8 : 6;
@@ -99,8 +103,10 @@ struct DecodeQueue {
   static constexpr atom::SmemTileSm90::WgmmaOperand kOpB = kTileB.wgmma_operand(true, 8192, kBK, Atom::kK);
   static_assert(kOpA.desc != 0 && kOpB.desc != 0, "descriptors");
   static constexpr int kBarOffset = kStages * kStageBytes;
-  static constexpr int kSmemBytes = kBarOffset + kStages * 16 + kStages * 4 + 16 + 1024;
-  static constexpr int kSlotFloats = 64 * kBN;  // one consumer warpgroup's unit sums
+  static constexpr int kXchgOffset = kBarOffset + kStages * 16 + kStages * 4 + 16;  // (16-byte aligned)
+  static constexpr int kSmemBytes = kXchgOffset + (kDual ? 128 * Atom::kValuesC * 4 : 0) + 1024;
+  static constexpr int kSlotFloats = 64 * kBN;  // one consumer warpgroup's unit sums (not in kDual's path)
+  static_assert(kSlotFloats > 0, "");
 
   struct Unit {
     int tm, tn, chunk, kt0, n_it, tile;
@@ -141,7 +147,7 @@ struct DecodeQueue {
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
-        arch::mbarrier_init(&empty[s], kHalves * p.cluster);  // a pair's stage is released by both blocks' consumers
+        arch::mbarrier_init(&empty[s], kDual ? 1 : kHalves * p.cluster);  // a pair's stage is released by both blocks' consumers
       }
       arch::fence_mbarrier_init();
     }
@@ -201,7 +207,7 @@ struct DecodeQueue {
     // ---- consumers: warpgroup 1 rows 0-63 of each tile, warpgroup 2 rows 64-127 ----
     const int h = wg - 1, t = static_cast<int>(threadIdx.x) % 128;
     const uint32_t a16 = ((static_cast<uint32_t>(__cvta_generic_to_shared(sA)) / 16) & 0x3FFFu) +
-                         static_cast<uint32_t>(__shfl_sync(0xffffffffu, h * 64 * kRowBytesA / 16, 0));
+                         static_cast<uint32_t>(__shfl_sync(0xffffffffu, (kDual ? 0 : h) * 64 * kRowBytesA / 16, 0));
     const uint32_t b16 = (static_cast<uint32_t>(__cvta_generic_to_shared(sB)) / 16) & 0x3FFFu;
     const uint32_t full_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(full));
     const atom::FragCoord c0 = Atom::c_thread(t);
@@ -228,6 +234,40 @@ struct DecodeQueue {
         (void)arch::mbarrier_arrive(&empty[s]);
       }
     };
+    if constexpr (kDual) {
+      // One unit a block (its whole K): warpgroup h takes the unit's K tiles h, h + 2, ...
+      const Unit w = unit(p, static_cast<int>(blockIdx.x));
+      bool fresh = true;
+      int prev = -1;
+      for (int j = h; j < w.n_it; j += 2) {
+        const int s = j % p.depth;
+        arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(j / p.depth) & 1u);
+        mma_stage(s, fresh);
+        fresh = false;
+        arch::wgmma_wait<1>();
+        arch::wgmma_fence_operands(acc);
+        if (prev >= 0) release(prev);
+        prev = s;
+      }
+      arch::wgmma_wait<0>();
+      arch::wgmma_fence_operands(acc);
+      if (prev >= 0) release(prev);
+      if (fresh)
+        for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
+      float* xchg = reinterpret_cast<float*>(smem + kXchgOffset);
+      if (h == 1)
+        for (int i = 0; i < kAcc; ++i) xchg[i * 128 + t] = acc[i];
+      arch::named_barrier_sync(1, 256);
+      if (h == 0) {
+        for (int i = 0; i < kAcc; ++i) acc[i] += xchg[i * 128 + t];
+        const int row0 = w.tm * kBM, col0 = w.tn * kBN;
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i) {
+          const int r = row0 + c0.row + 8 * ((i >> 1) & 1), c = col0 + c0.col + 8 * (i >> 2) + (i & 1);
+          if (r < p.n && c < p.m) p.d[static_cast<size_t>(c) * p.n + r] = __float2bfloat16_rn(acc[i]);
+        }
+      }
+    } else {
     int it = 0;
     while (true) {
       int s = it % p.depth;
@@ -304,6 +344,7 @@ struct DecodeQueue {
       }
     }
     }
+    }
     // A pair's blocks stay until the peer has stopped arriving on their barriers and multicasting into them.
     if (p.cluster > 1) arch::cluster_sync();
 #else
@@ -312,10 +353,10 @@ struct DecodeQueue {
   }
 };
 
-template <int kBN, int kBM = 128>
-__global__ void __launch_bounds__(DecodeQueue<kBN, kBM>::kThreads, 1) decode_queue_kernel(const QParams p, const __grid_constant__ CUtensorMap map_a,
+template <int kBN, int kBM = 128, bool kDual = false>
+__global__ void __launch_bounds__(DecodeQueue<kBN, kBM, kDual>::kThreads, 1) decode_queue_kernel(const QParams p, const __grid_constant__ CUtensorMap map_a,
                                                               const __grid_constant__ CUtensorMap map_b) {
-  DecodeQueue<kBN, kBM>::run(p, &map_a, &map_b);
+  DecodeQueue<kBN, kBM, kDual>::run(p, &map_a, &map_b);
 }
 
 
@@ -353,6 +394,7 @@ __global__ void primer_kernel(int* sink, int never) {
 
 struct Queue {
   int bn = 0, chunk = 0, bm = 128;
+  bool dual = false;  // DecodeQueue's kDual
   QParams p{};
   CUtensorMap ma{}, mb{};
   int grid = 0;
@@ -389,7 +431,8 @@ struct Queue {
       else launch_ex<128>();
       return;
     }
-    if (bm == 64) decode_queue_kernel<16, 64><<<grid, DecodeQueue<16, 64>::kThreads, DecodeQueue<16, 64>::kSmemBytes>>>(p, ma, mb);
+    if (dual) decode_queue_kernel<16, 64, true><<<grid, DecodeQueue<16, 64, true>::kThreads, DecodeQueue<16, 64, true>::kSmemBytes>>>(p, ma, mb);
+    else if (bm == 64) decode_queue_kernel<16, 64><<<grid, DecodeQueue<16, 64>::kThreads, DecodeQueue<16, 64>::kSmemBytes>>>(p, ma, mb);
     else if (bn == 16) decode_queue_kernel<16><<<grid, 384, DecodeQueue<16>::kSmemBytes>>>(p, ma, mb);
     else if (bn == 64) decode_queue_kernel<64><<<grid, 384, DecodeQueue<64>::kSmemBytes>>>(p, ma, mb);
     else decode_queue_kernel<128><<<grid, 384, DecodeQueue<128>::kSmemBytes>>>(p, ma, mb);
@@ -404,6 +447,8 @@ int main(int argc, char** argv) {
   int* const sink = evict.sink;
   CK(cudaFuncSetAttribute(decode_queue_kernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<16>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<16, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<16, 64>::kSmemBytes));
+  CK(cudaFuncSetAttribute(decode_queue_kernel<16, 64, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          DecodeQueue<16, 64, true>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<64>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<64>::kSmemBytes));
   CK(cudaFuncSetAttribute(decode_queue_kernel<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, DecodeQueue<128>::kSmemBytes));
   cublasHandle_t handle;
@@ -427,6 +472,8 @@ int main(int argc, char** argv) {
   // "pairs": blocks in clusters of two on adjacent row tiles, the batch's tile multicast to both, one unit a pair
   if (argc > 3 && std::string(argv[3]) == "pairs")
     chunks = {{-1, 6, 0}, {-1, 6, 1000}, {-1, 12, 1000}, {-1, 12, 1100}, {-1, 16, 1100}, {0, 16, 1100}};
+  // "dual": 64-row tiles with two consumer warpgroups on alternate K tiles, one unit (the whole K) a block
+  if (argc > 3 && std::string(argv[3]) == "dual") chunks = {{-1, 6, 0}, {-1, 12, 100}, {0, 8, 2100}, {0, 12, 2100}, {0, 16, 2100}};
   if (argc > 3 && std::string(argv[3]) == "bm64") chunks = {{-1, 6, 0}, {-1, 6, 100}, {-1, 8, 100}, {-1, 12, 100}, {-1, 16, 100}};
   if (argc > 3 && std::string(argv[3]) == "hints") chunks = {{-1, 6, 0}, {-1, 6, 1}, {-1, 6, 2}, {-1, 0, 1}};  // the weights' L2 hint
   cublasHandle_t evict_h;
@@ -476,7 +523,8 @@ int main(int argc, char** argv) {
         const int tiles_n = (m + bn - 1) / bn;
         Queue q;
         q.bn = bn;
-        q.p.cluster = hint >= 1000 ? 2 : 1;
+        q.dual = hint >= 2000;
+        q.p.cluster = hint >= 1000 && !q.dual ? 2 : 1;
         const int rest = hint % 1000;
         q.bm = rest >= 100 ? 64 : 128;
         if ((q.bm == 64 || q.p.cluster > 1) && bn != 16) continue;
@@ -516,6 +564,10 @@ int main(int argc, char** argv) {
         q.ma = arch::make_tma_desc_2d(dw, 2, n, k, k, q.bm, 64, arch::TmaSwizzle::k128B);
         q.mb = arch::make_tma_desc_2d(dx, 2, m, k, k, bn, 64, arch::TmaSwizzle::k128B);
         q.grid = q.p.cluster > 1 ? q.p.units * q.p.cluster : std::min(bps * sms, q.p.units);
+        if (q.dual) {
+          if (q.chunk != kt) continue;  // one unit a block, its whole K
+          q.grid = q.p.units;
+        }
         qs.push_back(q);
       }
       const float one = 1.f, zero = 0.f;
@@ -579,6 +631,7 @@ int main(int argc, char** argv) {
         std::snprintf(name, sizeof name, "q %dx%d c%d depth %d%s%s (%d units)", q.bm, q.bn, q.chunk, q.p.depth, q.pdl ? " pdl" : "",
                       q.p.hint == 1 ? " evict_first" : q.p.hint == 2 ? " evict_last" : "", q.p.units);
         if (q.p.cluster > 1) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " pairs");
+        if (q.dual) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " dual");
         if (q.p.batch > 1) std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), " batch %d", q.p.batch);
         runs.push_back({name, [&q] { q.launch(); }});
       }
