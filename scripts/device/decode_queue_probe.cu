@@ -234,24 +234,38 @@ struct DecodeQueue {
         (void)arch::mbarrier_arrive(&empty[s]);
       }
     };
+    // One K tile in stage s: wait for it, its wgmma as one group, then the previous stage released once its group is done.
+    auto step = [&](int s, uint32_t parity, bool fresh, int& prev) {
+      arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), parity);
+      mma_stage(s, fresh);
+      arch::wgmma_wait<1>();
+      arch::wgmma_fence_operands(acc);
+      if (prev >= 0) release(prev);
+      prev = s;
+    };
+    auto drain = [&](int prev) {
+      arch::wgmma_wait<0>();
+      arch::wgmma_fence_operands(acc);
+      if (prev >= 0) release(prev);
+    };
+    // D (m x n row-major): the fragment's (row r, column c) of D^T is D[col0 + c][row0 + r].
+    auto store_d = [&](int row0, int col0) {
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) {
+        const int r = row0 + c0.row + 8 * ((i >> 1) & 1), c = col0 + c0.col + 8 * (i >> 2) + (i & 1);
+        if (r < p.n && c < p.m) p.d[static_cast<size_t>(c) * p.n + r] = __float2bfloat16_rn(acc[i]);
+      }
+    };
     if constexpr (kDual) {
       // One unit a block (its whole K): warpgroup h takes the unit's K tiles h, h + 2, ...
       const Unit w = unit(p, static_cast<int>(blockIdx.x));
       bool fresh = true;
       int prev = -1;
       for (int j = h; j < w.n_it; j += 2) {
-        const int s = j % p.depth;
-        arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(j / p.depth) & 1u);
-        mma_stage(s, fresh);
+        step(j % p.depth, static_cast<uint32_t>(j / p.depth) & 1u, fresh, prev);
         fresh = false;
-        arch::wgmma_wait<1>();
-        arch::wgmma_fence_operands(acc);
-        if (prev >= 0) release(prev);
-        prev = s;
       }
-      arch::wgmma_wait<0>();
-      arch::wgmma_fence_operands(acc);
-      if (prev >= 0) release(prev);
+      drain(prev);
       if (fresh)
         for (int i = 0; i < kAcc; ++i) acc[i] = 0.f;
       float* xchg = reinterpret_cast<float*>(smem + kXchgOffset);
@@ -260,12 +274,7 @@ struct DecodeQueue {
       arch::named_barrier_sync(1, 256);
       if (h == 0) {
         for (int i = 0; i < kAcc; ++i) acc[i] += xchg[i * 128 + t];
-        const int row0 = w.tm * kBM, col0 = w.tn * kBN;
-#pragma unroll
-        for (int i = 0; i < kAcc; ++i) {
-          const int r = row0 + c0.row + 8 * ((i >> 1) & 1), c = col0 + c0.col + 8 * (i >> 2) + (i & 1);
-          if (r < p.n && c < p.m) p.d[static_cast<size_t>(c) * p.n + r] = __float2bfloat16_rn(acc[i]);
-        }
+        store_d(w.tm * kBM, w.tn * kBN);
       }
     } else {
     int it = 0;
@@ -277,18 +286,9 @@ struct DecodeQueue {
       const Unit w = unit(p, u);
       const int tm = p.cluster > 1 ? 2 * w.tm + rank : w.tm, tile = p.cluster > 1 ? 2 * w.tile + rank : w.tile;
       int prev = -1;
-      for (int j = 0; j < w.n_it; ++j, ++it) {
-        s = it % p.depth;
-        if (j > 0) arch::mbarrier_wait_parity(full_u32 + 8u * static_cast<uint32_t>(s), static_cast<uint32_t>(it / p.depth) & 1u);
-        mma_stage(s, j == 0);
-        arch::wgmma_wait<1>();
-        arch::wgmma_fence_operands(acc);
-        if (prev >= 0) release(prev);
-        prev = s;
-      }
-      arch::wgmma_wait<0>();
-      arch::wgmma_fence_operands(acc);
-      release(prev);
+      // (The unit's first stage is waited for again: its phase has completed and stays so until this block releases it.)
+      for (int j = 0; j < w.n_it; ++j, ++it) step(it % p.depth, static_cast<uint32_t>(it / p.depth) & 1u, j == 0, prev);
+      drain(prev);
 
       const int row0 = tm * kBM + h * 64, col0 = w.tn * kBN;
       if (p.chunks > 1) {
@@ -336,12 +336,7 @@ struct DecodeQueue {
             }
         }
       }
-      // D (m x n row-major): the fragment's (row r, column c) of D^T is D[col0 + c][row0 + r].
-#pragma unroll
-      for (int i = 0; i < kAcc; ++i) {
-        const int r = row0 + c0.row + 8 * ((i >> 1) & 1), c = col0 + c0.col + 8 * (i >> 2) + (i & 1);
-        if (r < p.n && c < p.m) p.d[static_cast<size_t>(c) * p.n + r] = __float2bfloat16_rn(acc[i]);
-      }
+      store_d(row0, col0);
     }
     }
     }
