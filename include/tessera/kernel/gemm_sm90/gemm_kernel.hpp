@@ -68,9 +68,8 @@ struct GemmSm90 {
   static constexpr int kAcc = Atom::kValuesC;  // fp32 accumulators per consumer thread (64 x BLK_N per warpgroup)
   // The narrow tile (small problems: a block's whole K range is a few dozen K tiles) keeps twice the stages in flight.
   // The decode tile (BLK_N 16: B is the batch, A the weights) streams A through 6 stages (108 KB in flight a block): a
-  // ring of 12 (all the shared memory holds) asks DRAM for most of a 32 MiB weight matrix in the launch's first
-  // microseconds, and ran slower -- up to 20% at N = K = 4096 -- where 4-8 stages ran alike (docs/PERF.md,
-  // forty-ninth section).
+  // ring of 12 (all the shared memory holds) ran 1-6% slower at three of issue 11's four weight shapes and alike at
+  // 4096^2; 4 stages and fewer ran slower again (docs/PERF.md, forty-ninth section).
   static constexpr int kStages = kBN == 16 ? 6 : kBN == 64 ? 8 : 4;
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
   static_assert(Elem::kBytes == 2 || Elem::kBytes == 1, "gemm_sm90: 16-bit (bf16, f16) or FP8 operands");
