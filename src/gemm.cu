@@ -24,6 +24,13 @@ using namespace gemm_detail;
 
 namespace {
 
+// A non-persistent Hopper kernel split in two: the two splits of a tile are one cluster (along z), which adds its
+// sums through distributed shared memory instead of the workspace's write / fence / counter / read (bf16 on the H200:
+// 128 x 4096^2 0.74-0.79 -> 0.92-0.93x cuBLAS, 64 x 8192^2 0.89 -> 0.95-0.96).  Not for more splits: clusters of four
+// blocks of 217 KiB ran 8-15% slower than the workspace at four splits (docs/PERF.md, thirty-eighth session).  (The
+// plan still asks for the workspace; the kernel leaves it untouched.)
+bool cluster_pair(const Choice& c) { return c.entry->tma && !c.kernel.persistent && c.splits == 2; }
+
 // Step 4 for a planned problem: `workspace` (`workspace_bytes` bytes, null when there is none) backs
 // split-K; `zeroed`: its counters are known to be zero.
 GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t workspace_bytes, bool zeroed,
@@ -121,7 +128,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // element written by the TMA store (H200, the FP8 test's m = 7 x n = 264 with a column-major D of ld 8), which
       // would clobber a padded or sliced D's neighbours.
       const int64_t d_inner = e.d_row_major ? p.n : p.m;
-      kp.d_tma = k.tma_store && kp.splits == 1 && d16 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 && (e.ldd * 2) % 16 == 0 &&
+      // One split, or (the non-persistent kernels) the two splits of a cluster, each block storing half the tile's rows.
+      kp.d_tma = k.tma_store && (kp.splits == 1 || cluster_pair(c)) && d16 && reinterpret_cast<uintptr_t>(e.d) % 16 == 0 && (e.ldd * 2) % 16 == 0 &&
                  (d_inner * 2) % 16 == 0;
       // A 16-bit M x N matrix of D's boxes (64 x 64 along its contiguous dimension), 128-byte swizzled.
       auto map_mn = [&](const void* x, bool row_major, int64_t ld) {
@@ -153,12 +161,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   }
   // The other menus run the general kernel, whose body reads the residual from global memory (it ignores r_tma).
   if (fn != c.kernel.fn_bare) kp.r_tma = false;
-  // A non-persistent Hopper kernel split in two: the two splits of a tile are one cluster (along z), which adds its
-  // staged tiles through distributed shared memory instead of the workspace's write / fence / counter / read (bf16 on
-  // the H200: 128 x 4096^2 0.74-0.79 -> 0.92-0.93x cuBLAS, 64 x 8192^2 0.89 -> 0.95-0.96).  Not for more splits:
-  // clusters of four blocks of 217 KiB ran 8-15% slower than the workspace at four splits (docs/PERF.md,
-  // thirty-eighth session).  (The plan still asks for the workspace; the kernel leaves it untouched.)
-  kp.cluster_splits = c.entry->tma && !c.kernel.persistent && c.splits == 2;
+  // (cluster_pair: the two K splits of a tile as one cluster.)
+  kp.cluster_splits = cluster_pair(c);
   // Clusters: a persistent kernel's cluster_m blocks along M (B multicast), or the two K splits along z.
   const unsigned cluster_x = static_cast<unsigned>(c.kernel.cluster_m > 1 ? c.kernel.cluster_m : 1);
   const unsigned cluster_z = kp.cluster_splits ? static_cast<unsigned>(c.splits) : 1u;
