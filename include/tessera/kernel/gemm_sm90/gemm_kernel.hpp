@@ -450,7 +450,7 @@ struct GemmSm90 {
       uint32_t r[4];
       if (rm) arch::ldmatrix_x4(r, addr);
       else arch::ldmatrix_x4_trans(r, addr);
-      w[j] = r[0]; w[j + 1] = r[1]; w[j + 2] = r[2]; w[j + 3] = r[3];
+      w[2 * j] = r[0]; w[2 * j + 1] = r[1]; w[2 * j + 2] = r[2]; w[2 * j + 3] = r[3];  // blocks j, j + 1: words 2 j ..
     });
   }
 
