@@ -18,10 +18,12 @@
 //                to 128 wide have that pass's C, bias and residual copied into shared memory of their own during
 //                the main loop by the producer warpgroup's idle warps (StagedEpilogue::fetch_ahead), so that no
 //                epilogue load waits on DRAM after it.
-//                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma, so no split-K)
-//                instead leaves from the consumers' registers: each 64-column chunk of a consumer's 64 rows is
-//                cast and written with stmatrix into a 128-byte-swizzled 64 x 64 tile (FragmentEpilogue::
+//                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma; one split, or the
+//                cluster's two) instead leaves from the consumers' registers: each 64-column chunk of a consumer's
+//                64 rows is cast and written with stmatrix into a 128-byte-swizzled 64 x 64 tile (FragmentEpilogue::
 //                stage_sw128, the stage buffers reused) and stored by one TMA store, whose bounds clip the edges.
+//                With two splits block z stores rows 64 z.., having added the peer block's sums of them (its other
+//                consumer warpgroup's, written to shared memory) through distributed shared memory.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
 // zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
@@ -320,13 +322,13 @@ struct GemmSm90 {
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
 
     // ---- epilogue ----
-    // D from the consumers' registers through TMA stores (the same answer in every thread): where D may leave so
-    // (p.d_tma: 16-bit D, aligned; one split, or the two splits of a cluster) and the menu is alpha alone or has its C,
-    // bias and residual read ahead into shared memory and an activation of frag_act's.  Otherwise the staged epilogue
-    // below.
+    // The bare GEMM's D from the consumers' registers through TMA stores (the same answer in every thread: p.d_tma,
+    // 16-bit D, aligned; one split, or the two splits of a cluster).  The fused menus take the staged epilogue below
+    // (the same menus applied in registers from the inputs read ahead ran 3-8% slower on the H200: docs/PERF.md,
+    // fiftieth section).
     if constexpr (kDTiles > 0) {
-      if (p.d_tma && (plain_menu(p.ep) || (ahead && frag_act(p.ep.act)))) {
-        finish_registers(acc, p, smem, split, m0, n0, map_d, wg, ahead ? smem + kAheadOffset : nullptr);
+      if (bare_tma(p)) {
+        finish_registers(acc, p, smem, split, m0, n0, map_d, wg);
         return;
       }
     }
@@ -395,11 +397,9 @@ struct GemmSm90 {
   // The epilogue from registers.  With the K splits in a cluster (p.cluster_splits, p.splits == 2, rank = split),
   // block z finishes rows 64 z .. 64 z + 63 of the tile, its consumer warpgroup z + 1's: the other consumer warpgroup
   // writes its sums into the exchange buffer, and the keeping one adds the peer block's through distributed shared
-  // memory (a + b: the same bits whichever block adds).  Then store_frag.  `ahead`: the menu's inputs read ahead
-  // (null for alpha alone).
+  // memory (a + b: the same bits whichever block adds).  Then store_frag.
   __device__ __forceinline__ static void finish_registers(float (&acc)[kAcc], const Params& p, unsigned char* smem, int split,
-                                                          int m0, int n0, const CUtensorMap* map_d, int wg,
-                                                          const unsigned char* ahead) {
+                                                          int m0, int n0, const CUtensorMap* map_d, int wg) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     if (p.cluster_splits) {
       const bool keep = wg == split + 1;
@@ -433,95 +433,14 @@ struct GemmSm90 {
     } else if (wg == 0) {
       return;
     }
-    store_frag(acc, p, smem + (wg - 1) * kDTiles * kDTileBytes, m0 + (wg - 1) * 64, n0, map_d, wg, ahead);
+    store_frag(acc, p, smem + (wg - 1) * kDTiles * kDTileBytes, m0 + (wg - 1) * 64, n0, map_d, wg);
   }
 
-  // Registers kFirst .. kFirst + 31 (64 columns) of the 16-bit matrix that fetch_ahead copied at `x` (the block's tile
-  // in D's order: (m, n) at (m kBN + n) 2 bytes row-major, (n kBM + m) 2 column-major), rows from row0, as the words
-  // stmatrix would stage: ldmatrix [.trans] at the addresses FragmentEpilogue::for_each_packed_x4 gives its staging tile.
-  template <int kFirst>
-  __device__ __forceinline__ static void load_ahead_words(uint32_t (&w)[16], const unsigned char* x, bool rm, int row0, int thread) {
-    const int lane = thread % 32, q = lane / 8;
-    const int m = row0 + Atom::c_thread(thread & ~31).row + 8 * (q & 1) + (rm ? lane % 8 : 0);
-    epilogue::frag_detail::static_for<4>([&](auto jp) {
-      constexpr int j = 2 * decltype(jp)::value;
-      const int n = 2 * kFirst + 8 * (j + (q >> 1)) + (rm ? 0 : lane % 8);
-      const unsigned char* addr = x + 2 * (rm ? m * kBN + n : n * kBM + m);
-      uint32_t r[4];
-      if (rm) arch::ldmatrix_x4(r, addr);
-      else arch::ldmatrix_x4_trans(r, addr);
-      w[2 * j] = r[0]; w[2 * j + 1] = r[1]; w[2 * j + 2] = r[2]; w[2 * j + 3] = r[3];  // blocks j, j + 1: words 2 j ..
-    });
-  }
-
-  // Words of two 16-bit values of D's type (f16, else bf16) as floats.
-  __device__ __forceinline__ static void unpack_d(uint32_t w, bool f16, float& a, float& b) {
-    if (f16) epilogue::frag_detail::Pair<__half>::unpack(w, a, b);
-    else epilogue::frag_detail::Pair<__nv_bfloat16>::unpack(w, a, b);
-  }
-
-  // The menu on registers kFirst .. kFirst + 31 of consumer rows row0..: + beta C, + bias, the activation, + residual,
-  // from the inputs read ahead (StagedEpilogue::fetch_ahead's buffer `x`: [C][residual][bias as fp32 along its
-  // dimension]; C and the residual of D's type, f16 or bf16).
-  template <int kFirst, class Act>
-  __device__ __forceinline__ static void menu_chunk(float (&acc)[kAcc], const epilogue::Params& e, const unsigned char* x,
-                                                    int row0, int thread, Act act) {
-    const bool rm = e.d_row_major, f16 = e.d_type == Dtype::f16;
-    if (e.beta != 0.f) {
-      uint32_t w[16];
-      load_ahead_words<kFirst>(w, x, rm, row0, thread);
-#pragma unroll
-      for (int k = 0; k < 16; ++k) {
-        float a, b;
-        unpack_d(w[k], f16, a, b);
-        acc[kFirst + 2 * k] = fmaf(e.beta, a, acc[kFirst + 2 * k]);
-        acc[kFirst + 2 * k + 1] = fmaf(e.beta, b, acc[kFirst + 2 * k + 1]);
-      }
-    }
-    if (e.bias_along != epilogue::kBiasNone) {
-      const float* sb = reinterpret_cast<const float*>(x + 2 * Epi::kAheadMatrixBytes);
-      const auto ct = Atom::c_thread(thread);
-      const int along = e.bias_along == epilogue::kBiasAlongN ? 1 : e.bias_along == epilogue::kBiasScalar ? 0 : 2;
-      epilogue::frag_detail::static_for<32>([&](auto ii) {
-        constexpr int i = kFirst + decltype(ii)::value;
-        constexpr auto cv = Atom::template c_value<i>();
-        acc[i] += sb[along == 1 ? ct.col + cv.col : along == 2 ? row0 + ct.row + cv.row : 0];
-      });
-    }
-#pragma unroll
-    for (int i = kFirst; i < kFirst + 32; ++i) acc[i] = act(acc[i]);
-    if (e.residual != nullptr) {
-      uint32_t w[16];
-      load_ahead_words<kFirst>(w, x + Epi::kAheadMatrixBytes, rm, row0, thread);
-#pragma unroll
-      for (int k = 0; k < 16; ++k) {
-        float a, b;
-        unpack_d(w[k], f16, a, b);
-        acc[kFirst + 2 * k] += a;
-        acc[kFirst + 2 * k + 1] += b;
-      }
-    }
-  }
-
-  // The activations the registers apply (the others take the staged epilogue).
-  __device__ __forceinline__ static bool frag_act(Activation a) {
-    return a == Activation::none || a == Activation::relu || a == Activation::gelu_tanh || a == Activation::silu;
-  }
-  // menu_chunk with the activation picked (a uniform test, once per chunk).
-  template <int kFirst>
-  __device__ __forceinline__ static void menu_chunk_as(float (&acc)[kAcc], const epilogue::Params& e, const unsigned char* x,
-                                                       int row0, int thread) {
-    if (e.act == Activation::silu) menu_chunk<kFirst>(acc, e, x, row0, thread, epilogue::ActEw<ew::op::SiluHw>{});
-    else if (e.act == Activation::gelu_tanh) menu_chunk<kFirst>(acc, e, x, row0, thread, epilogue::ActEw<ew::op::GeluTanhHw>{});
-    else if (e.act == Activation::relu) menu_chunk<kFirst>(acc, e, x, row0, thread, epilogue::ActEw<ew::op::Relu>{});
-    else menu_chunk<kFirst>(acc, e, x, row0, thread, epilogue::ActNone{});
-  }
-
-  // Consumer warpgroup wg's 64 rows at (m, n0): each 64-column chunk (after the menu, from the inputs read ahead at
-  // `ahead`, where not null) cast into its tile (stmatrix, 128-byte swizzle), then one thread stores it; the chunks'
-  // stores overlap the next chunk's staging.  The block ends only once the stores have read shared memory.
+  // Consumer warpgroup wg's 64 rows at (m, n0): each 64-column chunk cast into its tile (stmatrix, 128-byte swizzle),
+  // then one thread stores it; the chunks' stores overlap the next chunk's staging.  The block ends only once the
+  // stores have read shared memory.
   __device__ __forceinline__ static void store_frag(float (&acc)[kAcc], const Params& p, unsigned char* tiles, int m, int n0,
-                                                    const CUtensorMap* map_d, int wg, const unsigned char* ahead) {
+                                                    const CUtensorMap* map_d, int wg) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
     if (thread == 0) TTRACE(wg, 0, 6, TCLK());
     if (p.ep.alpha != 1.f) {
@@ -530,14 +449,10 @@ struct GemmSm90 {
     }
     const Dtype dt = p.ep.d_type;  // (read once: the barriers between the chunks would reload it)
     const bool rm = p.ep.d_row_major;
-    const int row0 = (wg - 1) * 64;
     const uint32_t bar = static_cast<uint32_t>(wg);  // named barriers 1 and 2: one per consumer warpgroup
     epilogue::frag_detail::static_for<kDTiles>([&](auto jc) {
       constexpr int j = decltype(jc)::value;
       unsigned char* tile = tiles + j * kDTileBytes;
-      if constexpr (kAhead) {
-        if (ahead) menu_chunk_as<32 * j>(acc, p.ep, ahead, row0, thread);
-      }
       FragEpi::template stage_sw128_as<32 * j>(acc, dt, rm, tile, thread);
       arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
       arch::named_barrier_sync(bar, 128);
