@@ -158,6 +158,39 @@ bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
   return lda % 8 == 0 && ldb % 8 == 0;
 }
 
+// The bare GEMM split in two on the non-persistent Hopper tiles: the two splits are one cluster, and where D may leave
+// through TMA (16-bit, rows or columns 16-byte multiples) block z stores rows 64 z.. from registers after adding the
+// peer block's sums of them through distributed shared memory (GemmSm90::finish_registers); elsewhere (f32 D, an
+// unaligned inner extent) the staged reduction.  Every operand order the tiles take, D in both orders, edge tiles.
+TEST(GemmDevice, ClusterPairBare) {
+  TESSERA_REQUIRE_SM(90);
+  int i = 0;
+  for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256})
+    for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
+      for (const Shape& s : {Shape{304, 264, 1000}, Shape{136, 200, 520}, Shape{130, 70, 264}})
+        for (MatrixOrder od : {R, C}) {
+          GemmCase cs;
+          cs.m = s.m; cs.n = s.n; cs.k = s.k;
+          cs.oa = oa; cs.ob = ob; cs.od = od;
+          cs.in = i % 2 ? Dtype::f16 : Dtype::bf16;
+          cs.out = i % 5 == 4 ? Dtype::f32 : cs.in;
+          cs.alpha = i % 3 ? 1.25f : 1.f;
+          cs.tile = wt;
+          cs.split_k = 2;
+          cs.workspace = true;
+          cs.seed = ++g_seed;
+          ++i;
+          if (!wgmma_eligible(oa, ob, s)) {
+            expect_unsupported(cs);
+            continue;
+          }
+          const tessera::GemmPlan plan = run_gemm_case(cs);
+          EXPECT_EQ(plan.tile, wt) << cs.str();
+          EXPECT_EQ(plan.split_k, 2) << cs.str();
+          if (::testing::Test::HasFailure()) return;
+        }
+}
+
 TEST(GemmDevice, WgmmaTiles) {
   TESSERA_REQUIRE_SM(90);
   for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256, GemmTile::cooperative128x256})
