@@ -1,15 +1,16 @@
 // scripts/device/launch_gap_probe.cu -- how long a launch takes to start and finish around a kernel that does nothing,
-// timed as `tessera bench gemm` times a GEMM (an L2-evicting read pass, then events around the launch), by the kind of
-// launch: shared memory (none, or 227 KB a block: the SMs' carveout changes after the read pass), clusters, a 1 KB
-// parameter block.  Each kernel writes the global timer at its first block's start and last block's end, so the
-// event interval splits into the time before the first block, the blocks' span and the time after the last.
+// timed as `tessera bench gemm` times a GEMM (an L2-evicting read pass, probe_util.cuh's L2Evict, then events around
+// the launch), by the kind of launch: shared memory (none, or 227 KB a block: the SMs' carveout changes after the read
+// pass), clusters, a 1 KB parameter block.  Each kernel writes the global timer at its first block's start and last
+// block's end, so the event interval splits into the time before the first block, the blocks' span and the time after
+// the last.
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a scripts/device/launch_gap_probe.cu -o /tmp/lgp && /tmp/lgp
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
+#include "probe_util.cuh"  // CK, probe::L2Evict
 
 __device__ unsigned long long g_t[4];
 __device__ __forceinline__ unsigned long long gtimer() {
@@ -29,26 +30,14 @@ __global__ void idle(Big big, int spin) {
   __syncthreads();
   if (threadIdx.x == 0) atomicMax(&g_t[1], gtimer());
 }
-__global__ void evict(const int4* p, size_t n, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x12345678) *sink = acc;
-}
-
 int main() {
-  int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const size_t evict_bytes = size_t(240) << 20;
-  int4* ev = nullptr; int* sink = nullptr;
-  CK(cudaMalloc(&ev, evict_bytes)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(ev, 0x5a, evict_bytes));
+  const probe::L2Evict evict;  // 4 x the L2, plain loads, on the default stream
+  const int sms = evict.sms;
   const int smem_big = 227 * 1024;
   CK(cudaFuncSetAttribute(idle<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_big));
   CK(cudaFuncSetAttribute(idle<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_big));
   CK(cudaFuncSetAttribute(idle<false>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  cudaStream_t st; CK(cudaStreamCreate(&st));
+  const cudaStream_t st = 0;  // the eviction's stream
   cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
   struct Case { const char* name; int smem; int cluster; bool big; bool evict; int blocks; };
   const Case cases[] = {
@@ -64,11 +53,11 @@ int main() {
   for (int spin : {0, 20000}) {
     std::printf("spin %d (a block's work)\n", spin);
     for (const Case& c : cases) {
-      std::vector<double> tot, before, span, after;
+      std::vector<double> tot, span;
       for (int r = 0; r < 31; ++r) {
         const unsigned long long init[4] = {~0ull, 0, 0, 0};
         CK(cudaMemcpyToSymbolAsync(g_t, init, sizeof init, 0, cudaMemcpyHostToDevice, st));
-        if (c.evict) evict<<<4 * sms, 512, 0, st>>>(ev, evict_bytes / 16, sink);
+        if (c.evict) evict();
         // the global timer at the event: a one-thread kernel would change what precedes the launch, so the events'
         // own times give the interval, and the kernel's timer stamps its inside
         CK(cudaEventRecord(e0, st));
