@@ -134,8 +134,10 @@ inline double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * 
 
 // --plans: for each shape, the planner's plan of the bare GEMM against every plan that can be forced (each tile built
 // for `dt` on tensor cores, with 1, 2, 3, 4, 6 and 8 K splits; settings the planner turns into the same plan are timed
-// once), each checked against cuBLAS, all timed in one round-robin with the L2 evicted before every run.  Records
-// "plan_choice": the planner's speed over the best forced plan's (1 when the planner picked the best).
+// once), each checked against cuBLAS, all timed in one round-robin with the L2 evicted before every run; then the
+// planner's plan, the three fastest others and cuBLAS's GEMM in a second round-robin of three times the runs, whose
+// medians judge the planner (the fastest of some 60 noisy medians is biased low).  Records "plan_choice": the planner's
+// speed over the fastest other plan's in the second pass (1 or more when the planner's plan is the fastest).
 struct PlanGrid {
   const std::vector<Shape>& shapes;
   Dtype dt;
