@@ -118,7 +118,7 @@ inline size_t counters_bytes(int64_t counters) {
 
 // The planner's split of a streamed A (the non-persistent Hopper kernels with n <= 64; gemm_plan.cu says why): for
 // `tiles` output tiles of `k_tiles` K tiles on `slots` resident blocks, the fewest splits that leave each block at most
-// 64 K tiles and give at least 45% of the slots a block, within one wave; 1 where none does.
+// 112 K tiles and give at least 45% of the slots a block, within one wave; 1 where none does.
 int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots);
 
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
