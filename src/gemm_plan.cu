@@ -277,8 +277,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // pair's two splits stored from registers (fiftieth section), 2 splits 36.1 / 37.3 us against 4 splits' 36.9 /
       // 40.0 at 16 / 64 rows (fifty-first section: the cap of K tiles a block went from 64 to 112); (8192, 8192) 2 splits;
       // (14336, 4096) and (28672, 8192) 1 split.  DRAM, not the SMs, bounds these blocks (32 blocks of the decode
-      // tile read 1 MB each at 110 GB/s an SM, 3.5 TB/s together), and a block streaming more than 64 K tiles ends
-      // late among the others (the tail the timeline probe shows); the cost model saw neither, and costs these plans
+      // tile read 1 MB each at 110 GB/s an SM, 3.5 TB/s together), and a block streaming many K tiles ends late
+      // among the others (the tail the timeline probe shows); the cost model saw neither, and costs these plans
       // as DRAM-bound (`streamed`: else the Ampere 64 x 64 tile, split 6 to fill the slots, won 64 x 4096^2 at 0.64x
       // where the 128 x 64 tile split 2 runs 0.85).
       const int s = streamed_split(tiles, k_tiles, slots);
@@ -467,9 +467,10 @@ int64_t gemv_max_batch() {
 
 // Whether decode-shaped problems are oriented with the weights as A (normalise's weights_as_a): a forced GEMV tile (on
 // any device); automatic plans and forced Hopper tiles on a device of compute capability 9.0 for which this build holds
-// the Hopper decode tile (DeviceFacts::decode_tile, worked out with the device's other facts the first time), except
-// the batches that the Ampere 16 x 128 tile streams faster (ampere_batch); and automatic plans of 16-bit operands with a
-// batch (the smaller of m and n) that a GEMV takes, on any device.
+// the Hopper decode tile (DeviceFacts::decode_tile, worked out with the device's other facts the first time); and
+// automatic plans of 16-bit operands with a batch (the smaller of m and n) that a GEMV takes, on any device.  (A batch
+// of 2-8 on the Ampere 16 x 128 tile instead, the batch as m, ran faster in `tessera bench gemm --plans` and slower in
+// the full benchmark: docs/PERF.md, fifty-first section.)
 bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
@@ -479,20 +480,9 @@ bool hopper_decode(const GemmArgs& g) {
   DeviceFacts f;
   int dev = 0;
   if (!device_facts(&f, &dev)) return false;  // (a failed query is reported again by choose)
-  const bool b16 = (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type;
-  const int64_t batch = std::min(g.m, g.n), weights = std::max(g.m, g.n);
-  const bool gemv_batch = g.tile == GemmTile::automatic && batch <= gemv_max_batch() && b16;
-  // A batch of 2-8 -- or of up to 16 where the decode tile's 128-row tiles of the weights outnumber the SMs (it holds
-  // one block an SM, so a second wave) -- goes to the Ampere 16 x 128 tile, the batch as m (two blocks an SM, cp.async,
-  // split K by the cost model), where both operands are K-major as that tile wants.  Measured on the H200 (bf16, `tessera
-  // bench gemm --plans`, the second pass beside cuBLAS; docs/PERF.md, fifty-first section), us at a batch of 2 / 4 / 8
-  // against the decode tile's plan: (4096, 4096) 15.6-16.3 / 17.4-18.0, (14336, 4096) 34.5-35.0 / 36.0-36.5, (4096,
-  // 14336) 33.6-34.0 / 38.5-38.7, (28672, 8192) 116 / 129, (8192, 8192) 38.1-38.6 / 39.9-40.1; at 16 the decode tile
-  // stays ahead but at (28672, 8192), 224 tiles: 115.5 / 123.2.
-  const bool ampere_batch = g.tile == GemmTile::automatic && b16 && batch > gemv_max_batch() &&
-                            (batch <= 8 || (batch <= 16 && (weights + 127) / 128 > f.sms)) &&
-                            is_row_major(g.a.order) && !is_row_major(g.b.order);
-  return (f.decode_tile && !ampere_batch) || gemv_batch;
+  const bool gemv_batch = g.tile == GemmTile::automatic && std::min(g.m, g.n) <= gemv_max_batch() &&
+                          (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type;
+  return f.decode_tile || gemv_batch;
 }
 
 // The math the kernels compute: resolve_math's (validation: the argument, else the operands' default), except that

@@ -178,6 +178,8 @@ int run_gemm_bench(const BenchOptions& o) {
   GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
   Elem16 et;                                      // --dtype bf16|f16: A, B, D, the bias and the residual
   std::string tile_name;                          // --tile NAME (checked once --dtype is known)
+  std::string versus_tile;                        // --versus NAME:SPLIT (the tile checked once --dtype is known)
+  int versus_split = 0;
   bool fp8_mode = false;                          // --dtype e4m3|e5m2: A and B in FP8, D bf16 (run_fp8_bench)
   Dtype fp8_dt = Dtype::e4m3;
   GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;  // --fp8-accum promoted|fast (FP8 mode only)
@@ -191,7 +193,7 @@ int run_gemm_bench(const BenchOptions& o) {
           "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans]\n"
           "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
           "                          [--dtype bf16|f16|e4m3|e5m2|s8] [--fp8-accum promoted|fast]\n"
-          "                          [--fp8-scale tensor|channel|block]\n\n"
+          "                          [--fp8-scale tensor|channel|block] [--versus TILE:SPLIT]\n\n"
           "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
           "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
           "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
@@ -206,6 +208,8 @@ int run_gemm_bench(const BenchOptions& o) {
           "(each tile with 1, 2, 3, 4, 6 and 8 K splits; records \"plan_choice\": the planner's speed over the best's);\n"
           "decode-grid is its grid: M = 1, 2, 4, ..., 256 x (N, K) = (4096, 4096), (8192, 8192), (14336, 4096),\n"
           "(4096, 14336), (28672, 8192).\n"
+          "--versus TILE:SPLIT also times the bare GEMM on that forced plan (tile TILE, SPLIT K splits) in the same\n"
+          "round-robin as everything else, and records \"plan_vs_forced\": the planner's bare speed over the forced plan's.\n"
           "--dtype e4m3|e5m2 times Tessera's FP8 GEMM (A and B of that type, per-tensor scales, bf16 D) against\n"
           "cuBLASLt's FP8 GEMM with the same scales (records \"fp8_tensor\"; none for e5m2, which cuBLASLt does not\n"
           "take as both operands) and against Tessera's bf16 GEMM of the same values (\"fp8_over_bf16\"); --fp8-accum\n"
@@ -247,6 +251,19 @@ int run_gemm_bench(const BenchOptions& o) {
       force_sk = v == "on" ? GemmStreamK::on : GemmStreamK::off;
     }
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) tile_name = o.args[++i];
+    else if (o.args[i] == "--versus" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      const size_t colon = v.rfind(':');
+      char* end = nullptr;
+      const long n = colon == std::string::npos ? 0 : std::strtol(v.c_str() + colon + 1, &end, 10);
+      if (colon == std::string::npos || colon == 0 || colon + 1 == v.size() || *end != '\0' || n < 1 || n > 65535) {
+        std::fprintf(stderr, "bench gemm: --versus expects TILE:SPLIT, a tile name and a whole number of K splits from 1 to "
+                             "65535 (e.g. 16x128x64:4); got '%s'\n", v.c_str());
+        return 2;
+      }
+      versus_tile = v.substr(0, colon);
+      versus_split = static_cast<int>(n);
+    }
     else if (o.args[i] == "--dtype" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
       if (v != "bf16" && v != "f16" && v != "e4m3" && v != "e5m2" && v != "s8") {
@@ -276,7 +293,7 @@ int run_gemm_bench(const BenchOptions& o) {
       fp8_scale_given = true;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2|s8, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2|s8, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block, --versus TILE:SPLIT)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -284,6 +301,11 @@ int run_gemm_bench(const BenchOptions& o) {
   if (plans_mode && (!tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
     std::fprintf(stderr, "bench gemm: --plans forces every plan itself and takes the default operand orders: not with --tile, "
                          "--split-k, --stream-k, --b-row-major or --a-col-major\n");
+    return 2;
+  }
+  if (!versus_tile.empty() && (plans_mode || fp8_mode || !tile_name.empty() || force_split)) {
+    std::fprintf(stderr, "bench gemm: --versus sets the planner's bare GEMM beside one forced plan: not with --plans, --dtype "
+                         "e4m3|e5m2|s8, --tile or --split-k\n");
     return 2;
   }
   if (fp8_accum_given && (!fp8_mode || fp8_dt == Dtype::s8)) {
@@ -317,6 +339,16 @@ int run_gemm_bench(const BenchOptions& o) {
       return 2;
     }
     force_tile = e->tile;
+  }
+  GemmTile versus = GemmTile::automatic;
+  if (!versus_tile.empty()) {
+    const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(versus_tile);
+    if (!e || !bench_tile(*e, dt)) {
+      std::fprintf(stderr, "bench gemm: --versus '%s': not a tile built for %s on tensor cores (%s tiles: %s)\n", versus_tile.c_str(),
+                   dt_name, dt_name, bench_tile_names(dt).c_str());
+      return 2;
+    }
+    versus = e->tile;
   }
   print_kernels(stdout);
   if (kernels_only) return 0;
@@ -386,6 +418,7 @@ int run_gemm_bench(const BenchOptions& o) {
   }
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> fused_plans;  // shapes whose fused variants plan another kernel than the bare GEMM
+  std::vector<std::string> versus_lines;  // --versus: the planner's bare GEMM against the forced plan
   int done = 0;
   for (const Shape& s : shapes) {
     const std::string size = "M=" + std::to_string(s.m) + ",N=" + std::to_string(s.n) + ",K=" + std::to_string(s.k);
@@ -423,20 +456,33 @@ int run_gemm_bench(const BenchOptions& o) {
     fill_random(R, static_cast<size_t>(m * n), pool, 4);
     GemmArgs silu_res = silu;
     silu_res.residual = GemmMatrix{R, dt, MatrixOrder::row_major, n};
+    // --versus: the bare GEMM on the forced plan.
+    GemmArgs forced = plain;
+    forced.tile = versus;
+    forced.split_k = versus_split;
     // Workspace for split-K: the size the planner asks for.
     void* ws = nullptr;
-    const size_t ws_bytes = std::max(gemm_workspace_size(plain), gemm_workspace_size(gelu));
+    const size_t ws_bytes = std::max({gemm_workspace_size(plain), gemm_workspace_size(gelu),
+                                      versus_split ? gemm_workspace_size(forced) : size_t{0}});
     if (ws_bytes) {
       TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
       TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
     }
-    for (GemmArgs* g : {&plain, &gelu, &silu, &silu_res}) {
+    for (GemmArgs* g : {&plain, &gelu, &silu, &silu_res, &forced}) {
       g->workspace = ws;
       g->workspace_bytes = ws_bytes;
       g->workspace_zeroed = true;  // zero-filled above; every call leaves the counters at zero
     }
-    GemmPlan plan, plan_gelu, plan_sr;
+    GemmPlan plan, plan_gelu, plan_sr, plan_forced;
     check_gemm(gemm_plan(plain, &plan));
+    if (versus_split) {
+      const GemmStatus st = gemm_plan(forced, &plan_forced);
+      if (!st.ok()) {
+        std::fprintf(stderr, "bench gemm: %s: --versus %s:%d does not plan: %s\n", size.c_str(), versus_tile.c_str(), versus_split,
+                     st.message.c_str());
+        return 1;
+      }
+    }
     // The fused variants plan on their own (the planner weighs the epilogue: gemm_plan.cu, persistent_fused_menu).
     check_gemm(gemm_plan(gelu, &plan_gelu));
     check_gemm(gemm_plan(silu_res, &plan_sr));
@@ -491,12 +537,21 @@ int run_gemm_bench(const BenchOptions& o) {
     c_silu_res(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
     const double err_silu_res = rel_diff(et, Dt, Dc, m, n);
+    auto t_forced = [&](cudaStream_t st) { check_gemm(gemm(forced, st)); };
+    double err_forced = 0;
+    if (versus_split) {
+      TESSERA_BENCH_CUDA(cudaMemsetAsync(Dt, 0xFF, static_cast<size_t>(m * n * 2), stream));  // NaN: poisoned
+      t_forced(stream);
+      cublas_plain(stream);
+      TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
+      err_forced = rel_diff(et, Dt, Dc, m, n);
+    }
     const double tol = 2e-2;
-    if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol) || !(err_silu_res <= tol)) {
+    if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol) || !(err_silu_res <= tol) || !(err_forced <= tol)) {
       std::fprintf(stderr,
-                   "bench gemm: %s: results differ from cuBLAS (plain %.3g, bias+gelu %.3g, cuBLASLt %.3g, bias+silu+residual %.3g; "
-                   "tolerance %.g)\n",
-                   size.c_str(), err_plain, err_gelu, err_lt, err_silu_res, tol);
+                   "bench gemm: %s: results differ from cuBLAS (plain %.3g, bias+gelu %.3g, cuBLASLt %.3g, bias+silu+residual %.3g, "
+                   "--versus plan %.3g; tolerance %.g)\n",
+                   size.c_str(), err_plain, err_gelu, err_lt, err_silu_res, err_forced, tol);
       return 1;
     }
 
@@ -519,6 +574,8 @@ int run_gemm_bench(const BenchOptions& o) {
     const bool decode = std::string(s.group) == "decode";
     const size_t i_floor = all.size();
     if (decode) all.push_back([&](cudaStream_t st) { bench::read_once(B, static_cast<size_t>(k) * n * sizeof(uint16_t), st); });
+    const size_t i_forced = all.size();
+    if (versus_split) all.push_back(t_forced);
     const std::vector<double> ms = bench::time_medians_interleaved_ms(all, stream, warmup, repeats, flush);
     const double ms_tp = ms[0], ms_cp = ms[1], ms_tg = ms[2], ms_cg = ms[3], ms_tsr = ms[4], ms_csr = ms[5];
     const double ms_lg = lt.ok ? ms[i_lt] : 0;
@@ -582,6 +639,14 @@ int run_gemm_bench(const BenchOptions& o) {
                         gbps_c / d2d, "cuBLAS, for comparison"});
       stream_cell = bench::fmt(gbps, 0) + " (" + bench::fmt(100 * gbps / d2d, 1) + "%)";
     }
+    if (versus_split) {
+      const double f_fo = tflops(m, n, k, ms[i_forced]);
+      report.add(Record{"gemm", "tessera", "plan_vs_forced", size, f_tp, "TFLOP/s", "forced plan (same run): " + plan_forced.str(),
+                        f_fo, f_tp / f_fo, note + "; forced plan vs cublasGemmEx " + bench::fmt(f_fo / f_cp, 3)});
+      versus_lines.push_back(size + ": planner " + plan.str().substr(0, plan.str().find(',')) + " " + bench::fmt(ms_tp * 1e3, 2) +
+                             " us, forced " + plan_forced.str().substr(0, plan_forced.str().find(',')) + " " +
+                             bench::fmt(ms[i_forced] * 1e3, 2) + " us, planner / forced (speed) " + bench::fmt(f_tp / f_fo, 3));
+    }
     table.push_back({size, plan.str().substr(0, plan.str().find(',')), bench::fmt(f_tp, 1), bench::fmt(f_cp, 1),
                      bench::fmt(f_tp / f_cp, 2), bench::fmt(f_tg, 1), bench::fmt(f_cg, 1), lt.ok ? bench::fmt(f_lg, 1) : "n/a",
                      bench::fmt(f_tg / f_cg, 2), lt.ok ? bench::fmt(f_tg / f_lg, 2) : "n/a", bench::fmt(f_tsr, 1) + " / " + bench::fmt(f_csr, 1),
@@ -597,6 +662,10 @@ int run_gemm_bench(const BenchOptions& o) {
                       "gelu vs Lt", "silu+res fused / unfused", "gelu/bare", "silu fused/unfused", "B stream GB/s (% D2D)",
                       "B read floor us (floor/tessera / floor/cuBLAS)"},
                      table);
+  if (!versus_lines.empty()) {
+    std::printf("the planner's bare GEMM against the --versus plan (same round-robin):\n");
+    for (const std::string& l : versus_lines) std::printf("  %s\n", l.c_str());
+  }
   if (!fused_plans.empty()) {
     std::printf("fused variants planned apart from the bare GEMM:\n");
     for (const std::string& l : fused_plans) std::printf("  %s\n", l.c_str());

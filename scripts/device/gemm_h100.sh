@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # scripts/device/gemm_h100.sh [steps...] -- build the GEMM targets on a GPU machine and run the chosen steps
 # in one go (configure + build + check + time), writing logs and JSON to $OUT (default /tmp/gemm-out).
-# Steps: build all tests sanitize bench plans fp8 bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace
+# Steps: build all tests sanitize bench plans plans_confirm fp8 bench_f16 bench_rowmajor bench_orders bench_tiles sass ncu ncu_vs ncu_stalls trace
 #        python
 #   bench_orders the two orders with a column-major A (B column- and row-major), JSON to $OUT/gemm_a_col_major*.json
 #   bench        tessera bench gemm on the issue's shapes (planner's choice), JSON to $OUT/gemm.json
 #   plans        tessera bench gemm --plans: the planner against every forced plan on PLAN_SHAPES (default
 #                decode-grid), JSON to $OUT/gemm_plans.json
+#   plans_confirm  the plans step's shapes where another plan beat the planner's by more than 5%, each timed again in
+#                the full benchmark beside the planner's (--versus), JSON to $OUT/gemm_plans_confirm.json
 #   fp8          the FP8 GEMM's tests and sanitizer subset, then tessera bench gemm --dtype e4m3 against cuBLASLt
 #                FP8 (JSON to $OUT/gemm_fp8.json)
 #   bench_f16    the same in f16 (--dtype f16) on L (SHAPES_L), JSON to $OUT/gemm_f16.json
@@ -73,6 +75,36 @@ for s in $STEPS; do
       timeout 400 "$B/tools/tessera" bench gemm --plans --shapes "${PLAN_SHAPES:-decode-grid}" --repeats ${REPEATS:-10} \
         --json "$OUT/gemm_plans.json" > "$OUT/plans.log" 2>&1
       echo "plans rc=$?"; sed -n '/the planner.s plan against/,$p' "$OUT/plans.log"; grep -B2 -A3 'differs\|error' "$OUT/plans.log" | head -20 ;;
+    plans_confirm)
+      # the shapes of $OUT/gemm_plans.json (the plans step) where another plan beat the planner's by more than 5%: each
+      # run again in the full benchmark's round-robin (cuBLAS, the epilogue variants, cuBLASLt, the read floor) with that
+      # plan beside the planner's (--versus), records "plan_vs_forced" merged into $OUT/gemm_plans_confirm.json
+      python3 - "$OUT/gemm_plans.json" > "$OUT/confirm.list" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["records"]:
+    if r["case"] == "plan_choice" and r["ratio"] < 0.95:
+        t = r["reference"].split(": ", 1)[1].split(",")[0].split()  # "tc TILE split S [(transposed)]"
+        print(r["shape"], t[1] + ":" + t[3])
+PY
+      rm -f "$OUT"/versus_*.json
+      while read -r shape plan; do
+        timeout 120 "$B/tools/tessera" bench gemm --shapes "$shape" --repeats ${REPEATS:-15} --versus "$plan" \
+          --json "$OUT/versus_$shape.json" > "$OUT/versus.log" 2>&1 || { echo "$shape $plan: rc=$?"; tail -3 "$OUT/versus.log"; }
+        grep -A1 "against the --versus plan" "$OUT/versus.log" | tail -1
+      done < "$OUT/confirm.list"
+      python3 - "$OUT" <<'PY'
+import glob, json, sys
+out = sys.argv[1]
+files = sorted(glob.glob(out + "/versus_*.json"))
+if files:
+    doc = json.load(open(files[0]))
+    doc["records"] = [r for f in files for r in json.load(open(f))["records"] if r["case"] in ("plan_vs_forced", "decode", "bare")]
+    doc["command"] = "tessera bench gemm --shapes S --versus TILE:SPLIT (each shape of gemm_plans.json below 0.95, its best other plan)"
+    json.dump(doc, open(out + "/gemm_plans_confirm.json", "w"), indent=1)
+    ok = sum(r["ratio"] >= 0.95 for r in doc["records"] if r["case"] == "plan_vs_forced")
+    print(f"confirmed in the full benchmark: the planner within 5% of the plan on {ok} of {len(files)} shapes")
+PY
+      rm -f "$OUT"/versus_*.json ;;
     fp8)
       # the FP8 GEMM: its tests (the long-K test prints both accumulations' errors), its sanitizer subset, and the bench
       # against cuBLASLt FP8 (FP8_DTYPE e4m3 or e5m2; FP8_ACCUM promoted or fast; FP8_TILE a forced tile; FP8_SCALE

@@ -45,9 +45,8 @@ TEST(GemmDevice, Wgmma128x16Decode) {
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
-// 1, the decode tile for a batch of 9-16 (and the Ampere 16 x 128 tile, the batch as m, for 2-8 or where the decode
-// tile's tiles outnumber the SMs), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each
-// computed and checked.
+// 1, the decode tile for a batch of 2-16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on;
+// each computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
@@ -57,12 +56,11 @@ TEST(GemmDevice, HopperDecodePlans) {
     GemmTile tile;
   };
   const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
-                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, true, GemmTile::t16x128},
-                        {12, 40000, 256, false, GemmTile::t16x128},     {4096, 12, 1024, false, GemmTile::wgmma128x16},
+                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::wgmma128x16},
                         {64, 4096, 2048, true, GemmTile::wgmma128x64},  {40, 3000, 1000, true, GemmTile::wgmma128x64},
                         {64, 4096, 4096, true, GemmTile::wgmma128x64},  // (the Ampere 64 x 64 tile once won this in the cost model)
-                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, false, GemmTile::t16x128},
-                        {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, false, GemmTile::t16x128},
+                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::wgmma128x16},
+                        {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
                         {300, 1, 64, false, GemmTile::gemv4x1},
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther}};
