@@ -179,6 +179,22 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   return std::max(t_compute, t_mem) + t_fix + 0.01 * t_compute;
 }
 
+// A batch of 2-16 against weights whose 128-row tiles number at least 80% of the SMs, on a device with the Hopper decode
+// tile, 16-bit operands, both K-major, tile and split planned: the Ampere 16 x 128 tile streams these weights faster
+// than the decode tile, unsplit (the batch as m, two blocks an SM, cp.async).  Measured on the H200 in the full
+// benchmark's round-robin (bf16, `tessera bench gemm --versus 16x128x64:1`; docs/PERF.md, fifty-first section), us, the
+// decode tile's plan / the 16 x 128 tile unsplit: (14336, 4096) at a batch of 2 / 4: 35.9 / 34.8, 36.5 / 34.3;
+// (28672, 8192) at 4 / 8 / 16: 122.6 / 115.5, 122.0 / 115.9, 123.4 / 115.3.  Fewer tiles, split to fill the SMs, it was
+// no faster there ((4096, 14336), 8 splits: 38.1 against 37.6-37.7), and its cost model's split (7 at (14336, 4096))
+// was slower than the decode tile.
+int64_t gemv_max_batch();  // (below)
+bool ampere_stream(const GemmArgs& g, const DeviceFacts& f) {
+  const int64_t batch = std::min(g.m, g.n), weights = std::max(g.m, g.n);
+  return f.decode_tile && g.tile == GemmTile::automatic && g.split_k == 0 && batch > gemv_max_batch() && batch <= 16 &&
+         (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type && is_row_major(g.a.order) &&
+         !is_row_major(g.b.order) && (weights + 127) / 128 * 5 >= static_cast<int64_t>(f.sms) * 4;
+}
+
 // Step 3.  `workspace_limit`: bytes available for split-K (SIZE_MAX: unlimited, for the size query).
 GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, Choice* out) {
   DeviceFacts f;
@@ -283,6 +299,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // where the 128 x 64 tile split 2 runs 0.85).
       const int s = streamed_split(tiles, k_tiles, slots);
       if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
+    } else if (e.tile == GemmTile::t16x128 && ampere_stream(g, f)) {
+      s_lo = s_hi = 1;  // (ampere_stream above)
     } else if (tiles < slots) {
       // Split only when the tiles alone leave slots empty; at least 2 K tiles per split.
       s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));
@@ -468,9 +486,8 @@ int64_t gemv_max_batch() {
 // Whether decode-shaped problems are oriented with the weights as A (normalise's weights_as_a): a forced GEMV tile (on
 // any device); automatic plans and forced Hopper tiles on a device of compute capability 9.0 for which this build holds
 // the Hopper decode tile (DeviceFacts::decode_tile, worked out with the device's other facts the first time); and
-// automatic plans of 16-bit operands with a batch (the smaller of m and n) that a GEMV takes, on any device.  (A batch
-// of 2-8 on the Ampere 16 x 128 tile instead, the batch as m, ran faster in `tessera bench gemm --plans` and slower in
-// the full benchmark: docs/PERF.md, fifty-first section.)
+// automatic plans of 16-bit operands with a batch (the smaller of m and n) that a GEMV takes, on any device; not the
+// batches that the Ampere 16 x 128 tile streams faster (ampere_stream), which keep the batch as m.
 bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
@@ -482,7 +499,7 @@ bool hopper_decode(const GemmArgs& g) {
   if (!device_facts(&f, &dev)) return false;  // (a failed query is reported again by choose)
   const bool gemv_batch = g.tile == GemmTile::automatic && std::min(g.m, g.n) <= gemv_max_batch() &&
                           (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type;
-  return f.decode_tile || gemv_batch;
+  return (f.decode_tile && !ampere_stream(g, f)) || gemv_batch;
 }
 
 // The math the kernels compute: resolve_math's (validation: the argument, else the operands' default), except that

@@ -45,8 +45,9 @@ TEST(GemmDevice, Wgmma128x16Decode) {
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
-// 1, the decode tile for a batch of 2-16, the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on;
-// each computed and checked.
+// 1, the decode tile for a batch of 2-16 (but the Ampere 16 x 128 tile, unsplit, the batch as m, against weights of at
+// least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each
+// computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
@@ -61,6 +62,8 @@ TEST(GemmDevice, HopperDecodePlans) {
                         {64, 4096, 4096, true, GemmTile::wgmma128x64},  // (the Ampere 64 x 64 tile once won this in the cost model)
                         {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::wgmma128x16},
                         {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
+                        // weights of 28,672 rows (224 tiles of 128 rows): the 16 x 128 tile, unsplit, the batch as m
+                        {4, 28672, 512, false, GemmTile::t16x128},      {28672, 16, 256, true, GemmTile::t16x128},
                         {300, 1, 64, false, GemmTile::gemv4x1},
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther}};
@@ -77,6 +80,9 @@ TEST(GemmDevice, HopperDecodePlans) {
     cs.seed = ++g_seed;
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
+    if (w.tile == GemmTile::t16x128) {
+      EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
+    }
     if (w.tile != kOther) {
       EXPECT_EQ(plan.tile, w.tile) << cs.str() << ": " << plan.str();
     } else {
