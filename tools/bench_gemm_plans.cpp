@@ -85,11 +85,12 @@ int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report) {
     }
     // Two passes.  The first times every candidate in one round-robin and picks the fastest; the second times the
     // planner's plan against the first pass's three fastest other plans in a round-robin of its own, three times as
-    // long, with cuBLAS's GEMM in it as in `tessera bench gemm`'s round-robin, and its medians give the ratio.  The
+    // long, with cuBLAS's GEMM in it (timed, for the note), and its medians give the ratio.  The
     // minimum of some 60 medians, each a few percent noisy, is biased low (the same plan timed twice in one pass
-    // differed by up to 6% at 16 x 4096^2), so the plan that is picked is not also the measurement it is judged by;
-    // and a round-robin of Tessera's GEMMs alone ran the Ampere 16 x 128 tile 10-15% faster than `tessera bench gemm`
-    // ran it beside cuBLAS (docs/PERF.md, thirty-ninth section), so the second pass is timed as the bench times.
+    // differed by up to 6% at 16 x 4096^2), so the plan that is picked is not also the measurement it is judged by.
+    // (A round-robin of GEMMs rates the Ampere 16 x 128 tile higher than `tessera bench gemm`'s full round-robin does,
+    // cuBLAS in it or not -- docs/PERF.md, thirty-ninth and fifty-first sections: where the two disagree, `--versus`
+    // times the other plan in the full round-robin; scripts/device/gemm_h100.sh plans_confirm.)
     const std::vector<double> ms = bench::time_medians_interleaved_ms(all, g.stream, g.warmup, g.repeats, g.flush);
     std::vector<size_t> order;
     for (size_t i = 1; i < ms.size(); ++i) order.push_back(i);
