@@ -331,25 +331,20 @@ int run_gemm_bench(const BenchOptions& o) {
   }
   const Dtype dt = et.dtype;
   const char* dt_name = dtype_name(dt);
-  if (!tile_name.empty()) {
-    const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(tile_name);
+  // --tile and --versus name a tile built for dt on tensor cores.
+  auto tile_arg = [&](const char* flag, const std::string& name, GemmTile* out) {
+    const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(name);
     if (!e || !bench_tile(*e, dt)) {
-      std::fprintf(stderr, "bench gemm: --tile '%s' is not a tile built for %s on tensor cores (%s tiles: %s)\n", tile_name.c_str(),
+      std::fprintf(stderr, "bench gemm: %s '%s' is not a tile built for %s on tensor cores (%s tiles: %s)\n", flag, name.c_str(),
                    dt_name, dt_name, bench_tile_names(dt).c_str());
-      return 2;
+      return false;
     }
-    force_tile = e->tile;
-  }
+    *out = e->tile;
+    return true;
+  };
+  if (!tile_name.empty() && !tile_arg("--tile", tile_name, &force_tile)) return 2;
   GemmTile versus = GemmTile::automatic;
-  if (!versus_tile.empty()) {
-    const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(versus_tile);
-    if (!e || !bench_tile(*e, dt)) {
-      std::fprintf(stderr, "bench gemm: --versus '%s': not a tile built for %s on tensor cores (%s tiles: %s)\n", versus_tile.c_str(),
-                   dt_name, dt_name, bench_tile_names(dt).c_str());
-      return 2;
-    }
-    versus = e->tile;
-  }
+  if (!versus_tile.empty() && !tile_arg("--versus", versus_tile, &versus)) return 2;
   print_kernels(stdout);
   if (kernels_only) return 0;
 
