@@ -34,16 +34,18 @@ using probe::bf16_bits;
 using probe::bits_bf16;
 using probe::read_words;
 
-// A shape of the kernel's template: kRows rows a block, kStages steps in flight, kWarps warps a block.
-template <int kRows, int kStages, int kWarps>
+// A shape of the kernel's template: kRows rows a block, kStages steps in flight, kWarps warps a block; kInterleaved:
+// thread t reads chunks t, t + threads, ... of each row (a step: the block's threads x 16 contiguous bytes a row)
+// instead of a warp's contiguous share of K.
+template <int kRows, int kStages, int kWarps, bool kInterleaved = false>
 struct Variant {
-  using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
+  using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps, kInterleaved>;
   static void prepare() {
-    cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps>,
+    cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps, kInterleaved>,
                          cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
   }
   static void launch(const tessera::gemm_sm80::Params& p) {
-    tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps>
+    tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps, kInterleaved>
         <<<(p.m + kRows - 1) / kRows, K::kThreads, K::kSmemBytes>>>(p);
   }
 };
@@ -162,9 +164,13 @@ struct Launch {
 #define TESSERA_VARIANT(r, s, w) Launch{#r "x" #s "x" #w, &Variant<r, s, w>::prepare, &Variant<r, s, w>::launch}
 // rows x stages x warps: the registry's (4 x 4 x 8) first.
 #define TESSERA_STREAM(r, s, w) Launch{"stream " #r "x" #s "x" #w, &Stream<r, s, w>::prepare, &Stream<r, s, w>::launch}
+#define TESSERA_INTERLEAVED(r, s, w) \
+  Launch{"inter " #r "x" #s "x" #w, &Variant<r, s, w, true>::prepare, &Variant<r, s, w, true>::launch}
 const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8), TESSERA_VARIANT(8, 3, 8), TESSERA_VARIANT(4, 4, 4),
                             TESSERA_VARIANT(8, 6, 4), TESSERA_STREAM(4, 4, 8), TESSERA_STREAM(4, 6, 8),
-                            TESSERA_STREAM(4, 8, 8), TESSERA_STREAM(8, 4, 8), TESSERA_STREAM(4, 6, 4)};
+                            TESSERA_STREAM(4, 8, 8), TESSERA_STREAM(8, 4, 8), TESSERA_STREAM(4, 6, 4),
+                            TESSERA_INTERLEAVED(4, 4, 8), TESSERA_INTERLEAVED(8, 3, 8), TESSERA_INTERLEAVED(2, 6, 8),
+                            TESSERA_INTERLEAVED(1, 8, 8)};
 
 
 
