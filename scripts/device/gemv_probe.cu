@@ -1,6 +1,9 @@
 // scripts/device/gemv_probe.cu -- the batch-1 GEMV kernel (kernel/gemm_sm80/gemv.hpp) alone, bf16: the bare product
 // against bias + SiLU + residual (the decode menu) and against one read of the weights, and the bare product in other
-// shapes of the kernel's template (rows a block, A's steps in flight, warps a block) and in a persistent form that keeps
+// shapes of the kernel's template (rows a block, A's steps in flight, warps a block, and "inter": the template's
+// kInterleaved, each step reading the block's threads x 16 contiguous bytes of a row, where the registry's kernel reads
+// 512 contiguous bytes a warp, the warps a K-share apart -- the forty-ninth section found weights read in bands slower
+// than in address order) and in a persistent form that keeps
 // each thread's loads running across groups of rows (gemv_stream_kernel, an experiment), each launch after an L2
 // eviction, timed in turn (rounds rotated), medians; each variant's D checked against a float64 reference.  Built without the
 // library, in seconds, so that the kernel can be measured where the whole build does not fit:
