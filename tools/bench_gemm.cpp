@@ -186,6 +186,12 @@ int run_gemm_bench(const BenchOptions& o) {
   bool fp8_accum_given = false;
   GemmScale fp8_scale = GemmScale::tensor;  // --fp8-scale tensor|channel|block (FP8 mode only)
   bool fp8_scale_given = false;
+  // A K-split count as --split-k and --versus take it: a whole number from 1 to 65535, else 0.
+  auto split_count = [](const std::string& v) -> long {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    return v.empty() || *end != '\0' || n < 1 || n > 65535 ? 0 : n;
+  };
   for (size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
@@ -234,9 +240,8 @@ int run_gemm_bench(const BenchOptions& o) {
     else if (o.args[i] == "--a-col-major") a_col_major = true;
     else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 65535) {
+      const long n = split_count(v);
+      if (n == 0) {
         std::fprintf(stderr, "bench gemm: --split-k expects a whole number from 1 to 65535; got '%s'\n", v.c_str());
         return 2;
       }
@@ -254,9 +259,8 @@ int run_gemm_bench(const BenchOptions& o) {
     else if (o.args[i] == "--versus" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
       const size_t colon = v.rfind(':');
-      char* end = nullptr;
-      const long n = colon == std::string::npos ? 0 : std::strtol(v.c_str() + colon + 1, &end, 10);
-      if (colon == std::string::npos || colon == 0 || colon + 1 == v.size() || *end != '\0' || n < 1 || n > 65535) {
+      const long n = colon == std::string::npos || colon == 0 ? 0 : split_count(v.substr(colon + 1));
+      if (n == 0) {
         std::fprintf(stderr, "bench gemm: --versus expects TILE:SPLIT, a tile name and a whole number of K splits from 1 to "
                              "65535 (e.g. 16x128x64:4); got '%s'\n", v.c_str());
         return 2;
@@ -588,8 +592,8 @@ int run_gemm_bench(const BenchOptions& o) {
     };
     const std::string note_g = note_for(plan_gelu), note_sr = note_for(plan_sr);
     if (plan_gelu.str() != plan.str() || plan_sr.str() != plan.str())
-      fused_plans.push_back(size + ": bias+GELU " + plan_gelu.str().substr(0, plan_gelu.str().find(',')) + ", bias+SiLU+residual " +
-                            plan_sr.str().substr(0, plan_sr.str().find(',')));
+      fused_plans.push_back(size + ": bias+GELU " + plan_head(plan_gelu) + ", bias+SiLU+residual " +
+                            plan_head(plan_sr));
     // The records the GEMM targets are stated in (case names of docs/PERF.md).
     report.add(Record{"gemm", "tessera", "bare", size, f_tp, "TFLOP/s", "cublasGemmEx", f_cp, f_tp / f_cp, note});
     if (lt.ok)
@@ -638,11 +642,11 @@ int run_gemm_bench(const BenchOptions& o) {
       const double f_fo = tflops(m, n, k, ms[i_forced]);
       report.add(Record{"gemm", "tessera", "plan_vs_forced", size, f_tp, "TFLOP/s", "forced plan (same run): " + plan_forced.str(),
                         f_fo, f_tp / f_fo, note + "; forced plan vs cublasGemmEx " + bench::fmt(f_fo / f_cp, 3)});
-      versus_lines.push_back(size + ": planner " + plan.str().substr(0, plan.str().find(',')) + " " + bench::fmt(ms_tp * 1e3, 2) +
-                             " us, forced " + plan_forced.str().substr(0, plan_forced.str().find(',')) + " " +
+      versus_lines.push_back(size + ": planner " + plan_head(plan) + " " + bench::fmt(ms_tp * 1e3, 2) +
+                             " us, forced " + plan_head(plan_forced) + " " +
                              bench::fmt(ms[i_forced] * 1e3, 2) + " us, planner / forced (speed) " + bench::fmt(f_tp / f_fo, 3));
     }
-    table.push_back({size, plan.str().substr(0, plan.str().find(',')), bench::fmt(f_tp, 1), bench::fmt(f_cp, 1),
+    table.push_back({size, plan_head(plan), bench::fmt(f_tp, 1), bench::fmt(f_cp, 1),
                      bench::fmt(f_tp / f_cp, 2), bench::fmt(f_tg, 1), bench::fmt(f_cg, 1), lt.ok ? bench::fmt(f_lg, 1) : "n/a",
                      bench::fmt(f_tg / f_cg, 2), lt.ok ? bench::fmt(f_tg / f_lg, 2) : "n/a", bench::fmt(f_tsr, 1) + " / " + bench::fmt(f_csr, 1),
                      bench::fmt(f_tg / f_tp, 2), silu_cell, stream_cell, floor_cell});

@@ -412,7 +412,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     if (dp_ok && !(err_dp <= tol_fp8)) {
       std::fprintf(stderr, "bench gemm --dtype s8: %s: WARNING: Tessera DP4A (%s) differs from cuBLAS bf16 (%.3g; tolerance %.g); "
                            "not timed, not recorded\n", size.c_str(), plan_dp.str().c_str(), err_dp, tol_fp8);
-      dp_rows.push_back({size, plan_dp.str().substr(0, plan_dp.str().find(',')), "WRONG", "-", "-", "-", bench::fmt(err_dp, 4)});
+      dp_rows.push_back({size, plan_head(plan_dp), "WRONG", "-", "-", "-", bench::fmt(err_dp, 4)});
       dp_ok = false;
       ++wrong;
     }
@@ -427,7 +427,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     }
     const double err_f8_lt = lt.ok ? rel_diff_any({D8.p, Dtype::bf16}, lt_view, m, n) : 0;
     if (!lt.ok) std::fprintf(stderr, "bench gemm --dtype %s: %s: cuBLASLt n/a (%s)\n", dt_name, size.c_str(), lt.why.c_str());
-    const std::string plan_cell = plan8.str().substr(0, plan8.str().find(','));
+    const std::string plan_cell = plan_head(plan8);
     const std::string err_cell = (lt.ok ? bench::fmt(err_f8_lt, 4) : std::string("n/a")) + " / " + bench::fmt(err_f8, 4);
     if (!(err_f8 <= tol_fp8) || !(err_f8_lt <= tol_fp8)) {
       std::fprintf(stderr, "bench gemm --dtype %s: %s: WARNING: Tessera %s (%s) differs from cuBLASLt %s (%s) / cuBLAS bf16 (%.3g) "
@@ -467,7 +467,7 @@ int run_fp8_bench(const BenchOptions& o, const Fp8Bench& g, Report& report) {
     if (dp_ok) {  // DP4A: its result after the timed runs, its records and its row
       const double ms_dp = ms.back(), f_dp = tflops(m, n, k, ms_dp), f_lt = lt.ok ? tflops(m, n, k, ms_lt) : 0;
       const double err_dp_after = rel_diff(bf16, Ddp.as<uint16_t>(), Dref.as<uint16_t>(), m, n);
-      const std::string pc = plan_dp.str().substr(0, plan_dp.str().find(','));
+      const std::string pc = plan_head(plan_dp);
       if (!(err_dp_after <= tol_fp8)) {
         std::fprintf(stderr, "bench gemm --dtype s8: %s: WARNING: Tessera DP4A differs from cuBLAS bf16 after the timed runs (%.3g); "
                              "not recorded\n", size.c_str(), err_dp_after);

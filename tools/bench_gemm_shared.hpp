@@ -132,6 +132,12 @@ inline double rel_diff(const Elem16& et, const uint16_t* x, const uint16_t* y, i
 
 inline double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
 
+// A plan's head, for tables and notes: its string up to the first comma (tile, split, orientation).
+inline std::string plan_head(const GemmPlan& p) {
+  const std::string s = p.str();
+  return s.substr(0, s.find(','));
+}
+
 // --plans: for each shape, the planner's plan of the bare GEMM against every plan that can be forced (each tile built
 // for `dt` on tensor cores, with 1, 2, 3, 4, 6 and 8 K splits; settings the planner turns into the same plan are timed
 // once), each checked against cuBLAS, all timed in one round-robin with the L2 evicted before every run; then the
