@@ -7,6 +7,8 @@
 //   cluster_sync()               9.7.13.2 "barrier.cluster": arrive.release + wait.acquire, every thread of
 //                                every block of the cluster; orders shared-memory writes (mbarrier.init
 //                                included, after fence_mbarrier_init) before the peers' later accesses
+//   cluster_arrive() / cluster_wait()  its two halves apart (barrier.cluster.arrive.release /
+//                                barrier.cluster.wait.acquire)
 //   mbarrier_arrive_cluster(bar, rank)  mapa.shared::cluster (9.7.9.20) maps this block's shared address
 //                                of `bar` to block `rank`'s copy, then mbarrier.arrive.shared::cluster on
 //                                it (9.7.13.15.13; default .release.cta semantics: the arrival only says
@@ -42,6 +44,22 @@ TESSERA_DEVICE_INLINE uint32_t cluster_ctarank() {
 TESSERA_DEVICE_INLINE void cluster_sync() {
 #if defined(TESSERA_ARCH_SM90)
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
+
+// The two halves of cluster_sync, apart: work placed between them overlaps the wait for the peers' arrivals.
+TESSERA_DEVICE_INLINE void cluster_arrive() {
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#else
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
+TESSERA_DEVICE_INLINE void cluster_wait() {
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #else
   tessera_error_cluster_requires_sm_90();
 #endif

@@ -401,6 +401,67 @@ struct StagedEpilogue {
     }
   }
 
+  // The common fused menus on a whole tile, its inputs read ahead: the loop's shape known at compile time but for D's
+  // order (two constant shapes), the activation Act picked once, and per vector only what the menu asks for -- the
+  // general loop below spends about 350 instructions a vector on index arithmetic, bounds and order tests and the
+  // per-vector switch, which made the staged pass of a 128 x 128 tile issue-bound (about 5,900 cycles; H200,
+  // docs/PERF.md, fifty-second section).  Called where ahead_ok(p), p.d_vec, and the tile lies inside D.
+  template <class T, class Act>
+  __device__ static void store_ahead_full(const float* s, const Params& p, int m0, int n0, const unsigned char* buf,
+                                          int line0, int line1) {
+    constexpr int V = kAheadVec;
+    static_assert(Elem<T>::kVec == V, "staged epilogue: the read-ahead fast path stores 16-bit D");
+    static_assert(kFastShape, "staged epilogue: the read-ahead fast path's vectors a line are a power of two");
+    constexpr int kLogM = __builtin_ctz(kBlockM / V), kLogN = __builtin_ctz(kBlockN / V);
+    const bool rm = p.d_row_major;
+    const int lg = rm ? kLogN : kLogM, outer_tile = rm ? kBlockM : kBlockN, stride = rm ? kRowStride : kColStride;
+    const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
+    const int bias_dim = bias_dim_in_d_order(p);
+    const bool has_c = p.beta != 0.f, has_r = p.residual != nullptr;
+    const float alpha = p.alpha, beta = p.beta;
+    const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
+    T* d = static_cast<T*>(p.d) + static_cast<int64_t>(outer0) * p.ldd + inner0;
+    const int64_t ldd = p.ldd;
+    const int end = (line1 < outer_tile ? line1 : outer_tile) << lg;
+    for (int idx = (line0 << lg) + static_cast<int>(threadIdx.x); idx < end; idx += kThreads) {
+      const int o = idx >> lg, iv = idx & ((1 << lg) - 1);
+      float v[V];
+      load_staged<V>(v, s + o * stride + iv * V, alpha);
+      if (has_c) {
+        float c[V];
+        Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = fmaf(beta, c[j], v[j]);
+      }
+      if (bias_dim == 1) {
+        const float4 b0 = *reinterpret_cast<const float4*>(sb + iv * V), b1 = *reinterpret_cast<const float4*>(sb + iv * V + 4);
+        v[0] += b0.x; v[1] += b0.y; v[2] += b0.z; v[3] += b0.w;
+        v[4] += b1.x; v[5] += b1.y; v[6] += b1.z; v[7] += b1.w;
+      } else if (bias_dim != 0) {
+        const float x = sb[bias_dim == 2 ? o : 0];
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] += x;
+      }
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = Act::apply(v[j]);
+      if (has_r) {
+        float r[V];
+        Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] += r[j];
+      }
+      *reinterpret_cast<uint4*>(d + static_cast<int64_t>(o) * ldd + iv * V) = Elem<T>::pack(v);
+    }
+  }
+  // Tiles whose lines hold a power of two of 16-byte vectors (the fast path's index arithmetic).
+  static constexpr bool kFastShape = kBlockM % kAheadVec == 0 && kBlockN % kAheadVec == 0 &&
+                                     ((kBlockM / kAheadVec) & (kBlockM / kAheadVec - 1)) == 0 &&
+                                     ((kBlockN / kAheadVec) & (kBlockN / kAheadVec - 1)) == 0;
+  // (the identity, for the fast path's menus without an activation)
+  struct ActNone {
+    __device__ __forceinline__ static float apply(float x) { return x; }
+  };
+
   template <class T>
   __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead, int line0,
                                   int line1) {
@@ -422,6 +483,19 @@ struct StagedEpilogue {
     const int first = line0 * vecs + static_cast<int>(threadIdx.x), end = (line1 < outer_tile ? line1 : outer_tile) * vecs;
     if constexpr (V == kAheadVec) {
       if (ahead && ahead_ok(p)) {
+        // A whole tile of a menu with one of the common activations: the fast path.  (Its bias reads the buffer's
+        // run as fp32 pairs of float4: 16-byte aligned, kAheadMatrixBytes and iv * V * 4 being multiples of 16.)
+        if constexpr (kFastShape) {
+          if (p.d_vec && m0 + kBlockM <= p.m && n0 + kBlockN <= p.n) {
+            switch (p.act) {
+              case Activation::none: store_ahead_full<T, ActNone>(s, p, m0, n0, ahead, line0, line1); return;
+              case Activation::relu: store_ahead_full<T, ew::op::Relu>(s, p, m0, n0, ahead, line0, line1); return;
+              case Activation::gelu_tanh: store_ahead_full<T, ew::op::GeluTanh>(s, p, m0, n0, ahead, line0, line1); return;
+              case Activation::silu: store_ahead_full<T, ew::op::SiluApprox>(s, p, m0, n0, ahead, line0, line1); return;
+              default: break;
+            }
+          }
+        }
         for (int idx = first; idx < end; idx += kThreads) {
           const int o = idx / vecs, iv = idx - o * vecs;
           const int go = outer0 + o, gi = inner0 + iv * V;
