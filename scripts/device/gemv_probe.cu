@@ -1,9 +1,8 @@
 // scripts/device/gemv_probe.cu -- the batch-1 GEMV kernel (kernel/gemm_sm80/gemv.hpp) alone, bf16: the bare product
 // against bias + SiLU + residual (the decode menu) and against one read of the weights, and the bare product in other
-// shapes of the kernel's template (rows a block, A's steps in flight, warps a block, and "inter": the template's
-// kInterleaved, each step reading the block's threads x 16 contiguous bytes of a row, where the registry's kernel reads
-// 512 contiguous bytes a warp, the warps a K-share apart -- the forty-ninth section found weights read in bands slower
-// than in address order) and in a persistent form that keeps
+// shapes of the kernel's template (rows a block, A's steps in flight, warps a block; an interleaved read, each step
+// the block's threads x 16 contiguous bytes of a row, was measured no faster and removed: docs/PERF.md, fifty-second
+// section) and in a persistent form that keeps
 // each thread's loads running across groups of rows (gemv_stream_kernel, an experiment), each launch after an L2
 // eviction, timed in turn (rounds rotated), medians; each variant's D checked against a float64 reference.  Built without the
 // library, in seconds, so that the kernel can be measured where the whole build does not fit:
@@ -37,18 +36,16 @@ using probe::bf16_bits;
 using probe::bits_bf16;
 using probe::read_words;
 
-// A shape of the kernel's template: kRows rows a block, kStages steps in flight, kWarps warps a block; kInterleaved:
-// thread t reads chunks t, t + threads, ... of each row (a step: the block's threads x 16 contiguous bytes a row)
-// instead of a warp's contiguous share of K.
-template <int kRows, int kStages, int kWarps, bool kInterleaved = false>
+// A shape of the kernel's template: kRows rows a block, kStages steps in flight, kWarps warps a block.
+template <int kRows, int kStages, int kWarps>
 struct Variant {
-  using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps, kInterleaved>;
+  using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
   static void prepare() {
-    cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps, kInterleaved>,
+    cudaFuncSetAttribute(tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps>,
                          cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
   }
   static void launch(const tessera::gemm_sm80::Params& p) {
-    tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps, kInterleaved>
+    tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps>
         <<<(p.m + kRows - 1) / kRows, K::kThreads, K::kSmemBytes>>>(p);
   }
 };
@@ -167,13 +164,9 @@ struct Launch {
 #define TESSERA_VARIANT(r, s, w) Launch{#r "x" #s "x" #w, &Variant<r, s, w>::prepare, &Variant<r, s, w>::launch}
 // rows x stages x warps: the registry's (4 x 4 x 8) first.
 #define TESSERA_STREAM(r, s, w) Launch{"stream " #r "x" #s "x" #w, &Stream<r, s, w>::prepare, &Stream<r, s, w>::launch}
-#define TESSERA_INTERLEAVED(r, s, w) \
-  Launch{"inter " #r "x" #s "x" #w, &Variant<r, s, w, true>::prepare, &Variant<r, s, w, true>::launch}
 const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8), TESSERA_VARIANT(8, 3, 8), TESSERA_VARIANT(4, 4, 4),
                             TESSERA_VARIANT(8, 6, 4), TESSERA_STREAM(4, 4, 8), TESSERA_STREAM(4, 6, 8),
-                            TESSERA_STREAM(4, 8, 8), TESSERA_STREAM(8, 4, 8), TESSERA_STREAM(4, 6, 4),
-                            TESSERA_INTERLEAVED(4, 4, 8), TESSERA_INTERLEAVED(8, 3, 8), TESSERA_INTERLEAVED(2, 6, 8),
-                            TESSERA_INTERLEAVED(1, 8, 8)};
+                            TESSERA_STREAM(4, 8, 8), TESSERA_STREAM(8, 4, 8), TESSERA_STREAM(4, 6, 4)};
 
 
 

@@ -37,10 +37,8 @@
 namespace tessera::gemm_sm80 {
 
 // kRowsT rows of A a block, kStagesT steps of A in flight a thread, kWarpsT warps a block (the ways K is split): the
-// registry's kernels take the defaults; scripts/device/gemv_probe.cu times others.  kInterleavedT: instead of each warp
-// taking a contiguous kWarps-th of K, thread t of the block takes chunks t, t + kThreads, ... of every row, so that a
-// step reads kThreads x 16 contiguous bytes of each row (an experiment of the probe).
-template <class T, int kBatch, int kRowsT = 4, int kStagesT = 4, int kWarpsT = 8, bool kInterleavedT = false>
+// registry's kernels take the defaults; scripts/device/gemv_probe.cu times others.
+template <class T, int kBatch, int kRowsT = 4, int kStagesT = 4, int kWarpsT = 8>
 struct Gemv {
   static_assert(kBatch == 1 || kBatch == 4 || kBatch == 8, "gemv: built for batches of 1, 4 and 8 columns");
   static constexpr int kWarps = kWarpsT, kThreads = 32 * kWarps;
@@ -150,10 +148,7 @@ struct Gemv {
     const int chunks = (p.k + kChunk - 1) / kChunk;
     const int c0 = static_cast<int>(static_cast<int64_t>(warp) * chunks / kWarps);
     const int c1 = static_cast<int>(static_cast<int64_t>(warp + 1) * chunks / kWarps);
-    // This thread's chunk at step s: chunk(s), below cend.
-    const int cend = kInterleavedT ? chunks : c1;
-    const int steps = kInterleavedT ? (chunks + kThreads - 1) / kThreads : (c1 - c0 + 31) / 32;
-    auto chunk = [&](int s) { return kInterleavedT ? t + kThreads * s : c0 + lane + 32 * s; };
+    const int steps = (c1 - c0 + 31) / 32;
     const T* a = static_cast<const T*>(p.a);
     const T* b = static_cast<const T*>(p.b);
     const T* arow[kRows];
@@ -163,13 +158,13 @@ struct Gemv {
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) bcol[j] = b + static_cast<int64_t>(min(j, p.n - 1)) * p.ldb;
 
-    // Step s: this thread's chunk(s) of every row into ring stage s % kStages (zeros past its range or
-    // K); one commit group per step, issued or not, so that the group count is the step count.
+    // Step s: this lane's chunk c0 + lane + 32 s of every row into ring stage s % kStages (zeros past the warp's range
+    // or K); one commit group per step, issued or not, so that the group count is the step count.
     auto issue = [&](int s) {
       if (s < steps) {
-        const int c = chunk(s);
+        const int c = c0 + lane + 32 * s;
         const int e = c * kChunk;
-        const uint32_t bytes = c >= cend ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
+        const uint32_t bytes = c >= c1 ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
         uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
 #pragma unroll
         for (int r = 0; r < kRows; ++r) arch::cp_async_cg_16_zfill(slot + r * kThreads, bytes ? arow[r] + e : arow[r], bytes);
@@ -192,10 +187,10 @@ struct Gemv {
       for (int j = 0; j < kBatch; ++j) acc[r][j] = 0.f;
     for (int s = 0; s < steps; ++s) {
       issue(s + kStages - 1);
-      const int c = chunk(s);
+      const int c = c0 + lane + 32 * s;
       uint4 x[kBatch];
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) x[j] = c < cend ? load_chunk(bcol[j], c, p.k) : make_uint4(0, 0, 0, 0);
+      for (int j = 0; j < kBatch; ++j) x[j] = c < c1 ? load_chunk(bcol[j], c, p.k) : make_uint4(0, 0, 0, 0);
       arch::cp_async_wait<kStages - 1>();  // step s's group (this thread's own copies) has landed
       const uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
       uint4 w[kRows];
@@ -229,10 +224,10 @@ struct Gemv {
 };
 
 #if defined(__CUDACC__)
-template <class T, int kBatch, int kRows = 4, int kStages = 4, int kWarps = 8, bool kInterleaved = false>
-__global__ void __launch_bounds__(Gemv<T, kBatch, kRows, kStages, kWarps, kInterleaved>::kThreads,
-                                  Gemv<T, kBatch, kRows, kStages, kWarps, kInterleaved>::kMinBlocks) gemv_kernel(const Params p) {
-  Gemv<T, kBatch, kRows, kStages, kWarps, kInterleaved>::run(p);
+template <class T, int kBatch, int kRows = 4, int kStages = 4, int kWarps = 8>
+__global__ void __launch_bounds__(Gemv<T, kBatch, kRows, kStages, kWarps>::kThreads,
+                                  Gemv<T, kBatch, kRows, kStages, kWarps>::kMinBlocks) gemv_kernel(const Params p) {
+  Gemv<T, kBatch, kRows, kStages, kWarps>::run(p);
 }
 #endif
 
