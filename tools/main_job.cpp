@@ -44,8 +44,8 @@ struct Plan {
 
 // The scorecard's cases: enough for every line of the scorecard and the report's plots.
 //   copy      the five default variants (--quick), L2-resident to 1 GiB, no transposes
-//   gemm      the five large shapes of the GEMM targets and the decode shapes M = 16 / 64, N = K = 8192; then
-//             the five large shapes in FP8 (e4m3, against cuBLASLt's FP8 GEMM)
+//   gemm      the five large shapes of the GEMM targets; the decode set (M = 1, 16, 64, 128 against four weight
+//             shapes); then the five large shapes in FP8 (e4m3, against cuBLASLt's FP8 GEMM)
 //   fused     the cases with a target (fp32 L2 norms, fp32 chains fused and unfused)
 //   pipeline  the memory-bound cases (0 and 4 FMA per element) at 1 CTA per SM
 //   roofline  --quick: ceilings from 4096^3 GEMMs, fewer kernels
@@ -53,8 +53,8 @@ std::vector<Plan> scorecard_plan() {
   return {
       {"copy", {"--sizes", "4M,16M,64M,256M,1G", "--no-transpose"}, true, 2},
       {"gemm",
-       {"--shapes", "4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336,16x8192x8192,64x8192x8192"},
-       false, 3},
+       {"--shapes", "4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336"}, false, 3},
+      {"gemm", {"--shapes", "decode"}, false, 1},
       {"gemm", {"--dtype", "e4m3", "--shapes", "4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336"},
        false, 1},
       {"fused", {"--targets"}, false, 2},
