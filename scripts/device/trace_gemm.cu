@@ -143,7 +143,8 @@ static void flush_l2() {
   }
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
-  if (non_persistent()) {  // the cluster pair's staged epilogue: staged -> barrier -> peer's half added -> barrier -> stores
+  if (non_persistent()) {  // the cluster pair's staged epilogue: staged -> cluster barrier -> peer's half added -> block
+                           // barrier and cluster arrival -> stores and the cluster wait
     double c1 = 0, c2 = 0, c3 = 0, c4 = 0; int nc = 0;
     for (int b = 0; b < kTraceBlocks; ++b)
       for (int wg = 1; wg <= 2; ++wg)
@@ -151,7 +152,7 @@ static void flush_l2() {
           c1 += at(b, wg, 0, 9) - at(b, wg, 0, 6); c2 += at(b, wg, 0, 10) - at(b, wg, 0, 9);
           c3 += at(b, wg, 0, 11) - at(b, wg, 0, 10); c4 += at(b, wg, 0, 5) - at(b, wg, 0, 11); ++nc;
         }
-    if (nc) printf("  cluster pair's staged epilogue (%d): first cluster barrier %.0f, peer's half added %.0f, second barrier %.0f, stores %.0f\n",
+    if (nc) printf("  cluster pair's staged epilogue (%d): first cluster barrier %.0f, peer's half added %.0f, block barrier + cluster arrival %.0f, stores + cluster wait %.0f\n",
                    nc, c1 / nc, c2 / nc, c3 / nc, c4 / nc);
   }
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);

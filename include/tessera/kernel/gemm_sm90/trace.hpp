@@ -21,7 +21,8 @@
 // The non-persistent kernel (gemm_kernel.hpp) uses unit 0: consumers 0 start (after the barriers' set-up), 1 first
 // stage full, 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 6 staging tile
 // written, 5 epilogue done, and with the K splits in a cluster 9 the first cluster barrier passed, 10 the peer's half
-// added, 11 the second cluster barrier passed; the producer 0 start, 1 cycles waiting on empty stages, 2 last load issued, and (unit 7)
+// added, 11 the block's barrier passed and its arrival on the second cluster barrier made (the wait follows the stores,
+// before 5); the producer 0 start, 1 cycles waiting on empty stages, 2 last load issued, and (unit 7)
 // as above.  The bare GEMM through TMA stores (GemmSm90::store_bare) writes no 6, and each consumer warpgroup stamps
 // the block's end (unit 7, 5 and 4) once its stores have read shared memory.
 #pragma once
