@@ -356,29 +356,19 @@ struct GemmSm90 {
       const int lines = rm ? Epi::kTileM : Epi::kTileN, quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
       const int half = (lines + 1) / 2, line0 = split * half, line1 = line0 + half < lines ? line0 + half : lines;
       {
-        // kBatch of the thread's quads at a time, the peer's loads all issued before the first is used (one at a time
-        // the loop waited a distributed-shared-memory round trip per quad: 1,730 cycles at 64 x 4096^2, H200).
-        constexpr int kBatch = 4;
+        // One quad's peer load at a time: the exchange is bound by distributed shared memory's rate (about 14 bytes a
+        // cycle for the pair, H200), and more loads in flight made it slower -- 1,360 cycles for a 128 x 64 tile's
+        // half one at a time, 1,560 / 1,600 / 1,770 with 2 / 4 / 8 of a thread's quads' loads issued together
+        // (scripts/device/dsmem_reduce_probe.cu; docs/PERF.md, fifty-second section).
         const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(stage));
         const int stride = rm ? Epi::kRowStride : Epi::kColStride;
-        const int end = line1 * quads;
-        for (int q0 = line0 * quads + static_cast<int>(threadIdx.x); q0 < end; q0 += kBatch * kThreads) {
-          float4 peer[kBatch] = {};
-          int off[kBatch];
-#pragma unroll
-          for (int u = 0; u < kBatch; ++u) {
-            const int q = q0 + u * kThreads;
-            off[u] = (q / quads) * stride + 4 * (q % quads);
-            if (q < end) peer[u] = arch::ld_shared_cluster_f32x4(base + 4u * static_cast<uint32_t>(off[u]), static_cast<uint32_t>(1 - split));
-          }
-#pragma unroll
-          for (int u = 0; u < kBatch; ++u) {
-            if (q0 + u * kThreads >= end) break;
-            float4* own = reinterpret_cast<float4*>(stage + off[u]);
-            const float4 mine = *own;
-            const float4 a = split == 0 ? mine : peer[u], b = split == 0 ? peer[u] : mine;
-            *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-          }
+        for (int q = line0 * quads + static_cast<int>(threadIdx.x); q < line1 * quads; q += kThreads) {
+          const int off = (q / quads) * stride + 4 * (q % quads);
+          float4* own = reinterpret_cast<float4*>(stage + off);
+          const float4 mine = *own;
+          const float4 peer = arch::ld_shared_cluster_f32x4(base + 4u * static_cast<uint32_t>(off), static_cast<uint32_t>(1 - split));
+          const float4 a = split == 0 ? mine : peer, b = split == 0 ? peer : mine;
+          *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
         }
       }
       if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 10, TCLK());
