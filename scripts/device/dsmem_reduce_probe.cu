@@ -4,7 +4,10 @@
 // tile's lines to their own through distributed shared memory; SM cycles of that loop (block mean over 64 clusters),
 // one quad's peer load at a time ("serial", the loop before f10e0a9) against kBatch of a thread's quads' loads issued
 // before the first is used ("batch 2 / 4 / 8", f10e0a9's is 4).  The sums are checked against the host's.  Then the
-// bare GEMM's register form (reduce_regs) with 1-8 loads in flight.
+// bare GEMM's register form (reduce_regs) with 1-8 loads in flight, and the peer's half pushed by one bulk copy
+// (reduce_bulk; written after the session's last device call: compiled, not yet run).
+// Measured (H200, 2026-12-01; docs/PERF.md, fifty-second section): the staged form 1,360 / 1,560 / 1,600 / 1,775 cycles
+// with 1 / 2 / 4 / 8 loads in flight, the register form 1,135 / 1,175 / 1,200 / 1,175.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/dsmem_reduce_probe.cu -o /tmp/dsmem && /tmp/dsmem
 #include <cuda_runtime.h>
@@ -12,7 +15,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "tessera/arch/sm90_cluster.hpp"  // cluster_sync, ctarank, ld_shared_cluster_f32x4
+#include "tessera/arch/sm90_cluster.hpp"    // cluster_sync, ctarank, ld_shared_cluster_f32x4
+#include "tessera/arch/sm90_mbarrier.hpp"  // mbarrier_init, arrive_expect_tx, wait_parity, fence_mbarrier_init
 
 namespace {
 
@@ -123,6 +127,83 @@ int run_regs(const char* name, const float* din, float* dout, unsigned long long
   return 0;
 }
 
+// The staged form with one bulk copy: each block's thread 0 pushes the lines the peer keeps (half the tile, contiguous
+// in the staging tile: 32 x 132 floats) into the peer's receive buffer (cp.async.bulk.shared::cluster.shared::cta,
+// completing on the peer's mbarrier), and the peer adds them from its own shared memory.
+__global__ void __cluster_dims__(1, 1, 2) reduce_bulk(const float* in, float* out, unsigned long long* cycles) {
+  extern __shared__ __align__(128) float smem[];
+  float* stage = smem;                      // kLines * kStride
+  float* recv = smem + kLines * kStride;    // (kLines / 2) * kStride
+  __shared__ __align__(8) uint64_t bar;
+  namespace arch = tessera::arch;
+  const int split = static_cast<int>(arch::cluster_ctarank());
+  const int tile = static_cast<int>(blockIdx.x);
+  const int half = kLines / 2, line0 = split * half, peer_line0 = (1 - split) * half;
+  constexpr uint32_t kBytes = (kLines / 2) * kStride * 4;
+  const float* src = in + (static_cast<size_t>(tile) * 2 + split) * kLines * kStride;
+  for (int i = threadIdx.x; i < kLines * kStride; i += kThreads) stage[i] = src[i];
+  if (threadIdx.x == 0) {
+    arch::mbarrier_init(&bar, 1);
+    arch::fence_mbarrier_init();
+    arch::mbarrier_arrive_expect_tx(&bar, kBytes);
+  }
+  __syncthreads();
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the staged tile visible to the copy engine
+  arch::cluster_sync();
+  const unsigned long long t0 = clock64();
+  if (threadIdx.x == 0) {
+    const uint32_t src_u = static_cast<uint32_t>(__cvta_generic_to_shared(stage + peer_line0 * kStride));
+    const uint32_t dst_l = static_cast<uint32_t>(__cvta_generic_to_shared(recv));
+    const uint32_t bar_l = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
+    asm volatile(
+        "{\n .reg .b32 d, b;\n"
+        " mapa.shared::cluster.u32 d, %0, %3;\n"
+        " mapa.shared::cluster.u32 b, %1, %3;\n"
+        " cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [d], [%2], %4, [b];\n}\n"
+        ::"r"(dst_l), "r"(bar_l), "r"(src_u), "r"(static_cast<uint32_t>(1 - split)), "r"(kBytes)
+        : "memory");
+  }
+  arch::mbarrier_wait_parity(&bar, 0u);
+  for (int q = static_cast<int>(threadIdx.x); q < half * kQuads; q += kThreads) {
+    const int off = (q / kQuads) * kStride + 4 * (q % kQuads);
+    float4* own = reinterpret_cast<float4*>(stage + line0 * kStride + off);
+    const float4 mine = *own, peer = *reinterpret_cast<const float4*>(recv + off);
+    const float4 a = split == 0 ? mine : peer, b = split == 0 ? peer : mine;
+    *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+  }
+  __syncthreads();
+  const unsigned long long t1 = clock64();
+  arch::cluster_sync();
+  if (threadIdx.x == 0) cycles[tile * 2 + split] = t1 - t0;
+  for (int i = line0 * kStride + threadIdx.x; i < (line0 + half) * kStride; i += kThreads)
+    out[static_cast<size_t>(tile) * kLines * kStride + i] = stage[i];
+}
+
+int run_bulk(const float* din, float* dout, unsigned long long* dcyc, int tiles, const std::vector<float>& want) {
+  const int smem = static_cast<int>(sizeof(float)) * (kLines + kLines / 2) * kStride;
+  CK(cudaFuncSetAttribute(reduce_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<unsigned long long> cyc(tiles * 2);
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    CK(cudaMemset(dout, 0xff, sizeof(float) * want.size()));
+    reduce_bulk<<<dim3(tiles, 1, 2), kThreads, smem>>>(din, dout, dcyc);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(cyc.data(), dcyc, sizeof(unsigned long long) * cyc.size(), cudaMemcpyDeviceToHost));
+    double mean = 0;
+    for (unsigned long long c : cyc) mean += static_cast<double>(c);
+    mean /= static_cast<double>(cyc.size());
+    best = mean < best ? mean : best;
+  }
+  std::vector<float> got(want.size());
+  CK(cudaMemcpy(got.data(), dout, sizeof(float) * got.size(), cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if ((i % kStride) < 128 && got[i] != want[i]) ++bad;
+  std::printf("  %-8s %7.0f cycles (block mean, best of 5)   %s\n", "bulk", best, bad ? "WRONG" : "sums exact");
+  return bad ? 1 : 0;
+}
+
 template <int kBatch>
 int run(const char* name, const float* din, float* dout, unsigned long long* dcyc, int tiles, const std::vector<float>& want) {
   std::vector<unsigned long long> cyc(tiles * 2);
@@ -170,6 +251,7 @@ int main() {
   bad += run<2>("batch 2", din, dout, dcyc, tiles, want);
   bad += run<4>("batch 4", din, dout, dcyc, tiles, want);
   bad += run<8>("batch 8", din, dout, dcyc, tiles, want);
+  bad += run_bulk(din, dout, dcyc, tiles, want);
   std::printf("the bare GEMM's form: one warpgroup, 8 float4 a thread from the peer (16 KB), loads in flight:\n");
   bad += run_regs<1>("1", din, dout, dcyc, tiles);
   bad += run_regs<2>("2", din, dout, dcyc, tiles);
