@@ -31,6 +31,17 @@ constexpr int kThreads = 384, kLines = 64, kStride = 132, kQuads = 128 / 4;  // 
     }                                                                                      \
   } while (0)
 
+// The end of a staged form: the loop's cycles (from t0) into cycles[], then this block's lines of the summed tile.
+__device__ __forceinline__ void finish_staged(const float* stage, float* out, unsigned long long* cycles, unsigned long long t0,
+                                              int tile, int split, int line0, int half) {
+  __syncthreads();
+  const unsigned long long t1 = clock64();
+  tessera::arch::cluster_sync();
+  if (threadIdx.x == 0) cycles[tile * 2 + split] = t1 - t0;
+  for (int i = line0 * kStride + threadIdx.x; i < (line0 + half) * kStride; i += kThreads)
+    out[static_cast<size_t>(tile) * kLines * kStride + i] = stage[i];
+}
+
 template <int kBatch>
 __global__ void __cluster_dims__(1, 1, 2) reduce(const float* in, float* out, unsigned long long* cycles) {
   __shared__ __align__(16) float stage[kLines * kStride];
@@ -62,12 +73,7 @@ __global__ void __cluster_dims__(1, 1, 2) reduce(const float* in, float* out, un
       *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
     }
   }
-  __syncthreads();
-  const unsigned long long t1 = clock64();
-  arch::cluster_sync();
-  if (threadIdx.x == 0) cycles[tile * 2 + split] = t1 - t0;
-  for (int i = line0 * kStride + threadIdx.x; i < (line0 + half) * kStride; i += kThreads)
-    out[static_cast<size_t>(tile) * kLines * kStride + i] = stage[i];
+  finish_staged(stage, out, cycles, t0, tile, split, line0, half);
 }
 
 // The bare GEMM's form (GemmSm90::finish_registers): one warpgroup of the block (128 threads) adds the peer's 8 float4
@@ -109,23 +115,6 @@ __global__ void __cluster_dims__(1, 1, 2) reduce_regs(const float* in, float* ou
     for (int i = 0; i < kVec; ++i) reinterpret_cast<float4*>(out)[(static_cast<size_t>(tile) * 2 + split) * kVec * 128 + i * 128 + t] = acc[i];
 }
 
-template <int kBatch>
-int run_regs(const char* name, const float* din, float* dout, unsigned long long* dcyc, int tiles) {
-  std::vector<unsigned long long> cyc(tiles * 2);
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    reduce_regs<kBatch><<<dim3(tiles, 1, 2), kThreads>>>(din, dout, dcyc);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(cyc.data(), dcyc, sizeof(unsigned long long) * cyc.size(), cudaMemcpyDeviceToHost));
-    double mean = 0;
-    for (unsigned long long c : cyc) mean += static_cast<double>(c);
-    mean /= static_cast<double>(cyc.size());
-    best = mean < best ? mean : best;
-  }
-  std::printf("  %-8s %7.0f cycles (block mean, best of 5)\n", name, best);
-  return 0;
-}
 
 // The staged form with one bulk copy: each block's thread 0 pushes the lines the peer keeps (half the tile, contiguous
 // in the staging tile: 32 x 132 floats) into the peer's receive buffer (cp.async.bulk.shared::cluster.shared::cta,
@@ -171,22 +160,18 @@ __global__ void __cluster_dims__(1, 1, 2) reduce_bulk(const float* in, float* ou
     const float4 a = split == 0 ? mine : peer, b = split == 0 ? peer : mine;
     *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
   }
-  __syncthreads();
-  const unsigned long long t1 = clock64();
-  arch::cluster_sync();
-  if (threadIdx.x == 0) cycles[tile * 2 + split] = t1 - t0;
-  for (int i = line0 * kStride + threadIdx.x; i < (line0 + half) * kStride; i += kThreads)
-    out[static_cast<size_t>(tile) * kLines * kStride + i] = stage[i];
+  finish_staged(stage, out, cycles, t0, tile, split, line0, half);
 }
 
-int run_bulk(const float* din, float* dout, unsigned long long* dcyc, int tiles, const std::vector<float>& want) {
-  const int smem = static_cast<int>(sizeof(float)) * (kLines + kLines / 2) * kStride;
-  CK(cudaFuncSetAttribute(reduce_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+// Times `launch` (one launch of 64 clusters) five times: the best block mean of the loop's cycles; with `want`, checks
+// the tile's sums (the staged forms' output).
+template <class Launch>
+int time_it(const char* name, Launch launch, float* dout, unsigned long long* dcyc, int tiles, const std::vector<float>* want) {
   std::vector<unsigned long long> cyc(tiles * 2);
   double best = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
-    CK(cudaMemset(dout, 0xff, sizeof(float) * want.size()));
-    reduce_bulk<<<dim3(tiles, 1, 2), kThreads, smem>>>(din, dout, dcyc);
+    if (want) CK(cudaMemset(dout, 0xff, sizeof(float) * want->size()));
+    launch();
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(cyc.data(), dcyc, sizeof(unsigned long long) * cyc.size(), cudaMemcpyDeviceToHost));
@@ -195,36 +180,14 @@ int run_bulk(const float* din, float* dout, unsigned long long* dcyc, int tiles,
     mean /= static_cast<double>(cyc.size());
     best = mean < best ? mean : best;
   }
-  std::vector<float> got(want.size());
-  CK(cudaMemcpy(got.data(), dout, sizeof(float) * got.size(), cudaMemcpyDeviceToHost));
   int bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if ((i % kStride) < 128 && got[i] != want[i]) ++bad;
-  std::printf("  %-8s %7.0f cycles (block mean, best of 5)   %s\n", "bulk", best, bad ? "WRONG" : "sums exact");
-  return bad ? 1 : 0;
-}
-
-template <int kBatch>
-int run(const char* name, const float* din, float* dout, unsigned long long* dcyc, int tiles, const std::vector<float>& want) {
-  std::vector<unsigned long long> cyc(tiles * 2);
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    CK(cudaMemset(dout, 0xff, sizeof(float) * want.size()));
-    reduce<kBatch><<<dim3(tiles, 1, 2), kThreads>>>(din, dout, dcyc);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(cyc.data(), dcyc, sizeof(unsigned long long) * cyc.size(), cudaMemcpyDeviceToHost));
-    double mean = 0;
-    for (unsigned long long c : cyc) mean += static_cast<double>(c);
-    mean /= static_cast<double>(cyc.size());
-    best = mean < best ? mean : best;
+  if (want) {
+    std::vector<float> got(want->size());
+    CK(cudaMemcpy(got.data(), dout, sizeof(float) * got.size(), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < got.size(); ++i)
+      if ((i % kStride) < 128 && got[i] != (*want)[i]) ++bad;
   }
-  std::vector<float> got(want.size());
-  CK(cudaMemcpy(got.data(), dout, sizeof(float) * got.size(), cudaMemcpyDeviceToHost));
-  int bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if ((i % kStride) < 128 && got[i] != want[i]) ++bad;
-  std::printf("  %-8s %7.0f cycles (block mean, best of 5)   %s\n", name, best, bad ? "WRONG" : "sums exact");
+  std::printf("  %-8s %7.0f cycles (block mean, best of 5)%s\n", name, best, !want ? "" : bad ? "   WRONG" : "   sums exact");
   return bad ? 1 : 0;
 }
 
@@ -246,16 +209,19 @@ int main() {
   CK(cudaMalloc(&dcyc, sizeof(unsigned long long) * tiles * 2));
   CK(cudaMemcpy(din, in.data(), sizeof(float) * in.size(), cudaMemcpyHostToDevice));
   std::printf("cluster pair's staged reduction, 128 x 64 fp32 tile (column-major), half the lines a block, %d clusters\n", tiles);
+  const dim3 grid(tiles, 1, 2);
+  const int bulk_smem = static_cast<int>(sizeof(float)) * (kLines + kLines / 2) * kStride;
+  CK(cudaFuncSetAttribute(reduce_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem));
   int bad = 0;
-  bad += run<1>("serial", din, dout, dcyc, tiles, want);
-  bad += run<2>("batch 2", din, dout, dcyc, tiles, want);
-  bad += run<4>("batch 4", din, dout, dcyc, tiles, want);
-  bad += run<8>("batch 8", din, dout, dcyc, tiles, want);
-  bad += run_bulk(din, dout, dcyc, tiles, want);
+  bad += time_it("serial", [&] { reduce<1><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, &want);
+  bad += time_it("batch 2", [&] { reduce<2><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, &want);
+  bad += time_it("batch 4", [&] { reduce<4><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, &want);
+  bad += time_it("batch 8", [&] { reduce<8><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, &want);
+  bad += time_it("bulk", [&] { reduce_bulk<<<grid, kThreads, bulk_smem>>>(din, dout, dcyc); }, dout, dcyc, tiles, &want);
   std::printf("the bare GEMM's form: one warpgroup, 8 float4 a thread from the peer (16 KB), loads in flight:\n");
-  bad += run_regs<1>("1", din, dout, dcyc, tiles);
-  bad += run_regs<2>("2", din, dout, dcyc, tiles);
-  bad += run_regs<4>("4", din, dout, dcyc, tiles);
-  bad += run_regs<8>("8", din, dout, dcyc, tiles);
+  bad += time_it("1", [&] { reduce_regs<1><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, nullptr);
+  bad += time_it("2", [&] { reduce_regs<2><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, nullptr);
+  bad += time_it("4", [&] { reduce_regs<4><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, nullptr);
+  bad += time_it("8", [&] { reduce_regs<8><<<grid, kThreads>>>(din, dout, dcyc); }, dout, dcyc, tiles, nullptr);
   return bad;
 }
