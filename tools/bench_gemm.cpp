@@ -51,6 +51,7 @@
 
 #include "bench_common.hpp"                        // TESSERA_BENCH_SUITE, time_median_ms, Report
 #include "bench_gemm_shared.hpp"                   // Shape, Elem16, fill_random, rel_diff, run_plan_grid, ...
+#include "decode_set.hpp"                          // kDecodeBatches, kDecodeWeights
 #include "tessera/host/gemm.hpp"                   // tessera::gemm
 #include "tessera/kernel/gemm/registry.hpp"      // the kernels (resource report, --tile names)
 #include "tessera/kernel/numeric.hpp"             // Numeric: the 16-bit types' conversions
@@ -70,8 +71,8 @@ std::vector<Shape> shapes_for(const std::string& which, bool quick) {
     for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {14336, 4096}, {4096, 14336}}) s.push_back({"llm", 8192, nk.first, nk.second});
   // The decode set: M = batch x tokens against an LLM's weight shapes (N, K).
   if (which == "all" || which == "decode")
-    for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}})
-      for (int64_t m : {1, 16, 64, 128}) s.push_back({"decode", m, nk.first, nk.second});
+    for (const auto& nk : bench::kDecodeWeights)
+      for (int64_t m : bench::kDecodeBatches) s.push_back({"decode", m, nk.first, nk.second});
   // The planner's grid (issue-sized decode problems, --plans): M = 1 ... 256 against five weight shapes.
   if (which == "decode-grid")
     for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}, {28672, 8192}})

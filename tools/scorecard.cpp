@@ -29,6 +29,8 @@
 #include <filesystem>  // std::filesystem::exists
 #include <functional>  // std::function
 
+#include "decode_set.hpp"  // in_decode_set
+
 namespace tessera::scorecard {
 
 const char* to_string(Verdict v) {
@@ -211,11 +213,10 @@ bool large_gemm(const Record& r) {
   return gemm_shape(r.size, m, n, k) && std::min({m, n, k}) >= 4096;
 }
 
-// A shape of the decode set D.
+// A shape of the decode set D (decode_set.hpp).
 bool decode_set(const Record& r) {
   long long m = 0, n = 0, k = 0;
-  if (!gemm_shape(r.size, m, n, k) || (m != 1 && m != 16 && m != 64 && m != 128)) return false;
-  return (n == 4096 && k == 4096) || (n == 8192 && k == 8192) || (n == 14336 && k == 4096) || (n == 4096 && k == 14336);
+  return gemm_shape(r.size, m, n, k) && bench::in_decode_set(m, n, k);
 }
 
 // A memory-bound case of the pipeline suite with cp.async and >= 2 stages at 1 CTA/SM.

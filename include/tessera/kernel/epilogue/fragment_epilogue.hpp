@@ -34,6 +34,7 @@
 #include "tessera/arch/sm75_ldmatrix.hpp"      // ldmatrix_x4 (load_packed_sw128)
 #include "tessera/arch/sm90_stmatrix.hpp"      // stmatrix_x4
 #include "tessera/atom/smem_sm90.hpp"           // SmemTileSm90, sw128_tile
+#include "tessera/kernel/epilogue/activations.hpp"  // ActNone, ActEw, ActLeakyRelu, ActClamp
 #include "tessera/kernel/epilogue/types.hpp"  // Params, Dtype, Activation
 #include "tessera/layout/static_layout.hpp"     // static_layout
 #include "tessera/kernel/numeric.hpp"         // Numeric (conversions, pack2 / unpack2)
@@ -43,18 +44,7 @@ namespace tessera::epilogue {
 
 #if defined(__CUDACC__)
 
-// ---- the activations as functors (one vocabulary with kernel/fused's ew::op) ----
-struct ActNone { __device__ __forceinline__ float operator()(float v) const { return v; } };
-template <class Op>
-struct ActEw { __device__ __forceinline__ float operator()(float v) const { return Op::apply(v); } };
-struct ActLeakyRelu {
-  float slope;
-  __device__ __forceinline__ float operator()(float v) const { return v >= 0.f ? v : slope * v; }
-};
-struct ActClamp {
-  float lo, hi;
-  __device__ __forceinline__ float operator()(float v) const { return fminf(fmaxf(v, lo), hi); }
-};
+// (The activations as functors: kernel/epilogue/activations.hpp.)
 
 namespace frag_detail {
 

@@ -32,6 +32,7 @@
 #include "tessera/arch/sm80_cp_async.hpp"          // cp_async_cg_16 (the inputs read ahead)
 #include "tessera/kernel/fused/expr.hpp"          // ew::op (Relu, GeluTanh, Gelu, SiluApprox)
 #include "tessera/kernel/numeric.hpp"             // Numeric
+#include "tessera/kernel/epilogue/activations.hpp" // ActNone, ActEw, ActLeakyRelu, ActClamp
 #include "tessera/kernel/epilogue/types.hpp"       // Params, Dtype
 
 namespace tessera::epilogue {
@@ -105,6 +106,21 @@ __device__ __forceinline__ void load_bias_run(float (&out)[V], const void* bias,
   for (int j = 0; j < V; ++j) out[j] = j < valid ? Elem<B>::to_float(b[j]) : 0.f;
 }
 
+// The staged epilogue's functor (activations.hpp) of the activations without parameters that its fast path
+// specialises (none, relu, gelu_tanh, silu): f(act) with that functor, and true; false (f not called) for the others.
+// The one mapping the general loop (activate_run) and the fast path (StagedEpilogue::store_ahead_full) share, so that
+// both give the same bits.
+template <class F>
+__device__ __forceinline__ bool with_common_activation(Activation a, F&& f) {
+  switch (a) {
+    case Activation::none: f(ActNone{}); return true;
+    case Activation::relu: f(ActEw<ew::op::Relu>{}); return true;
+    case Activation::gelu_tanh: f(ActEw<ew::op::GeluTanh>{}); return true;
+    case Activation::silu: f(ActEw<ew::op::SiluApprox>{}); return true;
+    default: return false;
+  }
+}
+
 // v = act(v) for V values, the activation picked once (kernel/fused's ew::op functors, as the fragment epilogue
 // uses them; their error bounds are tests/kernel_gemm/activation_bound_test.cu's).
 template <int V>
@@ -113,22 +129,12 @@ __device__ __forceinline__ void activate_run(float (&v)[V], const Params& p) {
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] = f(v[j]);
   };
+  if (with_common_activation(p.act, each)) return;
   switch (p.act) {
-    case Activation::none: break;
-    case Activation::relu: each([](float x) { return ew::op::Relu::apply(x); }); break;
-    case Activation::gelu_tanh: each([](float x) { return ew::op::GeluTanh::apply(x); }); break;
-    case Activation::gelu_erf: each([](float x) { return ew::op::Gelu::apply(x); }); break;
-    case Activation::silu: each([](float x) { return ew::op::SiluApprox::apply(x); }); break;
-    case Activation::leaky_relu: {
-      const float slope = p.act_p0;
-      each([slope](float x) { return x >= 0.f ? x : slope * x; });
-      break;
-    }
-    case Activation::clamp: {
-      const float lo = p.act_p0, hi = p.act_p1;
-      each([lo, hi](float x) { return fminf(fmaxf(x, lo), hi); });
-      break;
-    }
+    case Activation::gelu_erf: each(ActEw<ew::op::Gelu>{}); break;
+    case Activation::leaky_relu: each(ActLeakyRelu{p.act_p0}); break;
+    case Activation::clamp: each(ActClamp{p.act_p0, p.act_p1}); break;
+    default: break;  // (the common ones: above)
   }
 }
 
@@ -443,7 +449,7 @@ struct StagedEpilogue {
         for (int j = 0; j < V; ++j) v[j] += x;
       }
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = Act::apply(v[j]);
+      for (int j = 0; j < V; ++j) v[j] = Act{}(v[j]);
       if (has_r) {
         float r[V];
         Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
@@ -457,10 +463,6 @@ struct StagedEpilogue {
   static constexpr bool kFastShape = kBlockM % kAheadVec == 0 && kBlockN % kAheadVec == 0 &&
                                      ((kBlockM / kAheadVec) & (kBlockM / kAheadVec - 1)) == 0 &&
                                      ((kBlockN / kAheadVec) & (kBlockN / kAheadVec - 1)) == 0;
-  // (the identity, for the fast path's menus without an activation)
-  struct ActNone {
-    __device__ __forceinline__ static float apply(float x) { return x; }
-  };
 
   template <class T>
   __device__ static void store_as(const float* s, const Params& p, int m0, int n0, const unsigned char* ahead, int line0,
@@ -486,15 +488,9 @@ struct StagedEpilogue {
         // A whole tile of a menu with one of the common activations: the fast path.  (Its bias reads the buffer's
         // run as fp32 pairs of float4: 16-byte aligned, kAheadMatrixBytes and iv * V * 4 being multiples of 16.)
         if constexpr (kFastShape) {
-          if (p.d_vec && m0 + kBlockM <= p.m && n0 + kBlockN <= p.n) {
-            switch (p.act) {
-              case Activation::none: store_ahead_full<T, ActNone>(s, p, m0, n0, ahead, line0, line1); return;
-              case Activation::relu: store_ahead_full<T, ew::op::Relu>(s, p, m0, n0, ahead, line0, line1); return;
-              case Activation::gelu_tanh: store_ahead_full<T, ew::op::GeluTanh>(s, p, m0, n0, ahead, line0, line1); return;
-              case Activation::silu: store_ahead_full<T, ew::op::SiluApprox>(s, p, m0, n0, ahead, line0, line1); return;
-              default: break;
-            }
-          }
+          if (p.d_vec && m0 + kBlockM <= p.m && n0 + kBlockN <= p.n &&
+              with_common_activation(p.act, [&](auto op) { store_ahead_full<T, decltype(op)>(s, p, m0, n0, ahead, line0, line1); }))
+            return;
         }
         for (int idx = first; idx < end; idx += kThreads) {
           const int o = idx / vecs, iv = idx - o * vecs;
