@@ -142,6 +142,7 @@ static void flush_l2() {
                     su[0] / nsu, su[1] / nsu, su[2] / nsu, su[3] / nsu, su[4] / nsu, su[5] / nsu);
   }
   if (nl) printf("  first K tile of units 1-6: load issued %.0f cycles before the consumer's unit start, found full %.0f cycles after issue; block start to the first load %.0f\n", lead / nl, lat / nl, ns ? setup / ns : 0.0);
+  else if (ns) printf("  block start to its first loads issued %.0f cycles\n", setup / ns);
   if (ne && non_persistent()) printf("  epilogue (%d units): accumulators to the staging tile %.0f, the stores %.0f\n", ne, e6 / ne, e5 / ne);
   if (non_persistent()) {  // the cluster pair's staged epilogue: staged -> cluster barrier -> peer's half added -> block
                            // barrier and cluster arrival -> stores and the cluster wait

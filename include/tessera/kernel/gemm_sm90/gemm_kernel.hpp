@@ -145,18 +145,41 @@ struct GemmSm90 {
     const int kt0 = unit.k_tile0, nk = unit.k_tiles;
     const int wg = static_cast<int>(threadIdx.x) / 128;
 
+    // K tile `it` of the block's range into its stage: the stage's byte count on its full barrier, then the boxes.
+    auto issue = [&](int it) {
+      const int s = it % kStages;
+      arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+      const int k0 = (kt0 + it) * kBK;
+      if constexpr (kAMMajor) {
+        for (int j = 0; j < kBM / 64; ++j)
+          arch::tma_load_2d(sA + s * kTileBytesA + j * kBoxBytesN, map_a, &full[s], m0 + 64 * j, k0);
+      } else {
+        arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, m0);
+      }
+      if constexpr (kBNMajor) {
+        for (int j = 0; j < kBN / 64; ++j)
+          arch::tma_load_2d(sB + s * kTileBytesB + j * kBoxBytesN, map_b, &full[s], n0 + 64 * j, k0);
+      } else {
+        arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, n0);
+      }
+    };
+    // The ring's first stages are issued by the thread that initialises the barriers, before the block's barrier:
+    // every stage is empty at the start, and the block's set-up (the other threads' way to the barrier, the epilogue's
+    // read-ahead) then overlaps the first loads' latency instead of preceding it.
+    const int early = nk < kStages ? nk : kStages;
     if (threadIdx.x == 0) {
       TTRACE(0, 7, 7, TCLK());
       TTRACE(0, 7, 6, TGLOBAL());
-      arch::tma_prefetch_desc(map_a);
-      arch::tma_prefetch_desc(map_b);
-      if (p.d_tma) arch::tma_prefetch_desc(map_d);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
         arch::mbarrier_init(&empty[s], 2);
       }
       if constexpr (kF8) arch::mbarrier_init(empty + kStages, 1);  // the consumers' phase (the promoted loop)
       arch::fence_mbarrier_init();
+      arch::fence_proxy_async_shared_cta();  // the initialised barriers are visible to the TMA unit
+      for (int it = 0; it < early; ++it) issue(it);
+      TTRACE(0, 0, 3, TCLK());
+      if (p.d_tma) arch::tma_prefetch_desc(map_d);
     }
     __syncthreads();
 
@@ -176,26 +199,13 @@ struct GemmSm90 {
       if (threadIdx.x == 0) {
         TTRACE(0, 0, 0, TCLK());
         unsigned long long wsum = 0;
-        for (int it = 0; it < nk; ++it) {
+        for (int it = early; it < nk; ++it) {
           const int s = it % kStages;
           const uint32_t round = static_cast<uint32_t>(it / kStages);
           const unsigned long long tw0 = TCLK();
-          arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);  // round 0: fresh barrier, passes
+          arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);
           wsum += TCLK() - tw0;
-          arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
-          const int k0 = (kt0 + it) * kBK;
-          if constexpr (kAMMajor) {
-            for (int j = 0; j < kBM / 64; ++j)
-              arch::tma_load_2d(sA + s * kTileBytesA + j * kBoxBytesN, map_a, &full[s], m0 + 64 * j, k0);
-          } else {
-            arch::tma_load_2d(sA + s * kTileBytesA, map_a, &full[s], k0, m0);
-          }
-          if constexpr (kBNMajor) {
-            for (int j = 0; j < kBN / 64; ++j)
-              arch::tma_load_2d(sB + s * kTileBytesB + j * kBoxBytesN, map_b, &full[s], n0 + 64 * j, k0);
-          } else {
-            arch::tma_load_2d(sB + s * kTileBytesB, map_b, &full[s], k0, n0);
-          }
+          issue(it);
         }
         TTRACE(0, 0, 1, wsum);
         TTRACE(0, 0, 2, TCLK());
