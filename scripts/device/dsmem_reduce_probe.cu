@@ -5,9 +5,10 @@
 // one quad's peer load at a time ("serial", the loop before f10e0a9) against kBatch of a thread's quads' loads issued
 // before the first is used ("batch 2 / 4 / 8", f10e0a9's is 4).  The sums are checked against the host's.  Then the
 // bare GEMM's register form (reduce_regs) with 1-8 loads in flight, and the peer's half pushed by one bulk copy
-// (reduce_bulk; written after the session's last device call: compiled, not yet run).
-// Measured (H200, 2026-12-01; docs/PERF.md, fifty-second section): the staged form 1,360 / 1,560 / 1,600 / 1,775 cycles
-// with 1 / 2 / 4 / 8 loads in flight, the register form 1,135 / 1,175 / 1,200 / 1,175.
+// (reduce_bulk).
+// Measured (H200, 2026-12-01; docs/PERF.md, fifty-second and fifty-third sections): the staged form 1,360 / 1,560 /
+// 1,600 / 1,775 cycles with 1 / 2 / 4 / 8 loads in flight, the bulk copy 1,723 (slower than one load at a time), the
+// register form 1,135-1,160 / 1,175-1,197 / 1,200 / 1,175-1,195.
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/dsmem_reduce_probe.cu -o /tmp/dsmem && /tmp/dsmem
 #include <cuda_runtime.h>
