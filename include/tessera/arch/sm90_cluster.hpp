@@ -9,6 +9,10 @@
 //                                included, after fence_mbarrier_init) before the peers' later accesses
 //   cluster_arrive() / cluster_wait()  its two halves apart (barrier.cluster.arrive.release /
 //                                barrier.cluster.wait.acquire)
+//   cluster_arrive_relaxed()     barrier.cluster.arrive.relaxed: an arrival that orders none of the thread's
+//                                memory accesses (the release form is MEMBAR.ALL.CTA + MEMBAR.ALL.GPU before the
+//                                arrival in the SASS); after fence_mbarrier_init (fence.mbarrier_init.release
+//                                .cluster) it still publishes the thread's mbarrier.init to the peers' wait
 //   mbarrier_arrive_cluster(bar, rank)  mapa.shared::cluster (9.7.9.20) maps this block's shared address
 //                                of `bar` to block `rank`'s copy, then mbarrier.arrive.shared::cluster on
 //                                it (9.7.13.15.13; default .release.cta semantics: the arrival only says
@@ -53,6 +57,13 @@ TESSERA_DEVICE_INLINE void cluster_sync() {
 TESSERA_DEVICE_INLINE void cluster_arrive() {
 #if defined(TESSERA_ARCH_SM90)
   asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#else
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
+TESSERA_DEVICE_INLINE void cluster_arrive_relaxed() {
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 #else
   tessera_error_cluster_requires_sm_90();
 #endif
