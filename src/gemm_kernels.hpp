@@ -53,7 +53,7 @@ KernelInfo sm90_e5m2_e5m2_wgmma128x16(Combo c);
 // type and operand order (src/gemm_sm90_persistent.hpp).
 KernelInfo sm90_bf16_coop128x256(Combo c);   // src/gemm_sm90_persistent.cu
 KernelInfo sm90_f16_coop128x256(Combo c);    // src/gemm_sm90_persistent.cu
-// FP8 (K-major A and B only): src/gemm_sm90_persistent.cu, units src/gemm_sm90_persistent_{e4m3,e5m2}_coop_kk.cu.
+// FP8 (K-major A and B only): src/gemm_sm90_persistent.cu, units src/gemm_sm90_persistent_{e4m3,e5m2}_{e4m3,e5m2}_coop_kk.cu.
 KernelInfo sm90_e4m3_e4m3_coop128x256(Combo c);
 KernelInfo sm90_e4m3_e5m2_coop128x256(Combo c);
 KernelInfo sm90_e5m2_e4m3_coop128x256(Combo c);

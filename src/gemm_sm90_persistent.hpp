@@ -1,7 +1,7 @@
 // src/gemm_sm90_persistent.hpp -- the persistent Hopper GEMM's KernelInfo per element type and operand order.
 // persistent_info is defined in gemm_sm90_persistent_info.hpp and instantiated by one unit per kernel pair
-// (src/gemm_sm90_persistent_<type>_coop_<order>.cu: the general kernel and the bare one), so that the six units
-// compile in parallel; the getters of gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration only.  Not
+// (src/gemm_sm90_persistent_<type>_coop_<order>.cu: the general kernel and the bare one; FP8, one unit per operand
+// pair, src/gemm_sm90_persistent_<A>_<B>_coop_kk.cu), so that the units compile in parallel; the getters of gemm_kernels.hpp (src/gemm_sm90_persistent.cu) see this declaration only.  Not
 // installed.
 #pragma once
 

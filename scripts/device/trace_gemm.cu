@@ -24,7 +24,7 @@
 #include "tessera/host/gemm.hpp"
 #include "tessera/kernel/gemm_sm90/trace.hpp"  // kTraceBlocks, kTraceUnits, kTraceEvents
 // The persistent kernels' buffers, one per instantiation unit (a static __device__ array each): bf16 (no suffix),
-// e4m3 (A e4m3: src/gemm_sm90_persistent_e4m3_coop_kk.cu) and s8; the non-persistent kernels' (_np).
+// e4m3 (A and B e4m3: src/gemm_sm90_persistent_e4m3_e4m3_coop_kk.cu) and s8; the non-persistent kernels' (_np).
 #define TRACE_UNITS(X) X() X(_e4m3) X(_s8) X(_np)
 #ifdef TRACE_TIMES_ONLY  // against kernels built without the probe: the launch times only (the events read as zeros)
 #define TRACE_DECL(suffix)                                                                     \
