@@ -29,13 +29,13 @@ KernelInfo sm80_f16_gemv4x1(Combo c);
 // Hopper (sm_90a: TMA, mbarriers, wgmma).  fn is set whenever the unit is compiled; the code exists only for
 // sm_90a (the planner checks the device and cudaFuncGetAttributes).
 KernelInfo sm90_bf16_wgmma128x16(Combo c);  // src/gemm_sm90.cu (K-major A and B only)
-KernelInfo sm90_f16_wgmma128x16(Combo c);   // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma128x16(Combo c);   // src/gemm_sm90_f16.cu
 KernelInfo sm90_bf16_wgmma128x64(Combo c);   // src/gemm_sm90.cu
-KernelInfo sm90_f16_wgmma128x64(Combo c);    // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma128x64(Combo c);    // src/gemm_sm90_f16.cu
 KernelInfo sm90_bf16_wgmma128x128(Combo c);  // src/gemm_sm90.cu
-KernelInfo sm90_f16_wgmma128x128(Combo c);   // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma128x128(Combo c);   // src/gemm_sm90_f16.cu
 KernelInfo sm90_bf16_wgmma128x256(Combo c);  // src/gemm_sm90.cu
-KernelInfo sm90_f16_wgmma128x256(Combo c);   // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma128x256(Combo c);   // src/gemm_sm90_f16.cu
 // FP8 (A, B types in the name; K-major A and B only): src/gemm_sm90_fp8.cu.
 KernelInfo sm90_e4m3_e4m3_wgmma128x128(Combo c);
 KernelInfo sm90_e4m3_e5m2_wgmma128x128(Combo c);

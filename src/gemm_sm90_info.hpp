@@ -1,6 +1,6 @@
 // src/gemm_sm90_info.hpp -- the KernelInfo of one non-persistent Hopper GEMM kernel (GemmSm90) from its compile-time
-// constants, for the instantiation units that define its getters (src/gemm_sm90.cu: bf16 and f16; src/gemm_sm90_fp8.cu:
-// FP8).  Not installed.
+// constants, for the instantiation units that define its getters (src/gemm_sm90.cu: bf16; src/gemm_sm90_f16.cu: f16;
+// src/gemm_sm90_fp8.cu: FP8), and the 16-bit units' pick by operand order.  Not installed.
 #pragma once
 
 #include "gemm_kernels.hpp"                          // KernelInfo, Combo
@@ -23,6 +23,23 @@ KernelInfo sm90_info() {
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
   return info;
+}
+
+// A 16-bit tile's kernel for each operand order it is built for: (K, K), (K, N) and (M, N).
+template <class Elem, int kBN>
+KernelInfo sm90_pick(Combo c) {
+  switch (c) {
+    case Combo::kk: return sm90_info<Elem, kBN, false, false>();
+    case Combo::k_mn: return sm90_info<Elem, kBN, true, false>();
+    case Combo::mn_mn: return sm90_info<Elem, kBN, true, true>();
+  }
+  return {};
+}
+
+// The decode tile: K-major A and B only.
+template <class Elem, int kBN>
+KernelInfo sm90_pick_kk(Combo c) {
+  return c == Combo::kk ? sm90_info<Elem, kBN, false, false>() : KernelInfo{};
 }
 
 }  // namespace tessera::gemm_core
