@@ -3,14 +3,14 @@
 // tile, A and B each e4m3 or e5m2 (12 kernels), K-major A and B only.  Built for every target architecture; the kernels have code
 // only for sm_90a.
 #include "gemm_kernels.hpp"    // the getters this unit defines
-#include "gemm_sm90_info.hpp"  // sm90_info
+#include "gemm_sm90_info.hpp"  // sm90_pick_kk
 
 namespace tessera::gemm_core {
 
 namespace {
 template <bool kAE5M2, bool kBE5M2, int kBN>
 KernelInfo sm90_f8(Combo c) {
-  return c == Combo::kk ? sm90_info<gemm_sm90::ElemF8<kAE5M2, kBE5M2>, kBN, false, false>() : KernelInfo{};
+  return sm90_pick_kk<gemm_sm90::ElemF8<kAE5M2, kBE5M2>, kBN>(c);
 }
 }  // namespace
 

@@ -1,6 +1,6 @@
 // src/gemm_sm90_info.hpp -- the KernelInfo of one non-persistent Hopper GEMM kernel (GemmSm90) from its compile-time
 // constants, for the instantiation units that define its getters (src/gemm_sm90.cu: bf16; src/gemm_sm90_f16.cu: f16;
-// src/gemm_sm90_fp8.cu: FP8), and the 16-bit units' pick by operand order.  Not installed.
+// src/gemm_sm90_fp8.cu: FP8), and the pick of a tile's kernel by operand order.  Not installed.
 #pragma once
 
 #include "gemm_kernels.hpp"                          // KernelInfo, Combo
@@ -36,7 +36,7 @@ KernelInfo sm90_pick(Combo c) {
   return {};
 }
 
-// The decode tile: K-major A and B only.
+// K-major A and B only: the decode tile, and every FP8 tile.
 template <class Elem, int kBN>
 KernelInfo sm90_pick_kk(Combo c) {
   return c == Combo::kk ? sm90_info<Elem, kBN, false, false>() : KernelInfo{};
