@@ -17,6 +17,9 @@
 //                                of `bar` to block `rank`'s copy, then mbarrier.arrive.shared::cluster on
 //                                it (9.7.13.15.13; default .release.cta semantics: the arrival only says
 //                                that this thread's wgmma reads of the stage are complete)
+//   st_async_cluster_f32x4       mapa.shared::cluster of a destination and of an mbarrier in block `rank`, then
+//                                st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 (9.7.9.12): four
+//                                floats into the peer's shared memory, their 16 bytes completed on its barrier
 //   tma_load_2d_multicast        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx
 //                                ::bytes.multicast::cluster (9.7.9.25.5.2): one box written at the same
 //                                shared-memory offset of every block in `mask`, each block's mbarrier at
@@ -118,6 +121,25 @@ TESSERA_DEVICE_INLINE float4 ld_shared_cluster_f32x4(uint32_t local, uint32_t ct
   return v;
 }
 
+// (dst, bar: this block's shared::cta addresses of the destination (16-byte aligned) and of the barrier; the peer's
+// copies at the same offsets receive the store and its byte count.)
+TESSERA_DEVICE_INLINE void st_async_cluster_f32x4(uint32_t dst, uint32_t bar, uint32_t cta_rank, float4 v) {
+#if defined(TESSERA_ARCH_SM90)
+  asm volatile(
+      "{\n"
+      "  .reg .b32 rd, rb;\n"
+      "  mapa.shared::cluster.u32 rd, %0, %2;\n"
+      "  mapa.shared::cluster.u32 rb, %1, %2;\n"
+      "  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [rd], {%3, %4, %5, %6}, [rb];\n"
+      "}\n" ::"r"(dst),
+      "r"(bar), "r"(cta_rank), "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(__float_as_uint(v.z)),
+      "r"(__float_as_uint(v.w))
+      : "memory");
+#else
+  (void)dst; (void)bar; (void)cta_rank; (void)v;
+  tessera_error_cluster_requires_sm_90();
+#endif
+}
 TESSERA_DEVICE_INLINE void tma_load_2d_multicast(void* smem_dst, const CUtensorMap* map, uint64_t* bar, int32_t c0,
                                                  int32_t c1, uint16_t cta_mask) {
 #if defined(TESSERA_ARCH_SM90)
