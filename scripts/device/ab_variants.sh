@@ -9,6 +9,14 @@
 # (a change to kernel/gemm_sm90/gemm_kernel.hpp rebuilds three units, 29-50 s each on one core).
 #   TESSERA_GIT_COMMIT names the builds in the JSON ("<it>" for base, "<it>+<name>" for a patch).
 #   TESTS=1: gemm_device_test is built with each variant and its GTEST_FILTER cases run (TEST_TIMEOUT s, default 150).
+#   Builds made here, benches there (a device call then spends nothing on building):
+#     BUILD_ONLY=1 BINS=/tmp/bins PACK=.devbuild/bins.tar.xz JOBS=2 scripts/device/ab_variants.sh P...   on the machine
+#       without a GPU: builds the binaries into /tmp/bins/<name>/ and packs them into one xz stream whose window spans
+#       the builds (tessera-gpu is about 117 MB; the variants differ from the base in a few kernels, so each adds
+#       little to the pack); runs nothing;
+#     PREBUILT=.devbuild/bins.tar.xz scripts/device/ab_variants.sh P...   on the GPU machine, with `carry: [".devbuild"]`
+#       (ignored by git; the tree travels in 64 MiB): no configure, no build, the binaries unpacked from it (the
+#       patches only name the builds, and must apply).  PREBUILT may also name a folder of <name>/ folders.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 1 ] || { echo "usage: ab_variants.sh PATCH... (diffs that apply to the working tree)"; exit 2; }
@@ -18,7 +26,22 @@ SHAPES=${SHAPES:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,81
 C=${TESSERA_GIT_COMMIT:-unknown}
 mkdir -p "$OUT"
 for p in "$@"; do git apply --check "$p" || { echo "ab_variants: $p does not apply to the working tree"; exit 1; }; done
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+names=(base)
+for p in "$@"; do names+=("$(basename "$p" .patch)"); done
+if [ -n "${PREBUILT:-}" ] && [ -f "$PREBUILT" ]; then
+  mkdir -p /tmp/abv-bins
+  if command -v xz > /dev/null; then xz -dc "$PREBUILT"; else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$PREBUILT"; fi |
+    tar -C /tmp/abv-bins -xf - || { echo "ab_variants: $PREBUILT does not unpack"; exit 1; }
+  PREBUILT=/tmp/abv-bins
+fi
+if [ -n "${PREBUILT:-}" ]; then
+  for n in "${names[@]}"; do [ -x "$PREBUILT/$n/tessera" ] && [ -x "$PREBUILT/$n/tessera-gpu" ] ||
+    { echo "ab_variants: $PREBUILT/$n/ lacks tessera / tessera-gpu (BUILD_ONLY=1 BINS=$PREBUILT builds them)"; exit 1; }; done
+  BIN=$PREBUILT
+else
+BIN=${BINS:-$B/bins}
+[ -n "${BUILD_ONLY:-}" ] || nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" \
   -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" -DTESSERA_BUILD_TOOLS=ON > "$OUT/configure.log" 2>&1 ||
   { tail -20 "$OUT/configure.log"; exit 1; }
@@ -26,27 +49,43 @@ targets=tessera_cli
 [ -n "${TESTS:-}" ] && targets="tessera_cli gemm_device_test"
 build() {  # name
   local t0; t0=$(date +%s)
-  cmake --build "$B" -j 16 --target $targets > "$OUT/build_$1.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/build_$1.log" | head -40; return 1; }
-  mkdir -p "$B/bins/$1" && cp "$B/tools/tessera" "$B/tools/tessera-gpu" "$B/bins/$1/"  # (`tessera bench` runs the tessera-gpu beside it)
+  cmake --build "$B" -j ${JOBS:-16} --target $targets > "$OUT/build_$1.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/build_$1.log" | head -40; return 1; }
+  mkdir -p "$BIN/$1" && cp "$B/tools/tessera" "$B/tools/tessera-gpu" "$BIN/$1/"  # (`tessera bench` runs the tessera-gpu beside it)
+  [ -n "${TESTS:-}" ] && cp "$B/tests/kernel_gemm/gemm_device_test" "$BIN/$1/"
   echo "build $1: $(( $(date +%s) - t0 )) s"
-  if [ -n "${TESTS:-}" ]; then
+  if [ -n "${TESTS:-}" ] && [ -z "${BUILD_ONLY:-}" ]; then
     timeout ${TEST_TIMEOUT:-150} "$B/tests/kernel_gemm/gemm_device_test" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} > "$OUT/device_test_$1.log" 2>&1
     echo "  device tests ($1) rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/device_test_$1.log" | tr '\n' ' ')"
     grep -A3 -E 'Failure' "$OUT/device_test_$1.log" | head -12
   fi
 }
-names=(base)
 build base || exit 1
 for p in "$@"; do
   n=$(basename "$p" .patch)
   git apply "$p" && build "$n"; rc=$?
   git apply -R "$p" || { echo "ab_variants: $p does not reverse"; exit 1; }
   [ $rc = 0 ] || exit 1
-  names+=("$n")
 done
+if [ -n "${BUILD_ONLY:-}" ]; then
+  ls -la "$BIN"/*
+  if [ -n "${PACK:-}" ]; then
+    mkdir -p "$(dirname "$PACK")"
+    tar -C "$BIN" --sort=name -cf - "${names[@]}" | xz -T1 --lzma2=preset=6,dict=512MiB > "$PACK" || exit 1
+    echo "packed ${names[*]} into $PACK: $(( $(stat -c %s "$PACK") / 1048576 )) MiB"
+  fi
+  exit 0
+fi
+fi
+if [ -n "${PREBUILT:-}" ] && [ -n "${TESTS:-}" ]; then
+  for n in "${names[@]}"; do
+    timeout ${TEST_TIMEOUT:-150} "$BIN/$n/gemm_device_test" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} > "$OUT/device_test_$n.log" 2>&1
+    echo "  device tests ($n) rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/device_test_$n.log" | tr '\n' ' ')"
+    grep -A3 -E 'Failure' "$OUT/device_test_$n.log" | head -12
+  done
+fi
 for r in $(seq 1 ${ROUNDS:-2}); do
   for n in "${names[@]}"; do
-    TESSERA_GIT_COMMIT=$C$([ "$n" = base ] || echo "+$n") timeout 300 "$B/bins/$n/tessera" bench gemm \
+    TESSERA_GIT_COMMIT=$C$([ "$n" = base ] || echo "+$n") timeout 300 "$BIN/$n/tessera" bench gemm \
       --shapes "$SHAPES" --repeats ${REPEATS:-10} --json "$OUT/gemm_${n}_$r.json" > "$OUT/bench_${n}_$r.log" 2>&1
     echo "== $n round $r rc=$?"
   done
