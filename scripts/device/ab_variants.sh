@@ -8,7 +8,8 @@
 # gemm_ratios.py.  Cheaper than ab_gemm.sh for several variants of one header: one full build, then incremental ones
 # (a change to kernel/gemm_sm90/gemm_kernel.hpp rebuilds three units, 29-50 s each on one core).
 #   TESSERA_GIT_COMMIT names the builds in the JSON ("<it>" for base, "<it>+<name>" for a patch).
-#   TESTS=1: gemm_device_test is built with each variant and its GTEST_FILTER cases run (TEST_TIMEOUT s, default 150).
+#   TESTS=1: gemm_device_test is built with each variant and its GTEST_FILTER cases run (TEST_TIMEOUT s, default 150);
+#   TEST_TARGETS (default gemm_device_test) lists the tests/kernel_gemm binaries built and kept with each variant.
 #   Builds made here, benches there (a device call then spends nothing on building):
 #     BUILD_ONLY=1 BINS=/tmp/bins PACK=.devbuild/bins.tar.xz JOBS=2 scripts/device/ab_variants.sh P...   on the machine
 #       without a GPU: builds the binaries into /tmp/bins/<name>/ and packs them into one xz stream whose window spans
@@ -46,12 +47,13 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(
   -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" -DTESSERA_BUILD_TOOLS=ON > "$OUT/configure.log" 2>&1 ||
   { tail -20 "$OUT/configure.log"; exit 1; }
 targets=tessera_cli
-[ -n "${TESTS:-}" ] && targets="tessera_cli gemm_device_test"
+TEST_TARGETS=${TEST_TARGETS:-gemm_device_test}
+[ -n "${TESTS:-}" ] && targets="tessera_cli $TEST_TARGETS"
 build() {  # name
   local t0; t0=$(date +%s)
   cmake --build "$B" -j ${JOBS:-16} --target $targets > "$OUT/build_$1.log" 2>&1 || { grep -B2 -A8 -E 'error|Error' "$OUT/build_$1.log" | head -40; return 1; }
   mkdir -p "$BIN/$1" && cp "$B/tools/tessera" "$B/tools/tessera-gpu" "$BIN/$1/"  # (`tessera bench` runs the tessera-gpu beside it)
-  [ -n "${TESTS:-}" ] && cp "$B/tests/kernel_gemm/gemm_device_test" "$BIN/$1/"
+  if [ -n "${TESTS:-}" ]; then for t in $TEST_TARGETS; do cp "$B/tests/kernel_gemm/$t" "$BIN/$1/"; done; fi
   echo "build $1: $(( $(date +%s) - t0 )) s"
   if [ -n "${TESTS:-}" ] && [ -z "${BUILD_ONLY:-}" ]; then
     timeout ${TEST_TIMEOUT:-150} "$B/tests/kernel_gemm/gemm_device_test" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} > "$OUT/device_test_$1.log" 2>&1
