@@ -17,7 +17,7 @@
 #       little to the pack); runs nothing;
 #     PREBUILT=.devbuild/bins.tar.xz scripts/device/ab_variants.sh P...   on the GPU machine, with `carry: [".devbuild"]`
 #       (ignored by git; the tree travels in 64 MiB): no configure, no build, the binaries unpacked from it (the
-#       patches only name the builds, and must apply).  PREBUILT may also name a folder of <name>/ folders.
+#       patches only name the builds).  PREBUILT may also name a folder of <name>/ folders.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 1 ] || { echo "usage: ab_variants.sh PATCH... (diffs that apply to the working tree)"; exit 2; }
@@ -26,7 +26,8 @@ B=${AB_BUILD:-/tmp/abv-build}
 SHAPES=${SHAPES:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336}
 C=${TESSERA_GIT_COMMIT:-unknown}
 mkdir -p "$OUT"
-for p in "$@"; do git apply --check "$p" || { echo "ab_variants: $p does not apply to the working tree"; exit 1; }; done
+[ -n "${PREBUILT:-}" ] ||  # (prebuilt: the patches only name the builds)
+  for p in "$@"; do git apply --check "$p" || { echo "ab_variants: $p does not apply to the working tree"; exit 1; }; done
 names=(base)
 for p in "$@"; do names+=("$(basename "$p" .patch)"); done
 if [ -n "${PREBUILT:-}" ] && [ -f "$PREBUILT" ]; then
@@ -92,4 +93,4 @@ for r in $(seq 1 ${ROUNDS:-2}); do
     echo "== $n round $r rc=$?"
   done
 done
-for n in "${names[@]}"; do ls "$OUT"/gemm_"${n}"_*.json > /dev/null 2>&1 && python3 scripts/device/gemm_ratios.py "$OUT"/gemm_"${n}"_*.json; done
+for n in "${names[@]}"; do ls "$OUT"/gemm_"${n}"_[0-9]*.json > /dev/null 2>&1 && python3 scripts/device/gemm_ratios.py "$OUT"/gemm_"${n}"_[0-9]*.json; done

@@ -155,6 +155,16 @@ static void flush_l2() {
         }
     if (nc) printf("  cluster pair's staged epilogue (%d): first cluster barrier %.0f, peer's half added %.0f, block barrier + cluster arrival %.0f, stores + cluster wait %.0f\n",
                    nc, c1 / nc, c2 / nc, c3 / nc, c4 / nc);
+    // a pushed pair: split 0's consumers stamp 9 once the peer's sums are
+    // in (no 10); split 1's blocks stamp no 5 and are left out
+    double p1 = 0, p2 = 0; int np = 0;
+    for (int b = 0; b < kTraceBlocks; ++b)
+      for (int wg = 1; wg <= 2; ++wg)
+        if (at(b, wg, 0, 4) && at(b, wg, 0, 9) && !at(b, wg, 0, 10) && at(b, wg, 0, 5)) {
+          p1 += at(b, wg, 0, 9) - at(b, wg, 0, 4); p2 += at(b, wg, 0, 5) - at(b, wg, 0, 9); ++np;
+        }
+    if (np) printf("  pushed pair, split 0 (%d): waiting for the peer's sums after the last wgmma %.0f, the rest of the epilogue %.0f\n",
+                   np, p1 / np, p2 / np);
   }
   else if (ne) printf("  specialised epilogue (%d units): to the fourth tile's buffer free %.0f, the rest %.0f\n", ne, e6 / ne, e5 / ne);
   if (nd) printf("  deferred staging (%d units): cycles in the consumer's next main loop %.0f per unit, of which waiting for a free buffer %.0f\n",

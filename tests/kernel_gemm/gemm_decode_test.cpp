@@ -16,8 +16,10 @@ TEST(GemmDevice, Wgmma128x16Decode) {
   TESSERA_REQUIRE_SM(90);
   // (K a multiple of 8: TMA needs 16-byte rows; the tile is K-major only.)  On Hopper m <= 64 problems below n are
   // transposed so that the weights are A.
+  // (700 x 7 x 200 and 64 x 3 x 192: 4 and 3 K tiles, so the cluster pair's split 1 keeps 1 of them after giving
+  // split 0 its lead of up to 2, and 3 tiles leave it none to give.)
   const Shape shapes[] = {{4096, 1, 512}, {300, 16, 1000}, {129, 5, 72}, {1000, 13, 4104}, {128, 16, 64}, {257, 9, 3000},
-                          {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}};
+                          {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}, {700, 7, 200}, {64, 3, 192}};
   int i = 0;
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (const Shape& s : shapes)
@@ -42,6 +44,40 @@ TEST(GemmDevice, Wgmma128x16Decode) {
         EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str();
         if (::testing::Test::HasFailure()) return;
       }
+}
+
+// The 128 x 64 tile's cluster pair with the epilogue menu.  The bare GEMM (v 0, a bf16 D through TMA stores): split 1
+// pushes its sums into the A slots of two of split 0's ring stages (those of the first two K tiles of split 0's last
+// window), K tiles 3 (no lead, the slots never used), 10, 16 and 33 (a lead of 4; the slots of stages 1-2, 4-5, 5-6);
+// the fused menus (and an f32 D): the pair's shared epilogue.
+TEST(GemmDevice, ClusterPair64Menus) {
+  TESSERA_REQUIRE_SM(90);
+  const Shape shapes[] = {{200, 136, 192}, {130, 70, 600}, {304, 264, 1000}, {64, 300, 2056}};
+  int i = 0;
+  for (const Shape& s : shapes)
+    for (int v = 0; v < 3; ++v) {
+      ++i;
+      GemmCase cs;
+      cs.m = s.m; cs.n = s.n; cs.k = s.k;
+      cs.oa = R; cs.ob = C;
+      cs.tile = GemmTile::wgmma128x64;
+      cs.split_k = 2;
+      cs.workspace = true;
+      cs.alpha = 0.75f;
+      cs.beta = v == 1 ? 0.5f : 0.f;
+      cs.bias = v == 0 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
+      cs.act = v == 0 ? Activation::none : kActs[i % 7];
+      if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+      if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+      cs.residual = v == 2;
+      cs.od = i % 2 ? C : R;
+      cs.out = i % 4 == 3 ? Dtype::f32 : Dtype::bf16;
+      cs.seed = ++g_seed;
+      const tessera::GemmPlan plan = run_gemm_case(cs);
+      EXPECT_EQ(plan.tile, GemmTile::wgmma128x64) << cs.str();
+      EXPECT_EQ(plan.split_k, 2) << cs.str();
+      if (::testing::Test::HasFailure()) return;
+    }
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of

@@ -167,7 +167,8 @@ TEST(GemmDevice, ClusterPairBare) {
   int i = 0;
   for (GemmTile wt : {GemmTile::wgmma128x64, GemmTile::wgmma128x128, GemmTile::wgmma128x256})
     for (auto [oa, ob] : {std::pair{R, C}, std::pair{R, R}, std::pair{C, R}})
-      for (const Shape& s : {Shape{304, 264, 1000}, Shape{136, 200, 520}, Shape{130, 70, 264}})
+      // (K tiles 16, 9, 5 and 3: the pushed 128 x 64 pair's split 1 gives split 0 a lead of 4, 3, 1 and 0 of them.)
+      for (const Shape& s : {Shape{304, 264, 1000}, Shape{136, 200, 520}, Shape{130, 70, 264}, Shape{200, 136, 192}})
         for (MatrixOrder od : {R, C}) {
           GemmCase cs;
           cs.m = s.m; cs.n = s.n; cs.k = s.k;
@@ -532,6 +533,8 @@ TEST(GemmSanitize, Subset) {
       c.bias = BiasMode::per_row; c.act = Activation::silu; c.residual = true; add(c); }
     { GemmCase c; c.m = 200; c.n = 136; c.k = 600; c.tile = GemmTile::wgmma128x64; c.ob = C; c.od = C; c.split_k = 2;
       c.workspace = true; c.beta = 0.5f; c.act = Activation::relu; add(c); }
+    { GemmCase c; c.m = 200; c.n = 136; c.k = 600; c.tile = GemmTile::wgmma128x64; c.ob = C; c.split_k = 2; c.workspace = true;
+      add(c); }  // (the bare GEMM: split 1 pushes its sums into split 0)
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
     { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;

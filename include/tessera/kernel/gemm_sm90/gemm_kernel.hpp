@@ -52,6 +52,18 @@
 #include "tessera/kernel/gemm_sm90/fp8_scales.hpp"      // fp8_tensor_scale, fp8_channel_scale
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
+// K tiles that split 0 takes from split 1 when the pair pushes (GemmSm90::kPairLead): the 128 x 16 tile, the 128 x 64 one.
+#ifndef TESSERA_PAIR_PUSH_LEAD
+#define TESSERA_PAIR_PUSH_LEAD 2
+#endif
+#ifndef TESSERA_PAIR_PUSH_LEAD_64
+#define TESSERA_PAIR_PUSH_LEAD_64 4
+#endif
+// 0: the 128 x 64 tile's pair shares its epilogue as before the push (a switch for measuring the two apart).
+#ifndef TESSERA_PAIR_PUSH_64
+#define TESSERA_PAIR_PUSH_64 1
+#endif
+
 namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
@@ -119,7 +131,25 @@ struct GemmSm90 {
   // barrier and 8 bytes of padding][epilogue inputs read ahead (kAhead)].
   static constexpr int kBarrierOffset = kRingBytes;
   static constexpr int kAheadOffset = kRingBytes + 2 * kStages * 8 + (kF8 ? 16 : 0);
-  static constexpr int kSmemBytes = kAheadOffset + (kAhead ? Epi::kAheadBytes : 0) + 1024;  // + slack to align the base to 1024
+  // The two K splits of a tile in a cluster (p.cluster_splits), pushed (`push` in run): split 1 takes kPairLead K tiles
+  // fewer than split 0, pushes its sums into split 0's shared memory (st.async, completed on split 0's `recv` barrier)
+  // while split 0 runs its extra K tiles, and leaves; split 0 adds them to its registers and finishes the whole tile as
+  // a one-split block.  The 128 x 16 tile receives into 8 KB of its own beside the read-ahead buffer.  The 128 x 64
+  // tile (kRecvInRing), whose ring and read-ahead buffer fill the 227 KB, into the A slots of two of split 0's ring
+  // stages that its main loop is done with: those of its K tiles nk - kStages and nk - kStages + 1, the first two of
+  // its last window (never refilled); split 0's consumer warpgroups say so on split 1's `space` barrier as they
+  // release the second (at once where those K tiles do not exist), and split 1 waits for it before pushing.  The bare
+  // GEMM only: the fused menus, and the wider tiles, share the tile's epilogue between the pair as before.
+  static constexpr bool kRecvInRing = kBN == 64;
+  static constexpr bool kPushPair = kBN == 16 || (kBN == 64 && TESSERA_PAIR_PUSH_64);
+  static constexpr int kPairLead = kBN == 16 ? TESSERA_PAIR_PUSH_LEAD : TESSERA_PAIR_PUSH_LEAD_64;
+  static constexpr int kRecvBytes = 2 * kAcc * 128 * 4;  // both consumer warpgroups' sums, thread by thread
+  static_assert(!kRecvInRing || (kAcc * 128 * 4 <= kTileBytesA && kStages >= 3),
+                "gemm_sm90: a consumer warpgroup's sums fit one stage's A slot, and the last window frees two stages in the loop");
+  static constexpr int kAheadEnd = (kAheadOffset + (kAhead ? Epi::kAheadBytes : 0) + 15) / 16 * 16;
+  static constexpr int kRecvOffset = kAheadEnd;  // (the 128 x 16 tile's buffer)
+  static constexpr int kRecvBarOffset = kAheadEnd + (kPushPair && !kRecvInRing ? kRecvBytes : 0);  // `recv`, then `space`
+  static constexpr int kSmemBytes = kRecvBarOffset + (kPushPair ? 16 : 0) + 1024;  // + slack to align the base to 1024
   static_assert(kSmemBytes <= 232448, "gemm_sm90: at most 227 KB of shared memory a block");
   static_assert(kAheadOffset % 16 == 0, "gemm_sm90: the read-ahead buffer takes 16-byte copies");
 
@@ -142,8 +172,33 @@ struct GemmSm90 {
     const int tm = unit.tm, tn = unit.tn;
     const int m0 = tm * kBM, n0 = tn * kBN;
     const int split = static_cast<int>(blockIdx.z);
-    const int kt0 = unit.k_tile0, nk = unit.k_tiles;
+    int kt0 = unit.k_tile0, nk = unit.k_tiles;
     const int wg = static_cast<int>(threadIdx.x) / 128;
+    // The pushed pair's uneven split: kPairLead of split 1's K tiles (the scheduler's k_per) go to split 0, at least
+    // one staying with split 1.  The bare GEMM only (D from registers through TMA): a fused menu's staged epilogue is
+    // issue-bound in its store pass, and split 0 alone over the whole tile ran slower than the pair sharing it
+    // (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 / 0.986, H200; docs/PERF.md, fifty-fifth section).
+    const bool push = kPushPair && p.cluster_splits && bare_tma(p);
+    int nk_first = 0;  // (push) split 0's K tiles
+    if (push) {
+      const int lead = p.sched.k_per - 1 < kPairLead ? (p.sched.k_per > 1 ? p.sched.k_per - 1 : 0) : kPairLead;
+      nk_first = p.sched.k_per + (p.sched.k_rem > 0 ? 1 : 0) + lead;
+      if (split == 0) nk += lead;
+      else { kt0 += lead; nk -= lead; }
+    }
+    uint64_t* recv = reinterpret_cast<uint64_t*>(smem + kRecvBarOffset);
+    uint64_t* space = recv + 1;
+    // Where consumer warpgroup w's (1 or 2) sums land in split 0 (byte offset from smem; quad q of thread t at
+    // + 16 (q 128 + t)): the 128 x 16 tile's buffer, or the A slot of split 0's stage of K tile nk - kStages (w 1) or
+    // nk - kStages + 1 (w 2).
+    auto recv_base = [&](int w) {
+      if constexpr (kRecvInRing) return ((nk_first + (w - 1)) % kStages) * kTileBytesA;
+      else return kRecvOffset + (w - 1) * (kAcc / 4) * 128 * 16;
+    };
+    // The K tile whose release by split 0's consumers frees both slots (kRecvInRing; negative: free from the start;
+    // kNoTile: no signal).
+    constexpr int kNoTile = -0x40000000;
+    const int space_tile = kRecvInRing && push && split == 0 ? nk - kStages + 1 : kNoTile;
 
     // K tile `it` of the block's range into its stage: the stage's byte count on its full barrier, then the boxes.
     auto issue = [&](int it) {
@@ -175,6 +230,11 @@ struct GemmSm90 {
         arch::mbarrier_init(&empty[s], 2);
       }
       if constexpr (kF8) arch::mbarrier_init(empty + kStages, 1);  // the consumers' phase (the promoted loop)
+      if (push) {
+        arch::mbarrier_init(recv, 1);
+        if (split == 0) arch::mbarrier_arrive_expect_tx(recv, static_cast<uint32_t>(kRecvBytes));  // the peer's sums
+        if (kRecvInRing) arch::mbarrier_init(space, 2);  // split 0's consumer warpgroups (used in split 1)
+      }
       arch::fence_mbarrier_init();
       arch::fence_proxy_async_shared_cta();  // the initialised barriers are visible to the TMA unit
       for (int it = 0; it < early; ++it) issue(it);
@@ -182,6 +242,21 @@ struct GemmSm90 {
       if (p.d_tma) arch::tma_prefetch_desc(map_d);
     }
     __syncthreads();
+    // The pair's first barrier: each block's `recv` and `space` initialised before the peer stores or arrives on them.
+    // Every thread arrives now and waits only before its first use of the peer (`pair_wait`): split 0's consumers at
+    // the K tile whose release they signal to split 1's `space`, everyone else after the main loop.  The arrival is
+    // the relaxed one (thread 0's fence_mbarrier_init publishes the barriers): the release form's MEMBAR.ALL.GPU
+    // waits for the thread's loads in flight, the ring's first stages included.  (Passed whole here with release
+    // semantics, the barrier held the consumers' start back by 2.4k cycles at 16 x 4096^2 and 3.4k at 64 x 4096^2 on
+    // the H200, more than the push saved: docs/PERF.md, fifty-fourth section.)
+    bool pair_waited = !push;
+    auto pair_wait = [&] {
+      if (!pair_waited) {
+        arch::cluster_wait();
+        pair_waited = true;
+      }
+    };
+    if (push) arch::cluster_arrive_relaxed();
 
     float acc[kAcc];
 #pragma unroll
@@ -191,7 +266,7 @@ struct GemmSm90 {
     // into shared memory of their own now (StagedEpilogue::fetch_ahead; tiles up to 128 wide), so that no load of the
     // epilogue waits on DRAM after the main loop.  Only the block that will store D reads them: with the splits in a
     // cluster both (each stores half the tile); with the workspace any split may finish the tile.
-    const bool ahead = kAhead && !bare_tma(p) && Epi::ahead_ok(p.ep);
+    const bool ahead = kAhead && !bare_tma(p) && Epi::ahead_ok(p.ep) && !(push && split == 1);
     if (ahead && wg == 0 && threadIdx.x >= 32) Epi::fetch_ahead(smem + kAheadOffset, p.ep, m0, n0, static_cast<int>(threadIdx.x) - 32, 96);
 
     if (wg == 0) {
@@ -228,6 +303,11 @@ struct GemmSm90 {
       int prev = -1;
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
+      const uint32_t space_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(space));
+      if (space_tile < 0 && space_tile != kNoTile) {
+        pair_wait();
+        if (threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+      }
       unsigned long long fwait = 0;
       // K tile `it`, in stage s, into d: its wgmma as one group (16 (FP8: 32) K-elements each: 32 bytes along a K-major
       // row, 16 rows of 128 bytes in an MN-major box); `fresh`: the first with scale-d 0, the tile's sum from zero.
@@ -289,6 +369,10 @@ struct GemmSm90 {
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
+            if (it == space_tile) {
+              pair_wait();
+              if (threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+            }
             if constexpr (kBlocks) {
               fp8_promote<Atom>(acc, part, fa_lo * fb, fa_hi * fb);
             } else {
@@ -313,6 +397,10 @@ struct GemmSm90 {
           arch::wgmma_wait<1>();
           arch::wgmma_fence_operands(acc);
           if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
+          if (it > 0 && it - 1 == space_tile) {
+            pair_wait();
+            if (threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+          }
           prev = s;
         }
       }
@@ -330,6 +418,48 @@ struct GemmSm90 {
       }
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
+    pair_wait();      // (the pair's first barrier, where not passed in the main loop; after the block's barrier, whose
+                      // warps are converged, as the aligned wait needs: the producer's thread 0 ran its loop alone)
+
+    if (push) {
+      // The pushed pair (kPushPair): split 1 stores its sums into split 0's receiving slots (each consumer thread its
+      // quads at its own place) and leaves once split 0 has them; split 0 adds them (split 0's partial first, as the
+      // shared epilogue adds) and goes on as a one-split block.
+      const int thread = static_cast<int>(threadIdx.x) % 128;
+      const int rbase = wg > 0 ? recv_base(wg) + 16 * thread : 0;
+      if (split == 1) {
+        if (wg > 0) {
+          if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);  // split 0 is done with those stages
+          const uint32_t rbuf = static_cast<uint32_t>(__cvta_generic_to_shared(smem + rbase));
+          const uint32_t rbar = static_cast<uint32_t>(__cvta_generic_to_shared(recv));
+#pragma unroll
+          for (int q = 0; q < kAcc / 4; ++q)
+            arch::st_async_cluster_f32x4(rbuf + 16u * 128u * static_cast<uint32_t>(q), rbar, 0u,
+                                         make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+        }
+        arch::cluster_arrive();  // the pair's second barrier: split 0 arrives once the sums are in
+        arch::cluster_wait();
+        if (threadIdx.x == 0) {
+          TTRACE(0, 7, 5, TGLOBAL());
+          TTRACE(0, 7, 4, TCLK());
+        }
+        return;
+      }
+      if (wg > 0) {
+        arch::mbarrier_wait_parity(recv, 0u);
+        if (thread == 0) TTRACE(wg, 0, 9, TCLK());
+#pragma unroll
+        for (int q = 0; q < kAcc / 4; ++q) {
+          const float4 v = *reinterpret_cast<const float4*>(smem + rbase + 16 * 128 * q);
+          acc[4 * q] += v.x;
+          acc[4 * q + 1] += v.y;
+          acc[4 * q + 2] += v.z;
+          acc[4 * q + 3] += v.w;
+        }
+      }
+      arch::cluster_arrive();  // split 1 may leave (its wait); this block's own wait is at its end
+      if constexpr (kRecvInRing) __syncthreads();  // every slot read before the epilogue writes the ring
+    }
 
     // ---- epilogue ----
     // The bare GEMM's D from the consumers' registers through TMA stores (the same answer in every thread: p.d_tma,
@@ -338,7 +468,8 @@ struct GemmSm90 {
     // fiftieth section).
     if constexpr (kDTiles > 0) {
       if (bare_tma(p)) {
-        finish_registers(acc, p, smem, split, m0, n0, map_d, wg);
+        finish_registers(acc, p, smem, split, m0, n0, map_d, wg, p.cluster_splits && !push);
+        if (push) arch::cluster_wait();  // (the pushed pair's second barrier)
         return;
       }
     }
@@ -356,7 +487,10 @@ struct GemmSm90 {
     }
     __syncthreads();
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 6, TCLK());
-    if (p.cluster_splits) {
+    if (push) {
+      Epi::store(stage, p.ep, tm * kBM, tn * kBN, ahead ? smem + kAheadOffset : nullptr);  // the whole tile
+      arch::cluster_wait();
+    } else if (p.cluster_splits) {
       // The tile's two K splits are this cluster's blocks (rank = split, p.splits == 2): once both have staged, each adds
       // the other's half of the tile's lines to its own through distributed shared memory (split 0's partial first:
       // the same sum in both, and in every run) and stores those lines of D -- the epilogue shared by the pair.  The
@@ -385,8 +519,10 @@ struct GemmSm90 {
       // This block has read the peer's half: it says so (the peer may leave once both have), and waits for the peer's
       // word only after its own stores, at the end -- its shared memory must stay until the peer has read it.  The
       // block's own barrier orders the sums' writes before the store pass reads them.
+      // (The relaxed arrival: it stands only for the reads of the peer's half, whose values are in this block's sums
+      // already; the release form adds a MEMBAR.ALL.GPU.)
       __syncthreads();
-      arch::cluster_arrive();
+      arch::cluster_arrive_relaxed();
       if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 11, TCLK());
       Epi::store(stage, p.ep, tm * kBM, tn * kBN, ahead ? smem + kAheadOffset : nullptr, line0, line1);
       arch::cluster_wait();
@@ -420,10 +556,11 @@ struct GemmSm90 {
   // block z finishes rows 64 z .. 64 z + 63 of the tile, its consumer warpgroup z + 1's: the other consumer warpgroup
   // writes its sums into the exchange buffer, and the keeping one adds the peer block's through distributed shared
   // memory (a + b: the same bits whichever block adds).  Then store_frag.
+  // (pair: the cluster's two splits share the epilogue so; false for a one-split tile or a pushed pair's split 0.)
   __device__ __forceinline__ static void finish_registers(float (&acc)[kAcc], const Params& p, unsigned char* smem, int split,
-                                                          int m0, int n0, const CUtensorMap* map_d, int wg) {
+                                                          int m0, int n0, const CUtensorMap* map_d, int wg, bool pair) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
-    if (p.cluster_splits) {
+    if (pair) {
       const bool keep = wg == split + 1;
       float4* xbuf = reinterpret_cast<float4*>(smem + kXchgOffset);
       if (wg > 0 && !keep) {
@@ -450,7 +587,10 @@ struct GemmSm90 {
           }
         }
       }
-      arch::cluster_sync();  // the peer has read this block's buffer: both may leave
+      // The peer has read this block's buffer: both may leave.  (The relaxed arrival: it stands only for those reads,
+      // whose values are in the keeping threads' sums already; the release form adds a MEMBAR.ALL.GPU.)
+      arch::cluster_arrive_relaxed();
+      arch::cluster_wait();
       if (!keep) return;
     } else if (wg == 0) {
       return;
