@@ -3,6 +3,9 @@
 // with the tolerance stated in gemm_check.hpp, and the memory around D checked untouched.
 // GemmSanitize.* is the subset run under compute-sanitizer (memcheck, racecheck, synccheck).  The persistent Hopper
 // kernels' own cases are in gemm_persistent_test.cpp, the decode tiles' and the GEMV's in gemm_decode_test.cpp.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "gemm_device_common.hpp"
@@ -586,8 +589,25 @@ TEST(GemmSanitize, Subset) {
       c.workspace = true; c.beta = 1.0f; c.bias = BiasMode::per_column; c.act = Activation::gelu_tanh; c.residual = true;
       c.in = c.out = Dtype::f16; add(c); }
   }
-  for (const GemmCase& c : cases) {
-    run_gemm_case(c);
+  // TESSERA_SANITIZE_CASES="i,j,...": only those cases (racecheck takes minutes over the whole list, most of them in
+  // the large persistent cases; each case's index is printed, so a sanitizer's report names its case).
+  std::vector<int> only;
+  if (const char* env = std::getenv("TESSERA_SANITIZE_CASES")) {
+    for (const char* q = env; *q;) {
+      char* end = nullptr;
+      const long v = std::strtol(q, &end, 10);
+      ASSERT_TRUE(end != q && v >= 0 && v < static_cast<long>(cases.size()))
+          << "TESSERA_SANITIZE_CASES='" << env << "': expected indexes 0-" << cases.size() - 1 << " separated by commas";
+      only.push_back(static_cast<int>(v));
+      q = *end == ',' ? end + 1 : end;
+      ASSERT_TRUE(*end == ',' || *end == '\0') << "TESSERA_SANITIZE_CASES='" << env << "': expected digits and commas";
+    }
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (!only.empty() && std::find(only.begin(), only.end(), static_cast<int>(i)) == only.end()) continue;
+    std::printf("[sanitize] case %zu: %s\n", i, cases[i].str().c_str());
+    std::fflush(stdout);
+    run_gemm_case(cases[i]);
     if (::testing::Test::HasFailure()) return;
   }
 }
