@@ -243,20 +243,17 @@ struct GemmSm90 {
     }
     __syncthreads();
     // The pair's first barrier: each block's `recv` and `space` initialised before the peer stores or arrives on them.
-    // Every thread arrives now and waits only before its first use of the peer (`pair_wait`): split 0's consumers at
-    // the K tile whose release they signal to split 1's `space`, everyone else after the main loop.  The arrival is
-    // the relaxed one (thread 0's fence_mbarrier_init publishes the barriers): the release form's MEMBAR.ALL.GPU
-    // waits for the thread's loads in flight, the ring's first stages included.  (Passed whole here with release
-    // semantics, the barrier held the consumers' start back by 2.4k cycles at 16 x 4096^2 and 3.4k at 64 x 4096^2 on
-    // the H200, more than the push saved: docs/PERF.md, fifty-fourth section.)
-    bool pair_waited = !push;
-    auto pair_wait = [&] {
-      if (!pair_waited) {
-        arch::cluster_wait();
-        pair_waited = true;
-      }
-    };
-    if (push) arch::cluster_arrive_relaxed();
+    // The arrival is the relaxed one (thread 0's fence_mbarrier_init publishes the barriers): the release form's
+    // MEMBAR.ALL.GPU waits for the loads the thread has in flight, the ring's first stages here (4.5k cycles at a
+    // block's start on the H200, scripts/device/cluster_barrier_probe.cu; docs/PERF.md, fifty-fifth section), and with
+    // it the barrier held the consumers' start back by 2.4-3.4k cycles (fifty-fourth section).  Relaxed, the whole
+    // barrier took 700 cycles in the probe, well inside the first stages' 5k.  Every thread waits here, at one place:
+    // with the waits at each thread's first use of the peer instead (split 0's consumers in the main loop, the others
+    // after it), compute-sanitizer's racecheck did not finish a 200 x 136 x 600 problem in 230 s.
+    if (push) {
+      arch::cluster_arrive_relaxed();
+      arch::cluster_wait();
+    }
 
     float acc[kAcc];
 #pragma unroll
@@ -304,10 +301,7 @@ struct GemmSm90 {
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
       const uint32_t space_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(space));
-      if (space_tile < 0 && space_tile != kNoTile) {
-        pair_wait();
-        if (threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
-      }
+      if (space_tile < 0 && space_tile != kNoTile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
       unsigned long long fwait = 0;
       // K tile `it`, in stage s, into d: its wgmma as one group (16 (FP8: 32) K-elements each: 32 bytes along a K-major
       // row, 16 rows of 128 bytes in an MN-major box); `fresh`: the first with scale-d 0, the tile's sum from zero.
@@ -369,10 +363,7 @@ struct GemmSm90 {
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
-            if (it == space_tile) {
-              pair_wait();
-              if (threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
-            }
+            if (it == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
             if constexpr (kBlocks) {
               fp8_promote<Atom>(acc, part, fa_lo * fb, fa_hi * fb);
             } else {
@@ -397,10 +388,7 @@ struct GemmSm90 {
           arch::wgmma_wait<1>();
           arch::wgmma_fence_operands(acc);
           if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
-          if (it > 0 && it - 1 == space_tile) {
-            pair_wait();
-            if (threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
-          }
+          if (it > 0 && it - 1 == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
           prev = s;
         }
       }
@@ -418,8 +406,6 @@ struct GemmSm90 {
       }
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
-    pair_wait();      // (the pair's first barrier, where not passed in the main loop; after the block's barrier, whose
-                      // warps are converged, as the aligned wait needs: the producer's thread 0 ran its loop alone)
 
     if (push) {
       // The pushed pair (kPushPair): split 1 stores its sums into split 0's receiving slots (each consumer thread its
