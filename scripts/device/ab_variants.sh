@@ -20,7 +20,7 @@
 #       patches only name the builds).  PREBUILT may also name a folder of <name>/ folders.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 1 ] || { echo "usage: ab_variants.sh PATCH... (diffs that apply to the working tree)"; exit 2; }
+[ $# -ge 1 ] || [ -n "${BUILD_ONLY:-}${PREBUILT:-}" ] || { echo "usage: ab_variants.sh PATCH... (diffs that apply to the working tree; none with BUILD_ONLY or PREBUILT: the base alone)"; exit 2; }
 OUT=${OUT:-/tmp/abv-out}
 B=${AB_BUILD:-/tmp/abv-build}
 SHAPES=${SHAPES:-4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336}
