@@ -178,7 +178,9 @@ struct GemmSm90 {
     // one staying with split 1.  The bare GEMM only (D from registers through TMA): a fused menu's staged epilogue is
     // issue-bound in its store pass, and split 0 alone over the whole tile ran slower than the pair sharing it
     // (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 / 0.986, H200; docs/PERF.md, fifty-fifth section).
-    const bool push = kPushPair && p.cluster_splits && bare_tma(p);
+    // (Evaluated without a branch: every parameter it reads is loaded with the scheduler's, in one round of constant
+    // cache misses at the block's start, instead of one round per short-circuit -- the first loads wait for it.)
+    const bool push = kPushPair && (p.cluster_splits & p.d_tma & plain_menu_now(p.ep));
     int nk_first = 0;  // (push) split 0's K tiles
     if (push) {
       const int lead = p.sched.k_per - 1 < kPairLead ? (p.sched.k_per > 1 ? p.sched.k_per - 1 : 0) : kPairLead;
@@ -225,6 +227,9 @@ struct GemmSm90 {
     if (threadIdx.x == 0) {
       TTRACE(0, 7, 7, TCLK());
       TTRACE(0, 7, 6, TGLOBAL());
+      // The operands' descriptors fetched while the barriers are set up (the first loads' descriptor reads hit).
+      arch::tma_prefetch_desc(map_a);
+      arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
         arch::mbarrier_init(&empty[s], 2);
@@ -532,6 +537,10 @@ struct GemmSm90 {
   }
   // D = alpha * A @ B and nothing else, through TMA stores (p.d_tma).
   __device__ __forceinline__ static bool bare_tma(const Params& p) { return p.d_tma && plain_menu(p.ep); }
+  // plain_menu without short-circuits (the block's start: its parameters loaded at once).
+  __device__ __forceinline__ static bool plain_menu_now(const epilogue::Params& e) {
+    return (e.beta == 0.f) & (e.bias_along == epilogue::kBiasNone) & (e.act == Activation::none) & (e.residual == nullptr);
+  }
 
   // The exchange buffer of the cluster's two splits (finish_registers): one consumer warpgroup's sums, thread by
   // thread, after both warpgroups' D tiles in the (drained) ring.

@@ -283,10 +283,20 @@ struct GemmSm90Persistent {
       arch::mbarrier_init(&sh.bias_full[1], 128);
       arch::fence_mbarrier_init();
       TTRACE(0, 7, 8, TCLK());
+      // The block's first item's first stages, before the cluster barrier: every stage is empty at the start, and B is
+      // loaded whole by each block (no multicast, which needs the peers' barriers), so nothing waits for the peers.
+      arch::fence_proxy_async_shared_cta();  // the initialised barriers are visible to the TMA unit
+      issue_early(sh, sched, map_a, map_b);
     }
-    // The peers' barriers exist before anyone arrives on them or multicasts into their block.
-    if constexpr (kClusterM > 1) arch::cluster_sync();
-    else __syncthreads();
+    // The peers' barriers exist before anyone arrives on them or multicasts into their block.  The relaxed arrival:
+    // fence_mbarrier_init has published them, and the release form's MEMBAR.ALL.GPU would hold thread 0 (and so every
+    // thread of the cluster) until its early loads have landed (scripts/device/cluster_barrier_probe.cu measures it).
+    // (The block's barrier first orders thread 0's shared-memory writes for its own block.)
+    __syncthreads();
+    if constexpr (kClusterM > 1) {
+      arch::cluster_arrive_relaxed();
+      arch::cluster_wait();
+    }
     if (threadIdx.x == 0) TTRACE(0, 7, 9, TCLK());
 
     if (wg == 0) {
@@ -320,6 +330,48 @@ struct GemmSm90Persistent {
 
 #if defined(TESSERA_ARCH_SM90A)
   // ---- producer: one thread drives the copy engine for every unit of this block ----
+  // Stage s's loads of K offset k0 for the block's tile at (m0, n0): the stage's bytes on its full barrier, A, and B --
+  // this block's part (columns [n0 + rank * kBNPerBlock, +kBNPerBlock)) to every block of the cluster, or (kWholeB)
+  // every part to this block alone.
+  template <bool kWholeB>
+  __device__ __forceinline__ static void load_stage(SharedStorage& sh, int s, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                                    int m0, int n0, int k0, int rank) {
+    arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
+    Stage& st = sh.stage[s];
+    if constexpr (kAMMajor) {
+      for (int j = 0; j < kBM / 64; ++j)
+        arch::tma_load_2d(reinterpret_cast<unsigned char*>(st.a) + j * kBoxBytes, map_a, &sh.full[s], m0 + 64 * j, k0);
+    } else {
+      arch::tma_load_2d(st.a, map_a, &sh.full[s], k0, m0);
+    }
+    auto b_box = [&](void* dst, int c0, int c1) {
+      if constexpr (kWholeB) arch::tma_load_2d(dst, map_b, &sh.full[s], c0, c1);
+      else load_b(dst, map_b, &sh.full[s], c0, c1);
+    };
+    for (int r = kWholeB ? 0 : rank; r < (kWholeB ? kClusterM : rank + 1); ++r) {
+      const int nb = r * kBNPerBlock;
+      if constexpr (kBNMajor) {
+        for (int j = nb / 64; j < (nb + kBNPerBlock) / 64; ++j) b_box(reinterpret_cast<unsigned char*>(st.b) + j * kBoxBytes, n0 + 64 * j, k0);
+      } else {
+        b_box(reinterpret_cast<unsigned char*>(st.b) + nb * 128, k0, n0 + nb);
+      }
+    }
+  }
+
+  // The first early_tiles(item 0) stages of the block's first item, B whole (load_stage<true>: no multicast, which
+  // needs the peers' barriers), loaded by this block alone.  Thread 0, before the cluster barrier.
+  __device__ __forceinline__ static int early_tiles(const gemm_core::TileWork& w) { return w.k_tiles < kStages ? w.k_tiles : kStages; }
+  __device__ __forceinline__ static void issue_early(SharedStorage& sh, const gemm_core::TileScheduler& sched, const CUtensorMap* map_a,
+                                                    const CUtensorMap* map_b) {
+    if (sched.items(worker()) == 0) return;
+    const gemm_core::TileWork w = sched.item(worker(), 0);
+    const int rank = kClusterM > 1 ? static_cast<int>(arch::cluster_ctarank()) : 0;
+    for (int s = 0; s < early_tiles(w); ++s)
+      load_stage<true>(sh, s, map_a, map_b, (w.tm * kClusterM + rank) * kBM, w.tn * kBN, (w.k_tile0 + s) * kBK, rank);
+    TTRACE(0, 7, 13, TCLK());
+  }
+
+  // (The first item starts after its early_tiles, which issue_early loaded: the ring position and phase after them.)
   __device__ __forceinline__ static void produce(SharedStorage& sh, const gemm_core::TileScheduler& sched, const CUtensorMap* map_a,
                                  const CUtensorMap* map_b) {
     int s = 0;
@@ -332,28 +384,18 @@ struct GemmSm90Persistent {
       if (v == 0) TTRACE(0, 7, 11, TCLK());
       TTRACE(0, pl, 0, TCLK());
       unsigned long long wsum = 0;
-      for (int kt = 0; kt < w.k_tiles; ++kt) {
+      int kt = 0;
+      if (v == 0) {
+        kt = early_tiles(w);
+        s = kt == kStages ? 0 : kt;
+        phase = kt == kStages ? 1u : 0u;
+      }
+      for (; kt < w.k_tiles; ++kt) {
         const unsigned long long tw0 = TCLK();
         arch::mbarrier_wait_parity(&sh.empty[s], phase ^ 1u);  // first round: a fresh barrier passes
         wsum += TCLK() - tw0;
         if (kt == 0) TTRACE(0, pl, 3, TCLK());
-        arch::mbarrier_arrive_expect_tx(&sh.full[s], kStageBytes);
-        const int k0 = (w.k_tile0 + kt) * kBK;
-        Stage& st = sh.stage[s];
-        if constexpr (kAMMajor) {
-          for (int j = 0; j < kBM / 64; ++j)
-            arch::tma_load_2d(reinterpret_cast<unsigned char*>(st.a) + j * kBoxBytes, map_a, &sh.full[s], m0 + 64 * j, k0);
-        } else {
-          arch::tma_load_2d(st.a, map_a, &sh.full[s], k0, m0);
-        }
-        // This block's part of B: columns [n0 + rank * kBNPerBlock, +kBNPerBlock), to every block of the cluster.
-        const int nb = rank * kBNPerBlock;
-        if constexpr (kBNMajor) {
-          for (int j = nb / 64; j < (nb + kBNPerBlock) / 64; ++j)
-            load_b(reinterpret_cast<unsigned char*>(st.b) + j * kBoxBytes, map_b, &sh.full[s], n0 + 64 * j, k0);
-        } else {
-          load_b(reinterpret_cast<unsigned char*>(st.b) + nb * 128, map_b, &sh.full[s], k0, n0 + nb);
-        }
+        load_stage<false>(sh, s, map_a, map_b, m0, n0, (w.k_tile0 + kt) * kBK, rank);
         if (++s == kStages) {
           s = 0;
           phase ^= 1u;

@@ -16,7 +16,8 @@
 // start; (unit 7, 6) and (unit 7, 5) the global timer (ns) at the block's start and end, (unit 7, 4) the SM clock
 // at its end; the persistent kernel's start-up, (unit 7, 8) barriers initialised, 9 the cluster barrier passed, 10
 // the producer's registers released (setmaxnreg.dec), 11 its first unit's place worked out, 12 the consumers'
-// registers granted (setmaxnreg.inc, consumer 0's first thread); (unit 6, 8 + 3 c) store warp c issued the last
+// registers granted (setmaxnreg.inc, consumer 0's first thread), 13 the first unit's early stages issued (before the
+// cluster barrier); (unit 6, 8 + 3 c) store warp c issued the last
 // unit's residual loads, (unit 6, 9 + 3 c) it found the last unit staged, (unit 6, 10 + 3 c) its last store read.
 // The non-persistent kernel (gemm_kernel.hpp) uses unit 0: consumers 0 start (after the barriers' set-up), 1 first
 // stage full, 2 cycles waiting on later full stages, 3 last wgmma issued, 4 last wgmma complete, 6 staging tile
