@@ -178,9 +178,9 @@ struct GemmSm90 {
     // one staying with split 1.  The bare GEMM only (D from registers through TMA): a fused menu's staged epilogue is
     // issue-bound in its store pass, and split 0 alone over the whole tile ran slower than the pair sharing it
     // (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 / 0.986, H200; docs/PERF.md, fifty-fifth section).
-    // (Evaluated without a branch: every parameter it reads is loaded with the scheduler's, in one round of constant
-    // cache misses at the block's start, instead of one round per short-circuit -- the first loads wait for it.)
-    const bool push = kPushPair && (p.cluster_splits & p.d_tma & plain_menu_now(p.ep));
+    // (bare_tma has no short-circuits: every parameter it reads is loaded with the scheduler's, in one round of
+    // constant cache misses at the block's start, instead of one round per branch -- the first loads wait for it.)
+    const bool push = kPushPair && (p.cluster_splits & bare_tma(p));
     int nk_first = 0;  // (push) split 0's K tiles
     if (push) {
       const int lead = p.sched.k_per - 1 < kPairLead ? (p.sched.k_per > 1 ? p.sched.k_per - 1 : 0) : kPairLead;
@@ -197,10 +197,10 @@ struct GemmSm90 {
       if constexpr (kRecvInRing) return ((nk_first + (w - 1)) % kStages) * kTileBytesA;
       else return kRecvOffset + (w - 1) * (kAcc / 4) * 128 * 16;
     };
-    // The K tile whose release by split 0's consumers frees both slots (kRecvInRing; negative: free from the start;
-    // kNoTile: no signal).
+    // The K tile whose release by split 0's consumers frees both slots (kRecvInRing; -1: free from the start, where
+    // those K tiles do not exist; kNoTile: no signal).
     constexpr int kNoTile = -0x40000000;
-    const int space_tile = kRecvInRing && push && split == 0 ? nk - kStages + 1 : kNoTile;
+    const int space_tile = kRecvInRing && push && split == 0 ? (nk - kStages + 1 < -1 ? -1 : nk - kStages + 1) : kNoTile;
 
     // K tile `it` of the block's range into its stage: the stage's byte count on its full barrier, then the boxes.
     auto issue = [&](int it) {
@@ -305,8 +305,13 @@ struct GemmSm90 {
       int prev = -1;
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
+      // This warpgroup has released K tile t (-1: the start): where that frees the pushed sums' slots, it says so on
+      // split 1's `space` barrier.
       const uint32_t space_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(space));
-      if (space_tile < 0 && space_tile != kNoTile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+      auto released = [&](int t) {
+        if (t == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+      };
+      released(-1);
       unsigned long long fwait = 0;
       // K tile `it`, in stage s, into d: its wgmma as one group (16 (FP8: 32) K-elements each: 32 bytes along a K-major
       // row, 16 rows of 128 bytes in an MN-major box); `fresh`: the first with scale-d 0, the tile's sum from zero.
@@ -368,7 +373,7 @@ struct GemmSm90 {
             arch::wgmma_wait<0>();
             arch::wgmma_fence_operands(part);
             if (threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[s]);
-            if (it == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+            released(it);
             if constexpr (kBlocks) {
               fp8_promote<Atom>(acc, part, fa_lo * fb, fa_hi * fb);
             } else {
@@ -393,7 +398,7 @@ struct GemmSm90 {
           arch::wgmma_wait<1>();
           arch::wgmma_fence_operands(acc);
           if (prev >= 0 && threadIdx.x % 128 == 0) (void)arch::mbarrier_arrive(&empty[prev]);
-          if (it > 0 && it - 1 == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+          if (it > 0) released(it - 1);
           prev = s;
         }
       }
@@ -532,15 +537,12 @@ struct GemmSm90 {
 
 #if defined(TESSERA_ARCH_SM90A)
   // alpha and nothing else: no C, bias, activation or residual.
+  // (Both without short-circuits, `&`: read at the block's start, their parameters are loaded at once.)
   __device__ __forceinline__ static bool plain_menu(const epilogue::Params& e) {
-    return e.beta == 0.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
-  }
-  // D = alpha * A @ B and nothing else, through TMA stores (p.d_tma).
-  __device__ __forceinline__ static bool bare_tma(const Params& p) { return p.d_tma && plain_menu(p.ep); }
-  // plain_menu without short-circuits (the block's start: its parameters loaded at once).
-  __device__ __forceinline__ static bool plain_menu_now(const epilogue::Params& e) {
     return (e.beta == 0.f) & (e.bias_along == epilogue::kBiasNone) & (e.act == Activation::none) & (e.residual == nullptr);
   }
+  // D = alpha * A @ B and nothing else, through TMA stores (p.d_tma).
+  __device__ __forceinline__ static bool bare_tma(const Params& p) { return p.d_tma & plain_menu(p.ep); }
 
   // The exchange buffer of the cluster's two splits (finish_registers): one consumer warpgroup's sums, thread by
   // thread, after both warpgroups' D tiles in the (drained) ring.
