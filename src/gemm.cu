@@ -106,8 +106,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // boxes of 64 K rows x 64 N-elements.
       const KernelInfo& k = c.kernel;
       // L2 promotion by the rows' alignment (arch::l2_promotion_for_pitch): rows that do not start 128-byte aligned
-      // fetch 128-byte lines.
-      const arch::TmaL2Promotion pa = arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.a.ld) * eb);
+      // fetch 128-byte lines; so does a streamed A whose blocks fill the SMs (Choice::stream_lines_128).
+      const arch::TmaL2Promotion pa = c.stream_lines_128 ? arch::TmaL2Promotion::k128B
+                                                         : arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.a.ld) * eb);
       const arch::TmaL2Promotion pb = arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.b.ld) * eb);
       map_a = p.a.k_major
                   ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),

@@ -104,6 +104,9 @@ struct Choice {
   size_t workspace = 0;
   int sk_tiles = 0;  // persistent kernels: tiles (of clusters) of the stream-K tail (TileScheduler::sk_tiles in Params::sched)
   int group_m = 8;   // tile rows per group of the grouped tile order, at most tiles_m (Params::group_m; choose)
+  // A streamed A (the weights of a decode plan on Hopper) whose blocks fill the SMs: its TMA map fetches 128-byte L2
+  // lines instead of 256-byte ones (choose says why).
+  bool stream_lines_128 = false;
 };
 
 // Workspace layout: [counters (int), at least kFixedCounters of them, padded to 256 bytes][tiles * splits
@@ -118,8 +121,9 @@ inline size_t counters_bytes(int64_t counters) {
 
 // The planner's split of a streamed A (the non-persistent Hopper kernels with n <= 64; gemm_plan.cu says why): for
 // `tiles` output tiles of `k_tiles` K tiles on `slots` resident blocks, the fewest splits that leave each block at most
-// 112 K tiles and give at least 45% of the slots a block, within one wave; 1 where none does.
-int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots);
+// `cap` K tiles (112; 64 for the decode tile) and give at least 45% of the slots a block, within one wave; 1 where none
+// does.
+int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = 112);
 
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
 GemmStatus plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice);

@@ -297,7 +297,10 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // among the others (the tail the timeline probe shows); the cost model saw neither, and costs these plans
       // as DRAM-bound (`streamed`: else the Ampere 64 x 64 tile, split 6 to fill the slots, won 64 x 4096^2 at 0.64x
       // where the 128 x 64 tile split 2 runs 0.85).
-      const int s = streamed_split(tiles, k_tiles, slots);
+      // The decode tile (a batch of at most 16) caps a block at 64 K tiles: at (4096, 14336) 4 splits, 128 blocks
+      // through the workspace, with the weights' 128-byte L2 lines (stream_lines_128 below) ran 0.958-0.968 of cuBLAS
+      // where 2 splits in cluster pairs ran 0.935-0.942 (H200, batch of 16; docs/PERF.md, fifty-seventh section).
+      const int s = streamed_split(tiles, k_tiles, slots, k.block_n == 16 ? 64 : 112);
       if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
     } else if (e.tile == GemmTile::t16x128 && ampere_stream(g, f)) {
       s_lo = s_hi = 1;  // (ampere_stream above)
@@ -359,6 +362,15 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       }
     }
   }
+  // A streamed A whose blocks fill the SMs (at least 90% of them) fetches 128-byte L2 lines.  Measured with one block an SM
+  // streaming 128-row bands through a TMA ring and nothing else (scripts/device/stream_probe.cu, H200): 128 blocks read
+  // the weights at 3.8-3.9 TB/s with 128-byte lines against 3.6-3.7 with 256-byte ones (16 x 8192^2: 34.4-35.3 against
+  // 36.5-37.0 us), as fast as cuBLAS's GEMM; with 64 blocks, which each need twice the rate, 256-byte lines (one request
+  // bringing the next K tile's half too) kept the decode GEMM 3-5% faster (16 x 4096^2, 16 x 4096 x 14336), so those
+  // keep them (docs/PERF.md, fifty-seventh section).
+  if (have && best.entry->arch == gemm_core::GemmArch::sm90 && !best.kernel.persistent && p.n <= 64 &&
+      static_cast<double>(best.tiles * best.splits) >= 0.9 * static_cast<double>(f.sms))
+    best.stream_lines_128 = true;
   // The grouped tile order (kernel/gemm/scheduler.hpp) of a persistent kernel: its resident clusters take consecutive
   // units, so a wave of W cluster units covers g cluster rows x W / g tile columns, whose A rows (g x cluster_m x
   // block_m of them) and B columns (W / g x block_n) it reads from L2 and, once per wave, from DRAM.  Their sum is
@@ -516,9 +528,9 @@ GemmMath planned_math(const GemmArgs& g) {
 
 }  // namespace
 
-int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots) {
+int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap) {
   for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s)
-    if ((k_tiles + s - 1) / s <= 112 && static_cast<double>(tiles * s) >= 0.45 * static_cast<double>(slots)) return s;
+    if ((k_tiles + s - 1) / s <= cap && static_cast<double>(tiles * s) >= 0.45 * static_cast<double>(slots)) return s;
   return 1;
 }
 
