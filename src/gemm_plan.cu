@@ -425,6 +425,7 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->threads = c.kernel.threads;
   plan->smem_bytes = c.kernel.smem_bytes;
   plan->workspace_bytes = c.workspace;
+  plan->stream_lines_128 = c.stream_lines_128;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -568,7 +569,7 @@ std::string GemmPlan::str() const {
                 math_str.c_str(), tile_str.c_str(),
                 split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, group_m, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
-  return buf;
+  return stream_lines_128 ? std::string(buf) + ", weights in 128-byte L2 lines" : std::string(buf);
 }
 
 GemmStatus gemm_plan(const GemmArgs& g, GemmPlan* plan) {

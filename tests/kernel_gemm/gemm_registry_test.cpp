@@ -238,6 +238,10 @@ TEST(GemmRegistry, PlanStringsAreUnchanged) {
   p.group_m = 16;
   EXPECT_EQ(p.str(), "tc coop128x256x64 split 2 (transposed), 64 tiles in groups of 16 rows, 128 blocks, 1 block/SM, 128 threads, 98304 B smem, "
                      "workspace 4096 B");
+  // A Hopper decode plan whose streamed weights come in 128-byte L2 lines says so at the end.
+  p.stream_lines_128 = true;
+  EXPECT_EQ(p.str().substr(p.str().size() - 46), "workspace 4096 B, weights in 128-byte L2 lines");
+  p.stream_lines_128 = false;
   p.math = GemmMath::fp32_exact;
   p.tile = GemmTile::simt128x128;
   EXPECT_EQ(p.str().substr(0, 19), "simt simt128x128x8 ");

@@ -164,6 +164,7 @@ struct GemmPlan {
   int blocks_per_sm = 0;       // occupancy of the chosen kernel
   int threads = 0, smem_bytes = 0;
   size_t workspace_bytes = 0;  // needed by this plan (0 without split-K)
+  bool stream_lines_128 = false;  // the streamed weights (a Hopper decode plan filling the SMs) fetch 128-byte L2 lines
   std::string str() const;     // e.g. "tc 128x256x64 split 1, 512 tiles ..." ("tc-e4m3 128x128x128 ..." for FP8)
 };
 
