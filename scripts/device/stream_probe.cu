@@ -215,31 +215,14 @@ __global__ void __launch_bounds__(384, 1) band_kernel(const __grid_constant__ CU
 #endif
 }
 
-// A 2-D map as the library builds it, but with any L2 promotion (0: none, 128, 256).
+// The weights' map as the library builds it (128-row boxes of 64 elements, 128-byte swizzle), with the L2 promotion
+// given: 0 (none), 128 or 256.
 CUtensorMap band_map(const void* base, int n, int k, int rows, int promotion) {
-  using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static EncodeFn encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-    return reinterpret_cast<EncodeFn>(fn);
-  }();
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(n)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(rows)};
-  const cuuint32_t es[2] = {1, 1};
-  const CUtensorMapL2promotion pr = promotion == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-                                    : promotion == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                                                       : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void*>(base), dims, strides, box, es,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, pr, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "band_map: encode failed\n");
-    std::exit(1);
-  }
-  return map;
+  const arch::TmaL2Promotion pr = promotion == 0     ? arch::TmaL2Promotion::kNone
+                                  : promotion == 128 ? arch::TmaL2Promotion::k128B
+                                                     : arch::TmaL2Promotion::k256B;
+  return arch::make_tma_desc_2d(base, 2, static_cast<uint64_t>(n), static_cast<uint64_t>(k), static_cast<uint64_t>(k),
+                                static_cast<uint32_t>(rows), 64, arch::TmaSwizzle::k128B, pr);
 }
 
 void band_launch(const CUtensorMap& map, const BParams& p, dim3 grid, int cluster, int smem) {

@@ -20,8 +20,9 @@
 namespace tessera::arch {
 
 enum class TmaSwizzle { kNone = 0, k32B = 32, k64B = 64, k128B = 128 };
-// How much the L2 fetches from DRAM on a miss of a box row: 128 or 256 bytes (CU_TENSOR_MAP_L2_PROMOTION_L2_*).
-enum class TmaL2Promotion { k128B = 128, k256B = 256 };
+// How much the L2 fetches from DRAM on a miss of a box row: the line alone, 128 or 256 bytes
+// (CU_TENSOR_MAP_L2_PROMOTION_NONE, _L2_128B, _L2_256B).
+enum class TmaL2Promotion { kNone = 0, k128B = 128, k256B = 256 };
 
 // The promotion for a GEMM operand with rows of `pitch_bytes`: 256 bytes when the rows start 128-byte aligned,
 // 128 otherwise.  Measured on the H100 (docs/PERF.md): with rows of 6,000 bytes (K = 3000, bf16) every 128-byte
@@ -86,7 +87,9 @@ inline CUtensorMap make_tma_desc_2d(const void* base, int elem_bytes, uint64_t r
   const cuuint32_t elem_strides[2] = {1, 1};
   CUresult r = encode(&map, dtype, 2, const_cast<void*>(base), dims, strides, box, elem_strides,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
-                      promotion == TmaL2Promotion::k128B ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      promotion == TmaL2Promotion::kNone   ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                      : promotion == TmaL2Promotion::k128B ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("make_tma_desc_2d: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r) +
