@@ -175,7 +175,9 @@ struct GemmSm90 {
     int kt0 = unit.k_tile0, nk = unit.k_tiles;
     const int wg = static_cast<int>(threadIdx.x) / 128;
     // The pushed pair's uneven split: kPairLead of split 1's K tiles (the scheduler's k_per) go to split 0, at least
-    // one staying with split 1.  The bare GEMM only (D from registers through TMA): a fused menu's staged epilogue is
+    // one staying with split 1.  (Not the 128 x 16 tile as built: it has no TMA store of D, so p.d_tma and `push` are
+    // never set for it and its pairs share the staged epilogue; experiments/decode_push_live.patch, not yet run, makes its
+    // push live.)  The bare GEMM only (D from registers through TMA): a fused menu's staged epilogue is
     // issue-bound in its store pass, and split 0 alone over the whole tile ran slower than the pair sharing it
     // (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 / 0.986, H200; docs/PERF.md, fifty-fifth section).
     // (bare_tma has no short-circuits: every parameter it reads is loaded with the scheduler's, in one round of
