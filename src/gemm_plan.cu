@@ -300,7 +300,10 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // The decode tile (a batch of at most 16) caps a block at 64 K tiles: at (4096, 14336) 4 splits, 128 blocks
       // through the workspace, with the weights' 128-byte L2 lines (stream_lines_128 below) ran 0.958-0.968 of cuBLAS
       // where 2 splits in cluster pairs ran 0.935-0.942 (H200, batch of 16; docs/PERF.md, fifty-seventh section).
-      const int s = streamed_split(tiles, k_tiles, slots, k.block_n == 16 ? 64 : 112);
+      // (Where the workspace given cannot hold the decode tile's splits, the rule's fewer splits under the cap of 112:
+      // at (4096, 14336) two, in cluster pairs, rather than none.)
+      int s = streamed_split(tiles, k_tiles, slots, k.block_n == 16 ? 64 : 112);
+      if (s > 1 && workspace_for(tiles, s, k) > workspace_limit) s = streamed_split(tiles, k_tiles, slots);
       if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
     } else if (e.tile == GemmTile::t16x128 && ampere_stream(g, f)) {
       s_lo = s_hi = 1;  // (ampere_stream above)
