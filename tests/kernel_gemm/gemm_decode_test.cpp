@@ -16,8 +16,10 @@ TEST(GemmDevice, Wgmma128x16Decode) {
   TESSERA_REQUIRE_SM(90);
   // (K a multiple of 8: TMA needs 16-byte rows; the tile is K-major only.)  On Hopper m <= 64 problems below n are
   // transposed so that the weights are A.
-  // (700 x 7 x 200 and 64 x 3 x 192: 4 and 3 K tiles, so the cluster pair's split 1 keeps 1 of them after giving
-  // split 0 its lead of up to 2, and 3 tiles leave it none to give.)
+  // (700 x 7 x 200 and 64 x 3 x 192: 4 and 3 K tiles, so a pushed cluster pair's split 1 keeps 1 of them after giving
+  // split 0 its lead of up to 2, and 3 tiles leave it none to give.  The decode tile's pairs do not push as built --
+  // no TMA store of D, so no p.d_tma -- and share the staged epilogue; these cases are for
+  // experiments/decode_push_live.patch, which makes the push live.)
   const Shape shapes[] = {{4096, 1, 512}, {300, 16, 1000}, {129, 5, 72}, {1000, 13, 4104}, {128, 16, 64}, {257, 9, 3000},
                           {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}, {700, 7, 200}, {64, 3, 192}};
   int i = 0;
