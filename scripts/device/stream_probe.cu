@@ -19,8 +19,14 @@
 // every launch, events around it, the median of 15 rounds (modes rotated); beside it one grid-stride read of W (the
 // read floor) and cuBLAS's GEMM of a batch of 16 (D = X W^T) on the same W.
 //
+// `band` replaces those modes by the TMA stream's knobs (band_kernel): the L2 promotion of the map (256, 128 or none),
+// an evict_first policy on the copies, clusters of two, the (band, K tile) steps shared out over 132 or 264 blocks,
+// two blocks an SM, 64-row bands, half the blocks; `depth` by the ring's depth (4-12 stages) with 256- or 128-byte
+// lines, consumers releasing at once or one stage late, at 128 blocks and half of them.  docs/PERF.md, fifty-seventh
+// section, has the measurements.
+//
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/stream_probe.cu \
-//        -o /tmp/sp -lcublas && /tmp/sp
+//        -o /tmp/sp -lcublas && /tmp/sp [band|depth]
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
