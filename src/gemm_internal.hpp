@@ -121,9 +121,10 @@ inline size_t counters_bytes(int64_t counters) {
 
 // The planner's split of a streamed A (the non-persistent Hopper kernels with n <= 64; gemm_plan.cu says why): for
 // `tiles` output tiles of `k_tiles` K tiles on `slots` resident blocks, the fewest splits that leave each block at most
-// `cap` K tiles (112; 64 for the decode tile) and give at least 45% of the slots a block, within one wave; 1 where none
-// does.
-int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = 112);
+// `cap` K tiles (kStreamedCap; kDecodeTileCap for the 16-wide decode tile) and give at least 45% of the slots a block,
+// within one wave; 1 where none does.
+constexpr int64_t kStreamedCap = 112, kDecodeTileCap = 64;
+int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = kStreamedCap);
 
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
 GemmStatus plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice);

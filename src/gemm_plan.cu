@@ -135,6 +135,11 @@ size_t workspace_for(int64_t tiles, int splits, const KernelInfo& k) {
   return counters_bytes(tiles * k.counters_per_tile) + static_cast<size_t>(tiles) * splits * k.block_m * k.block_n * sizeof(float);
 }
 
+// A streamed A: a non-persistent Hopper kernel with a batch of at most 64 as B (decode, the weights as A; choose).
+bool streamed_a(const Problem& p, const GemmKernelEntry& e, const KernelInfo& k) {
+  return e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64;
+}
+
 // A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel.
 bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && bare_kernel_menu(p.ep, p.in) && bare_kernel_scales(p); }
 
@@ -268,7 +273,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
     int s_lo = 1, s_hi = 1;
     const int64_t slots = static_cast<int64_t>(f.sms) * occ;
-    const bool streamed = e.arch == gemm_core::GemmArch::sm90 && !k.persistent && p.n <= 64;
+    const bool streamed = streamed_a(p, e, k);
     if (e.schedule == gemm_core::GemmSchedule::gemv) {
       // The GEMV's batch is its block_n at most, and its block's warps split K: no split_k.
       if (p.n > k.block_n) {
@@ -302,7 +307,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       // where 2 splits in cluster pairs ran 0.935-0.942 (H200, batch of 16; docs/PERF.md, fifty-seventh section).
       // (Where the workspace given cannot hold the decode tile's splits, the rule's fewer splits under the cap of 112:
       // at (4096, 14336) two, in cluster pairs, rather than none.)
-      int s = streamed_split(tiles, k_tiles, slots, k.block_n == 16 ? 64 : 112);
+      int s = streamed_split(tiles, k_tiles, slots, k.block_n == 16 ? kDecodeTileCap : kStreamedCap);
       if (s > 1 && workspace_for(tiles, s, k) > workspace_limit) s = streamed_split(tiles, k_tiles, slots);
       if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
     } else if (e.tile == GemmTile::t16x128 && ampere_stream(g, f)) {
@@ -371,8 +376,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // 36.5-37.0 us), as fast as cuBLAS's GEMM; with 64 blocks, which each need twice the rate, 256-byte lines (one request
   // bringing the next K tile's half too) kept the decode GEMM 3-5% faster (16 x 4096^2, 16 x 4096 x 14336), so those
   // keep them (docs/PERF.md, fifty-seventh section).
-  if (have && best.entry->arch == gemm_core::GemmArch::sm90 && !best.kernel.persistent && p.n <= 64 &&
-      static_cast<double>(best.tiles * best.splits) >= 0.9 * static_cast<double>(f.sms))
+  if (have && streamed_a(p, *best.entry, best.kernel) && static_cast<double>(best.tiles * best.splits) >= 0.9 * static_cast<double>(f.sms))
     best.stream_lines_128 = true;
   // The grouped tile order (kernel/gemm/scheduler.hpp) of a persistent kernel: its resident clusters take consecutive
   // units, so a wave of W cluster units covers g cluster rows x W / g tile columns, whose A rows (g x cluster_m x

@@ -290,7 +290,7 @@ TEST(GemmPlanner, StreamedSplitRule) {
   // cuBLAS with 128-byte lines against 2 splits' 0.935-0.942; the other weight shapes as with the cap of 112.
   const Case decode_tile[] = {{32, 224, 4}, {32, 64, 2}, {64, 128, 2}, {112, 64, 1}, {224, 128, 1}};
   for (const Case& c : decode_tile)
-    EXPECT_EQ(gemm_detail::streamed_split(c.tiles, c.k_tiles, 132, 64), c.want) << "tiles " << c.tiles << ", K tiles " << c.k_tiles;
+    EXPECT_EQ(gemm_detail::streamed_split(c.tiles, c.k_tiles, 132, gemm_detail::kDecodeTileCap), c.want) << "tiles " << c.tiles << ", K tiles " << c.k_tiles;
 }
 
 // ---- tessera/dtype.hpp ----
