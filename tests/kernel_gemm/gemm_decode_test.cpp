@@ -17,9 +17,8 @@ TEST(GemmDevice, Wgmma128x16Decode) {
   // (K a multiple of 8: TMA needs 16-byte rows; the tile is K-major only.)  On Hopper m <= 64 problems below n are
   // transposed so that the weights are A.
   // (700 x 7 x 200 and 64 x 3 x 192: 4 and 3 K tiles, so a pushed cluster pair's split 1 keeps 1 of them after giving
-  // split 0 its lead of up to 2, and 3 tiles leave it none to give.  The decode tile's pairs do not push as built --
-  // no TMA store of D, so no p.d_tma -- and share the staged epilogue; these cases are for
-  // experiments/decode_push_live.patch, which makes the push live.)
+  // split 0 its lead of up to 2, and 3 tiles leave it none to give.  The pair pushes the bare GEMM only, which
+  // Wgmma128x16Bare below covers; these menus share the staged epilogue.)
   const Shape shapes[] = {{4096, 1, 512}, {300, 16, 1000}, {129, 5, 72}, {1000, 13, 4104}, {128, 16, 64}, {257, 9, 3000},
                           {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}, {700, 7, 200}, {64, 3, 192}};
   int i = 0;
@@ -44,6 +43,39 @@ TEST(GemmDevice, Wgmma128x16Decode) {
         cs.seed = ++g_seed;
         const tessera::GemmPlan plan = run_gemm_case(cs);
         EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
+// The decode tile's bare GEMM (alpha alone), which leaves from the consumers' registers straight to D: one split, two
+// (the cluster pair pushed: split 1's sums into split 0, whose lead of up to 2 K tiles the 4- and 3-K-tile shapes cut
+// short) and three (the workspace, the staged epilogue, for comparison).  D in every type and order: column-major in
+// the kernel's terms (a transposed problem's row-major D, or a column-major D not transposed) in pairs of rows where the
+// tile is whole and D's base and ld allow 2-element accesses (16 x 256 x 512, 128 x 16 x 640, 16 x 4096 x 1024),
+// element by element at the edges, with an odd ld (pad_d 1) or a base one element off (off_d 1).
+TEST(GemmDevice, Wgmma128x16Bare) {
+  TESSERA_REQUIRE_SM(90);
+  const Shape shapes[] = {{16, 256, 512}, {128, 16, 640}, {16, 4096, 1024}, {8, 300, 1000}, {700, 7, 200}, {64, 3, 192}, {1000, 13, 4104}};
+  int i = 0;
+  for (const Shape& s : shapes)
+    for (int split : {1, 2, 3})
+      for (int v = 0; v < 5; ++v) {
+        ++i;
+        GemmCase cs;
+        cs.m = s.m; cs.n = s.n; cs.k = s.k;
+        cs.oa = R; cs.ob = C;
+        cs.tile = GemmTile::wgmma128x16;
+        cs.split_k = split;
+        cs.workspace = true;
+        cs.out = v == 1 ? Dtype::f16 : v == 2 ? Dtype::f32 : Dtype::bf16;
+        cs.od = v % 2 == 0 ? R : C;
+        cs.alpha = v == 1 ? 0.75f : v == 2 ? 0.5f : 1.f;
+        if (v == 3) cs.pad_d = 1;
+        if (v == 4) cs.off_d = 1;
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, GemmTile::wgmma128x16) << cs.str();
+        EXPECT_EQ(plan.split_k, split) << cs.str();
         if (::testing::Test::HasFailure()) return;
       }
 }

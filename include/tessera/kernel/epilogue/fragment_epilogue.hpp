@@ -166,6 +166,18 @@ struct FragmentEpilogue {
     return kV % 32 == 0;
   }
   static constexpr bool kQuadRows = quad_rows();
+  // The row-pair property, checked on the layout: lanes l and l ^ 4 (l / 4 even) hold rows r and r + 1 of the same
+  // columns.  A column-major D then leaves in pairs of adjacent rows (store): the two lanes swap one value of each
+  // column pair, and each writes one column's two rows -- one 2-element access where there were two.
+  static constexpr bool row_pairs() {
+    for (int t = 0; t < Atom::kThreads; ++t) {
+      if ((t / 4) % 2 != 0) continue;
+      const auto a = Atom::c_thread(t), b = Atom::c_thread(t ^ 4);
+      if (b.row != a.row + 1 || b.col != a.col) return false;
+    }
+    return true;
+  }
+  static constexpr bool kRowPairs = row_pairs();
 
   // Visits the 16-byte groups of a chunk: f(i0, h, row, col) with registers i0 + 4 jj + {0, 1} (jj = 0..3) of
   // rows `row`, and this lane's 8 columns after the transpose starting at `col`.
@@ -358,6 +370,20 @@ struct FragmentEpilogue {
           for (int jj = 0; jj < 4; ++jj) w[jj] = P::pack(acc[i0 + 4 * jj], acc[i0 + 4 * jj + 1]);
           frag_detail::quad_transpose(w, thread % 4);
           *reinterpret_cast<uint4*>(q + static_cast<int64_t>(r) * p.ldd + c) = make_uint4(w[0], w[1], w[2], w[3]);
+        });
+        return;
+      }
+    }
+    if constexpr (kRowPairs) {
+      if (full && !p.d_row_major && frag_detail::pairs_ok(p.d, p.ldd, sizeof(T))) {
+        // Column-major D: the lane with the even row (r) keeps column c and takes its partner's (r + 1, c); the
+        // partner keeps column c + 1 and takes (r, c + 1).
+        T* q = base + static_cast<int64_t>(n0) * p.ldd + m0;
+        const bool odd = ((thread / 4) & 1) != 0;
+        for_each_pair<kFirst>(thread, [&](auto i, int r, int c) {
+          const float got = __shfl_xor_sync(0xffffffffu, odd ? acc[i] : acc[i + 1], 4);
+          if (odd) P::store(q + static_cast<int64_t>(c + 1) * p.ldd + (r - 1), got, acc[i + 1]);
+          else P::store(q + static_cast<int64_t>(c) * p.ldd + r, acc[i], got);
         });
         return;
       }

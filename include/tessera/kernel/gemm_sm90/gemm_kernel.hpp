@@ -24,6 +24,9 @@
 //                stage_sw128, the stage buffers reused) and stored by one TMA store, whose bounds clip the edges.
 //                With two splits block z stores rows 64 z.., having added the peer block's sums of them (its other
 //                consumer warpgroup's, written to shared memory) through distributed shared memory.
+//                The 128 x 16 decode tile's bare GEMM (alpha alone, any D) leaves from the consumers' registers too,
+//                stored straight to global memory (FragmentEpilogue::store); its two splits in a cluster push split
+//                1's sums into split 0, which stores the whole tile.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
 // zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
@@ -127,6 +130,7 @@ struct GemmSm90 {
   static constexpr int kDTileBytes = static_cast<int>(FragEpi::kStageTile.bytes());
   static_assert(2 * kDTiles * kDTileBytes <= kRingBytes, "gemm_sm90: the D tiles reuse the stage buffers");
   static constexpr atom::SmemTileSm90::Box kBoxD = FragEpi::kStageTile.tma_box();
+  static_assert(kDTiles > 0 || FragEpi::kRowPairs, "gemm_sm90: the decode tile's D leaves its registers in pairs of rows");
   // Layout of the dynamic shared memory: [stages of A][stages of B][full barriers][empty barriers][FP8: the phase
   // barrier and 8 bytes of padding][epilogue inputs read ahead (kAhead)].
   static constexpr int kBarrierOffset = kRingBytes;
@@ -175,14 +179,15 @@ struct GemmSm90 {
     int kt0 = unit.k_tile0, nk = unit.k_tiles;
     const int wg = static_cast<int>(threadIdx.x) / 128;
     // The pushed pair's uneven split: kPairLead of split 1's K tiles (the scheduler's k_per) go to split 0, at least
-    // one staying with split 1.  (Not the 128 x 16 tile as built: it has no TMA store of D, so p.d_tma and `push` are
-    // never set for it and its pairs share the staged epilogue; experiments/decode_push_live.patch, not yet run, makes its
-    // push live.)  The bare GEMM only (D from registers through TMA): a fused menu's staged epilogue is
-    // issue-bound in its store pass, and split 0 alone over the whole tile ran slower than the pair sharing it
-    // (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 / 0.986, H200; docs/PERF.md, fifty-fifth section).
+    // one staying with split 1.  The bare GEMM only, which split 0 finishes from its registers: through TMA stores
+    // (the 128 x 64 tile, p.d_tma), or, for the 128 x 16 decode tile (no TMA store of D: kDTiles 0), alpha alone in any
+    // D, straight to global memory.  A fused menu's staged epilogue is issue-bound in its store pass, and split 0 alone
+    // over the whole tile ran slower than the pair sharing it (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 /
+    // 0.986, H200; docs/PERF.md, fifty-fifth section); so did the decode tile's push finished by the staged store
+    // (batches of 2-8 against 4096^2 weights 4-5% slower than the pair sharing it, fifty-eighth section).
     // (bare_tma has no short-circuits: every parameter it reads is loaded with the scheduler's, in one round of
     // constant cache misses at the block's start, instead of one round per branch -- the first loads wait for it.)
-    const bool push = kPushPair && (p.cluster_splits & bare_tma(p));
+    const bool push = kPushPair && (p.cluster_splits & (kDTiles == 0 ? plain_menu(p.ep) : bare_tma(p)));
     int nk_first = 0;  // (push) split 0's K tiles
     if (push) {
       const int lead = p.sched.k_per - 1 < kPairLead ? (p.sched.k_per > 1 ? p.sched.k_per - 1 : 0) : kPairLead;
@@ -464,6 +469,32 @@ struct GemmSm90 {
     // 16-bit D, aligned; one split, or the two splits of a cluster).  The fused menus take the staged epilogue below
     // (the same menus applied in registers from the inputs read ahead ran 3-8% slower on the H200: docs/PERF.md,
     // fiftieth section).
+    // The decode tile (no TMA store of D: kDTiles 0) with alpha alone, one split or a pushed pair's split 0: D straight
+    // from the consumers' registers (FragmentEpilogue::store: column-major D, the decode plans' transposed one, in pairs
+    // of rows where the tile is whole, else element by element), no staging tile and no block barrier.  With the pair
+    // pushed, batches of 2-8 against 4096^2 weights ran 8-9% faster than the pair sharing the staged epilogue, 8192^2
+    // 1-3%, a batch of 16 alike at 4096^2 and 2% faster at 8192^2 (H200; docs/PERF.md, fifty-eighth section).
+    if constexpr (kDTiles == 0) {
+      if (plain_menu(p.ep) & ((p.splits == 1) | push)) {
+        if (wg > 0) {
+          const int thread = static_cast<int>(threadIdx.x) % 128;
+          const int mw = m0 + (wg - 1) * 64;
+          if (p.ep.alpha != 1.f) {
+#pragma unroll
+            for (int i = 0; i < kAcc; ++i) acc[i] *= p.ep.alpha;
+          }
+          const bool full = mw + 64 <= p.ep.m && n0 + kBN <= p.ep.n;
+          FragEpi::dispatch_type(p.ep.d_type, [&](auto t) { FragEpi::template store<decltype(t), 0>(acc, p.ep, mw, n0, full, thread); });
+          if (thread == 0) {
+            TTRACE(wg, 0, 5, TCLK());
+            TTRACE(0, 7, 5, TGLOBAL());
+            TTRACE(0, 7, 4, TCLK());
+          }
+        }
+        if (push) arch::cluster_wait();  // (the pushed pair's second barrier)
+        return;
+      }
+    }
     if constexpr (kDTiles > 0) {
       if (bare_tma(p)) {
         finish_registers(acc, p, smem, split, m0, n0, map_d, wg, p.cluster_splits && !push);
@@ -485,10 +516,8 @@ struct GemmSm90 {
     }
     __syncthreads();
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 6, TCLK());
-    if (push) {
-      Epi::store(stage, p.ep, tm * kBM, tn * kBN, ahead ? smem + kAheadOffset : nullptr);  // the whole tile
-      arch::cluster_wait();
-    } else if (p.cluster_splits) {
+    // (A pushed pair never gets here: it pushes the bare GEMM only, which left above.)
+    if (p.cluster_splits) {
       // The tile's two K splits are this cluster's blocks (rank = split, p.splits == 2): once both have staged, each adds
       // the other's half of the tile's lines to its own through distributed shared memory (split 0's partial first:
       // the same sum in both, and in every run) and stores those lines of D -- the epilogue shared by the pair.  The
