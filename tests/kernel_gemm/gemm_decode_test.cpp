@@ -115,8 +115,8 @@ TEST(GemmDevice, ClusterPair64Menus) {
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
-// 1, the decode tile for a batch of 2-16 (but the Ampere 16 x 128 tile, unsplit, the batch as m, against weights of at
-// least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each
+// 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
+// against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each
 // computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
@@ -136,7 +136,10 @@ TEST(GemmDevice, HopperDecodePlans) {
                         {4, 28672, 512, false, GemmTile::t16x128},      {28672, 16, 256, true, GemmTile::t16x128},
                         {300, 1, 64, false, GemmTile::gemv4x1},
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
-                        {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther}};
+                        {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther},
+                        // the bare GEMM (case 18: no bias, activation or residual) against the same weights: the decode
+                        // tile, unsplit (its D from registers)
+                        {8, 28672, 512, true, GemmTile::wgmma128x16}};
   int i = 0;
   for (const Want& w : wants) {
     ++i;
@@ -150,7 +153,7 @@ TEST(GemmDevice, HopperDecodePlans) {
     cs.seed = ++g_seed;
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
-    if (w.tile == GemmTile::t16x128) {
+    if (w.tile == GemmTile::t16x128 || (w.tile == GemmTile::wgmma128x16 && w.n == 28672)) {
       EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
     }
     if (w.tile != kOther) {
