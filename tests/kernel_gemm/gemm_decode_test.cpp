@@ -125,6 +125,7 @@ TEST(GemmDevice, HopperDecodePlans) {
     int m, n, k;
     bool transposed;
     GemmTile tile;
+    bool bare = false;  // alpha alone (else the menu below)
   };
   const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
                         {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::wgmma128x16},
@@ -137,9 +138,8 @@ TEST(GemmDevice, HopperDecodePlans) {
                         {300, 1, 64, false, GemmTile::gemv4x1},
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther},
-                        // the bare GEMM (case 18: no bias, activation or residual) against the same weights: the decode
-                        // tile, unsplit (its D from registers)
-                        {8, 28672, 512, true, GemmTile::wgmma128x16}};
+                        // the bare GEMM against the same weights: the decode tile, unsplit (its D from registers)
+                        {8, 28672, 512, true, GemmTile::wgmma128x16, true}};
   int i = 0;
   for (const Want& w : wants) {
     ++i;
@@ -147,9 +147,9 @@ TEST(GemmDevice, HopperDecodePlans) {
     cs.m = w.m; cs.n = w.n; cs.k = w.k;
     cs.oa = R; cs.ob = C;
     cs.workspace = true;
-    cs.bias = i % 2 ? BiasMode::per_column : BiasMode::none;
-    cs.act = i % 3 ? Activation::silu : Activation::none;
-    cs.residual = i % 4 == 0;
+    cs.bias = i % 2 && !w.bare ? BiasMode::per_column : BiasMode::none;
+    cs.act = i % 3 && !w.bare ? Activation::silu : Activation::none;
+    cs.residual = i % 4 == 0 && !w.bare;
     cs.seed = ++g_seed;
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
