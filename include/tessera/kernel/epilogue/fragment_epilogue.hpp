@@ -167,8 +167,9 @@ struct FragmentEpilogue {
   }
   static constexpr bool kQuadRows = quad_rows();
   // The row-pair property, checked on the layout: lanes l and l ^ 4 (l / 4 even) hold rows r and r + 1 of the same
-  // columns.  A column-major D then leaves in pairs of adjacent rows (store): the two lanes swap one value of each
-  // column pair, and each writes one column's two rows -- one 2-element access where there were two.
+  // columns.  A column-major D then may leave in pairs of adjacent rows (store with kRowPairStores): the two lanes swap
+  // one value of each column pair, and each writes one column's two rows -- one 2-element access where there were two.
+  // Opt-in: in the persistent kernel the shuffles of the accumulators made ptxas serialise its wgmma (C7514).
   static constexpr bool row_pairs() {
     for (int t = 0; t < Atom::kThreads; ++t) {
       if ((t / 4) % 2 != 0) continue;
@@ -357,7 +358,7 @@ struct FragmentEpilogue {
     for (int i = kFirst; i < kFirst + kChunk; ++i) acc[i] = act(acc[i]);
   }
 
-  template <class T, int kFirst>
+  template <class T, int kFirst, bool kRowPairStores = false>
   __device__ __forceinline__ static void store(const Acc& acc, const Params& p, int m0, int n0, bool full, int thread) {
     using P = frag_detail::Pair<T>;
     T* base = static_cast<T*>(p.d);
@@ -374,7 +375,7 @@ struct FragmentEpilogue {
         return;
       }
     }
-    if constexpr (kRowPairs) {
+    if constexpr (kRowPairStores && kRowPairs) {
       if (full && !p.d_row_major && frag_detail::pairs_ok(p.d, p.ldd, sizeof(T))) {
         // Column-major D: the lane with the even row (r) keeps column c and takes its partner's (r + 1, c); the
         // partner keeps column c + 1 and takes (r, c + 1).

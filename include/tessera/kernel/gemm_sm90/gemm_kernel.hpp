@@ -484,7 +484,7 @@ struct GemmSm90 {
             for (int i = 0; i < kAcc; ++i) acc[i] *= p.ep.alpha;
           }
           const bool full = mw + 64 <= p.ep.m && n0 + kBN <= p.ep.n;
-          FragEpi::dispatch_type(p.ep.d_type, [&](auto t) { FragEpi::template store<decltype(t), 0>(acc, p.ep, mw, n0, full, thread); });
+          FragEpi::dispatch_type(p.ep.d_type, [&](auto t) { FragEpi::template store<decltype(t), 0, true>(acc, p.ep, mw, n0, full, thread); });
           if (thread == 0) {
             TTRACE(wg, 0, 5, TCLK());
             TTRACE(0, 7, 5, TGLOBAL());
