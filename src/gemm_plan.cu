@@ -192,7 +192,7 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
 // (28672, 8192) at 4 / 8 / 16: 122.6 / 115.5, 122.0 / 115.9, 123.4 / 115.3.  Fewer tiles, split to fill the SMs, it was
 // no faster there ((4096, 14336), 8 splits: 38.1 against 37.6-37.7), and its cost model's split (7 at (14336, 4096))
 // was slower than the decode tile.
-// Not the bare GEMM (alpha alone): the decode tile's leaves its registers straight to D (no staging tile; docs/GEMM.md),
+// Not the bare GEMM (alpha alone): the decode tile's D leaves its registers straight to global memory (no staging tile; docs/GEMM.md),
 // and then streams these weights faster unsplit than the 16 x 128 tile -- us, the decode tile split 1 / the 16 x 128 tile
 // at a batch of 2 / 4 / 8 / 16: (14336, 4096) 34.0 / 34.3, 33.9 / 34.2, 34.1 / 36.0, 34.0 / 34.6; (28672, 8192) 114.2 /
 // 121.2, 114.6 / 120.9, 114.4 / 122.6, 114.6 / 120.5 (H200, `tessera bench gemm --plans --shapes decode-grid`;

@@ -55,7 +55,8 @@ TEST(GemmDevice, Wgmma128x16Decode) {
 // element by element at the edges, with an odd ld (pad_d 1) or a base one element off (off_d 1).
 TEST(GemmDevice, Wgmma128x16Bare) {
   TESSERA_REQUIRE_SM(90);
-  const Shape shapes[] = {{16, 256, 512}, {128, 16, 640}, {16, 4096, 1024}, {8, 300, 1000}, {700, 7, 200}, {64, 3, 192}, {1000, 13, 4104}};
+  const Shape shapes[] = {{16, 256, 512}, {128, 16, 640}, {16, 4096, 1024}, {8, 300, 1000},
+                          {700, 7, 200},  {64, 3, 192},   {1000, 13, 4104}};
   int i = 0;
   for (const Shape& s : shapes)
     for (int split : {1, 2, 3})
@@ -116,8 +117,8 @@ TEST(GemmDevice, ClusterPair64Menus) {
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
 // 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
-// against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m again from 65 on; each
-// computed and checked.
+// against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
+// again from 65 on; each computed and checked.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV

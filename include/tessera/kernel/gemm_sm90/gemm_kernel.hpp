@@ -472,8 +472,8 @@ struct GemmSm90 {
     // The decode tile (no TMA store of D: kDTiles 0) with alpha alone, one split or a pushed pair's split 0: D straight
     // from the consumers' registers (FragmentEpilogue::store: column-major D, the decode plans' transposed one, in pairs
     // of rows where the tile is whole, else element by element), no staging tile and no block barrier.  With the pair
-    // pushed, batches of 2-8 against 4096^2 weights ran 8-9% faster than the pair sharing the staged epilogue, 8192^2
-    // 1-3%, a batch of 16 alike at 4096^2 and 2% faster at 8192^2 (H200; docs/PERF.md, fifty-eighth section).
+    // pushed, batches of 2-8 against 4096^2 weights ran 10-12% faster than the pair sharing the staged epilogue, 2-3%
+    // against 8192^2; a batch of 16 alike at 4096^2 and 2% faster at 8192^2 (H200; docs/PERF.md, fifty-eighth section).
     if constexpr (kDTiles == 0) {
       if (plain_menu(p.ep) & ((p.splits == 1) | push)) {
         if (wg > 0) {
