@@ -10,6 +10,18 @@ namespace {
 
 using namespace tessera::test::gemm_device;
 
+// A case on a forced Hopper tile: the weights (or A) row-major and B column-major, both K-major as the decode tiles
+// need, with `split` K splits and a workspace.
+GemmCase forced_case(const Shape& s, GemmTile tile, int split) {
+  GemmCase cs;
+  cs.m = s.m; cs.n = s.n; cs.k = s.k;
+  cs.oa = R; cs.ob = C;
+  cs.tile = tile;
+  cs.split_k = split;
+  cs.workspace = true;
+  return cs;
+}
+
 // The Hopper decode tile (wgmma128x16x64: the weights as A, the batch as a 16-wide B), forced, with the planner's
 // split K and forced splits, edges in every dimension and the epilogue menu.
 TEST(GemmDevice, Wgmma128x16Decode) {
@@ -26,13 +38,8 @@ TEST(GemmDevice, Wgmma128x16Decode) {
     for (const Shape& s : shapes)
       for (int split : {0, 2, 3}) {  // (two splits: one cluster, reduced in distributed shared memory)
         ++i;
-        GemmCase cs;
-        cs.m = s.m; cs.n = s.n; cs.k = s.k;
+        GemmCase cs = forced_case(s, GemmTile::wgmma128x16, s.k >= 64 * 3 ? split : 0);
         cs.in = cs.out = t;
-        cs.oa = R; cs.ob = C;
-        cs.tile = GemmTile::wgmma128x16;
-        cs.split_k = s.k >= 64 * 3 ? split : 0;
-        cs.workspace = true;
         cs.alpha = 0.75f;
         cs.bias = i % 3 == 0 ? BiasMode::per_column : i % 3 == 1 ? BiasMode::per_row : BiasMode::none;
         cs.act = kActs[i % 7];
@@ -57,17 +64,10 @@ TEST(GemmDevice, Wgmma128x16Bare) {
   TESSERA_REQUIRE_SM(90);
   const Shape shapes[] = {{16, 256, 512}, {128, 16, 640}, {16, 4096, 1024}, {8, 300, 1000},
                           {700, 7, 200},  {64, 3, 192},   {1000, 13, 4104}};
-  int i = 0;
   for (const Shape& s : shapes)
     for (int split : {1, 2, 3})
       for (int v = 0; v < 5; ++v) {
-        ++i;
-        GemmCase cs;
-        cs.m = s.m; cs.n = s.n; cs.k = s.k;
-        cs.oa = R; cs.ob = C;
-        cs.tile = GemmTile::wgmma128x16;
-        cs.split_k = split;
-        cs.workspace = true;
+        GemmCase cs = forced_case(s, GemmTile::wgmma128x16, split);
         cs.out = v == 1 ? Dtype::f16 : v == 2 ? Dtype::f32 : Dtype::bf16;
         cs.od = v % 2 == 0 ? R : C;
         cs.alpha = v == 1 ? 0.75f : v == 2 ? 0.5f : 1.f;
@@ -92,12 +92,7 @@ TEST(GemmDevice, ClusterPair64Menus) {
   for (const Shape& s : shapes)
     for (int v = 0; v < 3; ++v) {
       ++i;
-      GemmCase cs;
-      cs.m = s.m; cs.n = s.n; cs.k = s.k;
-      cs.oa = R; cs.ob = C;
-      cs.tile = GemmTile::wgmma128x64;
-      cs.split_k = 2;
-      cs.workspace = true;
+      GemmCase cs = forced_case(s, GemmTile::wgmma128x64, 2);
       cs.alpha = 0.75f;
       cs.beta = v == 1 ? 0.5f : 0.f;
       cs.bias = v == 0 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
