@@ -8,12 +8,8 @@ cd "$(dirname "$0")/../../.."
 O=/tmp/o; mkdir -p $O
 t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
-git apply scripts/device/experiments/wgmma64_tile.patch || { echo "the patch does not apply"; exit 1; }
-export TESSERA_GIT_COMMIT="$(git rev-parse --short HEAD)+wgmma64"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli gemm_host_test gemm_device_test > $O/build.log 2>&1 || { grep -A5 error $O/build.log | head -30; exit 1; }
-echo "built at $(el) s"; grep -E "C75[0-9]+" $O/build.log | head -3
+. scripts/device/experiments/patch_build.sh
+patch_build wgmma64_tile.patch tessera_cli gemm_host_test gemm_device_test || exit 1
 T=/tmp/b/tests/kernel_gemm
 F='GemmDevice.Wgmma64Decode:GemmDevice.Wgmma128x16*:GemmDevice.HopperDecodePlans'
 timeout 60 $T/gemm_host_test --gtest_filter='GemmRegistry.*:GemmPlanner.*' > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
