@@ -5,10 +5,7 @@
 # under $OUT (decode_fused.tar.xz) and gemm_ratios.py's summary on stdout.  About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O
-t0=$(date +%s)
-el() { echo $(( $(date +%s) - t0 )); }
-. scripts/device/experiments/patch_build.sh
+. scripts/device/experiments/patch_build.sh  # (O, el, patch_build)
 patch_build decode_fused_registers.patch tessera_cli gemm_device_test gemm_fp8_test || exit 1
 T=/tmp/b/tests/kernel_gemm
 F='GemmDevice.Wgmma128x16*:GemmSanitize.*'

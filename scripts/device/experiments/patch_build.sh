@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # scripts/device/experiments/patch_build.sh PATCH TARGET... -- for the one-call run scripts beside it (sourced, from the
 # repository root on the GPU machine, the tree clean): applies scripts/device/experiments/PATCH, sets TESSERA_GIT_COMMIT
-# to HEAD+PATCH's name, configures /tmp/b and builds TARGETs (-j 16), logs in $O; says ptxas's C75xx notes.  Needs $O
-# and el (the caller's seconds-so-far function).
+# to HEAD+PATCH's name, configures /tmp/b and builds TARGETs (-j 16), logs in $O; says ptxas's C75xx notes.  Sourcing it
+# also sets O (/tmp/o, the results' folder) and el (seconds since the source).
+O=/tmp/o
+mkdir -p "$O"
+t0=$(date +%s)
+el() { echo $(( $(date +%s) - t0 )); }
 patch_build() {
   local patch=$1; shift
   git apply "scripts/device/experiments/$patch" || { echo "$patch does not apply"; return 1; }

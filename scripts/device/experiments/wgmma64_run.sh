@@ -5,10 +5,7 @@
 # rounds) and the planner's grid; results under $OUT (wgmma64.tar.xz) and a summary on stdout.  About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O
-t0=$(date +%s)
-el() { echo $(( $(date +%s) - t0 )); }
-. scripts/device/experiments/patch_build.sh
+. scripts/device/experiments/patch_build.sh  # (O, el, patch_build)
 patch_build wgmma64_tile.patch tessera_cli gemm_host_test gemm_device_test || exit 1
 T=/tmp/b/tests/kernel_gemm
 F='GemmDevice.Wgmma64Decode:GemmDevice.Wgmma128x16*:GemmDevice.HopperDecodePlans'
