@@ -5,9 +5,8 @@
 # under $OUT (decode_fused.tar.xz) and gemm_ratios.py's summary on stdout.  About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, el, patch_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
 patch_build decode_fused_registers.patch tessera_cli gemm_device_test gemm_fp8_test || exit 1
-T=/tmp/b/tests/kernel_gemm
 F='GemmDevice.Wgmma128x16*:GemmSanitize.*'
 TESSERA_EXP=4 timeout 150 $T/gemm_device_test --gtest_filter="$F" > $O/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ')"; grep -A4 Failure $O/dt.log | head -20
 TESSERA_EXP=4 timeout 90 $T/gemm_fp8_test > $O/f8t.log 2>&1; echo "fp8 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/f8t.log | tr '\n' ' ')"

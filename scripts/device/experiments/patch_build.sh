@@ -2,8 +2,9 @@
 # scripts/device/experiments/patch_build.sh PATCH TARGET... -- for the one-call run scripts beside it (sourced, from the
 # repository root on the GPU machine, the tree clean): applies scripts/device/experiments/PATCH, sets TESSERA_GIT_COMMIT
 # to HEAD+PATCH's name, configures /tmp/b and builds TARGETs (-j 16), logs in $O; says ptxas's C75xx notes.  Sourcing it
-# also sets O (/tmp/o, the results' folder) and el (seconds since the source).
+# also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el (seconds since the source).
 O=/tmp/o
+T=/tmp/b/tests/kernel_gemm
 mkdir -p "$O"
 t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }

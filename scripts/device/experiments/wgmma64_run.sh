@@ -5,9 +5,8 @@
 # rounds) and the planner's grid; results under $OUT (wgmma64.tar.xz) and a summary on stdout.  About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, el, patch_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
 patch_build wgmma64_tile.patch tessera_cli gemm_host_test gemm_device_test || exit 1
-T=/tmp/b/tests/kernel_gemm
 F='GemmDevice.Wgmma64Decode:GemmDevice.Wgmma128x16*:GemmDevice.HopperDecodePlans'
 timeout 60 $T/gemm_host_test --gtest_filter='GemmRegistry.*:GemmPlanner.*' > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
 timeout 150 $T/gemm_device_test --gtest_filter="$F" > $O/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ')"; grep -A4 Failure $O/dt.log | head -20
