@@ -192,16 +192,17 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
 // (28672, 8192) at 4 / 8 / 16: 122.6 / 115.5, 122.0 / 115.9, 123.4 / 115.3.  Fewer tiles, split to fill the SMs, it was
 // no faster there ((4096, 14336), 8 splits: 38.1 against 37.6-37.7), and its cost model's split (7 at (14336, 4096))
 // was slower than the decode tile.
-// Not the bare GEMM (alpha alone): the decode tile's D leaves its registers straight to global memory (no staging tile; docs/GEMM.md),
-// and then streams these weights faster unsplit than the 16 x 128 tile -- us, the decode tile split 1 / the 16 x 128 tile
-// at a batch of 2 / 4 / 8 / 16: (14336, 4096) 34.0 / 34.3, 33.9 / 34.2, 34.1 / 36.0, 34.0 / 34.6; (28672, 8192) 114.2 /
-// 121.2, 114.6 / 120.9, 114.4 / 122.6, 114.6 / 120.5 (H200, `tessera bench gemm --plans --shapes decode-grid`;
-// docs/PERF.md, fifty-eighth section).  The fused menus' staged epilogue was not measured again and keeps the rule.
+// Not the plain menu (alpha alone, the kernel's plain_menu): the decode tile's D then leaves its registers straight to
+// global memory (no staging tile; docs/GEMM.md), and it streams these weights faster unsplit than the 16 x 128 tile --
+// us, the decode tile split 1 / the 16 x 128 tile at a batch of 2 / 4 / 8 / 16: (14336, 4096) 34.0 / 34.3, 33.9 / 34.2,
+// 34.1 / 36.0, 34.0 / 34.6; (28672, 8192) 114.2 / 121.2, 114.6 / 120.9, 114.4 / 122.6, 114.6 / 120.5 (H200, `tessera
+// bench gemm --plans --shapes decode-grid`; docs/PERF.md, fifty-eighth section).  The fused menus' staged epilogue was
+// not measured again and keeps the rule.
 int64_t gemv_max_batch();  // (below)
 bool ampere_stream(const GemmArgs& g, const DeviceFacts& f) {
   const int64_t batch = std::min(g.m, g.n), weights = std::max(g.m, g.n);
-  const bool bare = g.beta == 0.f && g.bias_mode == BiasMode::none && g.activation == Activation::none && g.residual.data == nullptr;
-  return !bare && f.decode_tile && g.tile == GemmTile::automatic && g.split_k == 0 && batch > gemv_max_batch() && batch <= 16 &&
+  const bool plain = g.beta == 0.f && g.bias_mode == BiasMode::none && g.activation == Activation::none && g.residual.data == nullptr;
+  return !plain && f.decode_tile && g.tile == GemmTile::automatic && g.split_k == 0 && batch > gemv_max_batch() && batch <= 16 &&
          (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type && is_row_major(g.a.order) &&
          !is_row_major(g.b.order) && (weights + 127) / 128 * 5 >= static_cast<int64_t>(f.sms) * 4;
 }
