@@ -30,6 +30,10 @@ KernelInfo sm80_f16_gemv4x1(Combo c);
 // sm_90a (the planner checks the device and cudaFuncGetAttributes).
 KernelInfo sm90_bf16_wgmma128x16(Combo c);  // src/gemm_sm90.cu (K-major A and B only)
 KernelInfo sm90_f16_wgmma128x16(Combo c);   // src/gemm_sm90_f16.cu
+KernelInfo sm90_bf16_wgmma64x16(Combo c);  // src/gemm_sm90.cu (the 64-row weight tiles: K-major A and B only)
+KernelInfo sm90_f16_wgmma64x16(Combo c);   // src/gemm_sm90_f16.cu
+KernelInfo sm90_bf16_wgmma64x64(Combo c);  // src/gemm_sm90.cu
+KernelInfo sm90_f16_wgmma64x64(Combo c);   // src/gemm_sm90_f16.cu
 KernelInfo sm90_bf16_wgmma128x64(Combo c);   // src/gemm_sm90.cu
 KernelInfo sm90_f16_wgmma128x64(Combo c);    // src/gemm_sm90_f16.cu
 KernelInfo sm90_bf16_wgmma128x128(Combo c);  // src/gemm_sm90.cu

@@ -207,6 +207,39 @@ bool ampere_stream(const GemmArgs& g, const DeviceFacts& f) {
          !is_row_major(g.b.order) && (weights + 127) / 128 * 5 >= static_cast<int64_t>(f.sms) * 4;
 }
 
+bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTile::wgmma64x64; }
+
+// The 64-row weight tiles (wgmma64x16 for a batch of at most 16, wgmma64x64 for one of 33-64; one consumer warpgroup a
+// block) in place of the 128-row decode tiles (wgmma128x16, wgmma128x64), in automatic plans of a streamed A whose 64-row
+// tiles, unsplit or in cluster pairs (two splits, no round trip through the workspace), give at least 90% of the slots
+// a block within one wave: weights of 4096 rows in pairs, of 8192 unsplit on 132 SMs.  Twice the blocks stream the
+// weights where the 128-row tile needs twice the splits for as many.  Measured (bf16, H200, us, the 64-row tile / the
+// plan before; `tessera bench gemm --plans --shapes decode-grid`, docs/PERF.md, fifty-ninth section): a batch of 2-16
+// at (4096, 4096) 14.0-14.1 / 15.6-16.0 (first pass), (4096, 14336) 32.5-33.3 / 35.4-36.2, (8192, 8192) 36.6-37.2 /
+// 38.0-40.2; a batch of 64 at (4096, 4096) 15.2 / 16.4, (4096, 14336) 34.9 / 37.9, (8192, 8192) 38.4 / 39.2.  Where
+// they need more (14336 or 28672 rows: 224 or 448 tiles) the 128-row tile, unsplit, was 3-8% faster.  A batch of 17-32
+// keeps the other tiles: the 64-wide tile, half empty, ran 0.9-1.4x as long as at 64.  Returns the tile (automatic:
+// none) and its split.
+GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
+  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 32) || p.n > 64)
+    return GemmTile::automatic;
+  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(p.n <= 16 ? GemmTile::wgmma64x16 : GemmTile::wgmma64x64);
+  const KernelInfo k = e ? kernel_for(p, *e) : KernelInfo{};
+  if (!k.fn || !streamed_a(p, *e, k) || !has_code(dev, k.fn)) return GemmTile::automatic;
+  int occ = 0;
+  if (!occupancy(dev, f, k, &occ) || occ == 0) return GemmTile::automatic;
+  const int64_t slots = static_cast<int64_t>(f.sms) * occ, tiles = ceil_div(p.m, k.block_m) * ceil_div(p.n, k.block_n);
+  const auto fills = [&](int64_t blocks) { return blocks <= slots && blocks * 10 >= slots * 9; };
+  if (fills(tiles)) {
+    *split = 1;
+  } else if (fills(2 * tiles) && ceil_div(p.k, k.block_k) >= 2 && workspace_for(tiles, 2, k) <= workspace_limit) {
+    *split = 2;
+  } else {
+    return GemmTile::automatic;
+  }
+  return e->tile;
+}
+
 // Step 3.  `workspace_limit`: bytes available for split-K (SIZE_MAX: unlimited, for the size query).
 GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, Choice* out) {
   DeviceFacts f;
@@ -222,10 +255,18 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   const auto within = [&](const GemmKernelEntry& e) {
     return (e.max_m == 0 || p.m <= e.max_m) && (e.max_n == 0 || p.n <= e.max_n);
   };
+  // The 64-row weight tiles, planned automatically by their own rule (rows64_plan) and then in place of the 128-row ones.
+  int rows64_split = 1;
+  const GemmTile rows64 = rows64_plan(g, p, f, dev, workspace_limit, &rows64_split);
+  const auto passed_over = [&](const GemmKernelEntry& e) {
+    if (g.tile != GemmTile::automatic) return false;
+    if (weight_rows64(e.tile)) return e.tile != rows64;
+    return rows64 != GemmTile::automatic && (e.tile == GemmTile::wgmma128x16 || e.tile == GemmTile::wgmma128x64);
+  };
   bool bounded_fits = false;
   if (g.tile == GemmTile::automatic)
     for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {
-      if (!bounded(e) || !within(e)) continue;
+      if (!bounded(e) || !within(e) || passed_over(e)) continue;
       const KernelInfo k = kernel_for(p, e);
       if (k.fn && (e.arch != gemm_core::GemmArch::sm90 || (f.cc == 90 && has_code(dev, k.fn)))) bounded_fits = true;
     }
@@ -241,6 +282,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   std::string too_many_splits, gemv_refusal;
   for (const GemmKernelEntry& e : gemm_core::gemm_kernels()) {  // the registry's order: a tie keeps the first
     if (g.tile != GemmTile::automatic && g.tile != e.tile) continue;
+    if (passed_over(e)) continue;
     const KernelInfo k = kernel_for(p, e);
     if (!k.fn) continue;
     // (Before the device queries below: a decode-shaped call, whose host time matters most, makes none.)
@@ -296,6 +338,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       }
     } else if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
+    } else if (e.tile == rows64) {
+      s_lo = s_hi = rows64_split;  // (rows64_plan above)
     } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
       // block at most 112 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else

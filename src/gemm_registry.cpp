@@ -44,6 +44,8 @@ constexpr GemmKernelType kWgmma128x16[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma128
                                            {kTc, Dtype::e4m3, sm90_e4m3_e5m2_wgmma128x16, kE5m2},
                                            {kTc, Dtype::e5m2, sm90_e5m2_e4m3_wgmma128x16, kE4m3},
                                            {kTc, Dtype::e5m2, sm90_e5m2_e5m2_wgmma128x16, kE5m2}};
+constexpr GemmKernelType kWgmma64x16[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma64x16}, {kTc, Dtype::f16, sm90_f16_wgmma64x16}};
+constexpr GemmKernelType kWgmma64x64[] = {{kTc, Dtype::bf16, sm90_bf16_wgmma64x64}, {kTc, Dtype::f16, sm90_f16_wgmma64x64}};
 constexpr GemmKernelType k128x256[] = {{kTc, Dtype::bf16, sm80_bf16_128x256}, {kTc, Dtype::f16, sm80_f16_128x256}};
 constexpr GemmKernelType k128x128[] = {{kTc, Dtype::bf16, sm80_bf16_128x128},
                                        {kTc, Dtype::f16, sm80_f16_128x128},
@@ -99,6 +101,12 @@ constexpr GemmKernelEntry kEntries[] = {
     // decode tiles (their FFMAs and B's conversions cost about as much issue time as the weights' read) and are not built.
     {.tile = GemmTile::gemv4x1, .name = "gemv4x1x256", .arch = GemmArch::sm80, .schedule = GemmSchedule::gemv,
      .types = kGemv4x1, .combos = kKK, .efficiency = 1.0, .max_n = 1},
+    // The 64-row weight tiles (one consumer warpgroup a block): the planner takes them, in place of the 128-row decode
+    // tiles, by its own rule (gemm_plan.cu's rows64_plan), where their blocks unsplit or in cluster pairs fill the SMs.
+    {.tile = GemmTile::wgmma64x16, .name = "wgmma64x16x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
+     .types = kWgmma64x16, .combos = combo_bit(Combo::kk), .tma = true, .efficiency = 0.5, .max_n = 16},
+    {.tile = GemmTile::wgmma64x64, .name = "wgmma64x64x64", .arch = GemmArch::sm90, .schedule = GemmSchedule::wgmma,
+     .types = kWgmma64x64, .combos = combo_bit(Combo::kk), .tma = true, .efficiency = 1.0, .max_n = 64},
 };
 
 }  // namespace

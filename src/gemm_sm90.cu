@@ -1,6 +1,6 @@
 // src/gemm_sm90.cu -- instantiation unit: the Hopper (sm_90a) tensor-core GEMM in bf16, operand majorness (K, K),
-// (K, N) and (M, N), tiles 128x64, 128x128 and 128x256, and the 128x16 decode tile, (K, K) only (10 kernels; f16's are
-// src/gemm_sm90_f16.cu, so that the two units compile in parallel).  Built for every target architecture; the kernels
+// (K, N) and (M, N), tiles 128x64, 128x128 and 128x256, and the decode tiles 128x16, 64x16 and 64x64, (K, K) only (12
+// kernels; f16's are src/gemm_sm90_f16.cu, so that the two units compile in parallel).  Built for every target architecture; the kernels
 // have code only for sm_90a.  The non-persistent kernels' trace buffer read by scripts/device/trace_gemm.cu is this
 // unit's (_np).
 #include "gemm_kernels.hpp"                          // the getters this unit defines
@@ -13,6 +13,9 @@ KernelInfo sm90_bf16_wgmma128x16(Combo c) { return sm90_pick_kk<gemm_sm80::ElemB
 KernelInfo sm90_bf16_wgmma128x64(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 64>(c); }
 KernelInfo sm90_bf16_wgmma128x128(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 128>(c); }
 KernelInfo sm90_bf16_wgmma128x256(Combo c) { return sm90_pick<gemm_sm80::ElemBf16, 256>(c); }
+// The 64-row weight tiles (one consumer warpgroup), K-major A and B.
+KernelInfo sm90_bf16_wgmma64x16(Combo c) { return sm90_pick_kk<gemm_sm80::ElemBf16, 16, 64>(c); }
+KernelInfo sm90_bf16_wgmma64x64(Combo c) { return sm90_pick_kk<gemm_sm80::ElemBf16, 64, 64>(c); }
 
 }  // namespace tessera::gemm_core
 

@@ -9,11 +9,11 @@
 
 namespace tessera::gemm_core {
 
-template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
+template <class Elem, int kBN, bool kBNMajor, bool kAMMajor, int kBM = 128>
 KernelInfo sm90_info() {
-  using K = gemm_sm90::GemmSm90<Elem, kBN, kBNMajor, kAMMajor>;
+  using K = gemm_sm90::GemmSm90<Elem, kBN, kBNMajor, kAMMajor, kBM>;
   KernelInfo info =
-      gemm_sm80::kernel_info_of<K>(reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor, kAMMajor>), 1);
+      gemm_sm80::kernel_info_of<K>(reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_kernel<Elem, kBN, kBNMajor, kAMMajor, kBM>), 1);
   // The boxes of the kernel's stage tiles (GemmSm90::kTileA / kTileB, 128-byte swizzle).
   info.box_a[0] = K::kBoxA.inner;
   info.box_a[1] = K::kBoxA.outer;
@@ -36,10 +36,10 @@ KernelInfo sm90_pick(Combo c) {
   return {};
 }
 
-// K-major A and B only: the decode tile, and every FP8 tile.
-template <class Elem, int kBN>
+// K-major A and B only: the decode tiles (kBM 64: the 64-row weight tile), and every FP8 tile.
+template <class Elem, int kBN, int kBM = 128>
 KernelInfo sm90_pick_kk(Combo c) {
-  return c == Combo::kk ? sm90_info<Elem, kBN, false, false>() : KernelInfo{};
+  return c == Combo::kk ? sm90_info<Elem, kBN, false, false, kBM>() : KernelInfo{};
 }
 
 }  // namespace tessera::gemm_core

@@ -81,6 +81,44 @@ TEST(GemmDevice, Wgmma128x16Bare) {
       }
 }
 
+// The 64-row weight tiles (wgmma64x16x64, wgmma64x64x64: one consumer warpgroup), forced: one split, the cluster pair
+// (the bare GEMM pushed, the fused menus sharing the staged epilogue), three splits through the workspace; the bare GEMM
+// (D from registers: straight to global memory at 16 wide, TMA stores at 64), a fused menu, an f32 D; bf16 and f16
+// operands; edges in every dimension, the 3- and 4-K-tile shapes cutting the pushed split 0's lead short.
+TEST(GemmDevice, Wgmma64Decode) {
+  TESSERA_REQUIRE_SM(90);
+  struct Case {
+    GemmTile tile;
+    Shape s;
+  };
+  const Case cases[] = {{GemmTile::wgmma64x16, {16, 300, 1000}}, {GemmTile::wgmma64x16, {700, 7, 200}},
+                        {GemmTile::wgmma64x16, {64, 3, 192}},    {GemmTile::wgmma64x16, {16, 4096, 1024}},
+                        {GemmTile::wgmma64x64, {64, 300, 1000}}, {GemmTile::wgmma64x64, {40, 1000, 1000}},
+                        {GemmTile::wgmma64x64, {130, 70, 600}},  {GemmTile::wgmma64x64, {64, 4096, 512}},
+                        {GemmTile::wgmma64x64, {33, 129, 192}}};
+  int i = 0;
+  for (const Case& c : cases)
+    for (int split : {1, 2, 3})
+      for (int v = 0; v < 3; ++v) {
+        ++i;
+        GemmCase cs = forced_case(c.s, c.tile, split);
+        cs.alpha = v == 0 ? 1.f : 0.75f;
+        cs.bias = v == 1 ? (i % 2 ? BiasMode::per_column : BiasMode::per_row) : BiasMode::none;
+        cs.act = v == 1 ? kActs[i % 7] : Activation::none;
+        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        cs.residual = v == 1 && i % 3 != 0;
+        cs.od = i % 2 ? C : R;
+        cs.in = i % 4 == 3 ? Dtype::f16 : Dtype::bf16;
+        cs.out = v == 2 ? Dtype::f32 : cs.in;
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, c.tile) << cs.str();
+        EXPECT_EQ(plan.split_k, split) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
 // The 128 x 64 tile's cluster pair with the epilogue menu.  The bare GEMM (v 0, a bf16 D through TMA stores): split 1
 // pushes its sums into the A slots of two of split 0's ring stages (those of the first two K tiles of split 0's last
 // window), K tiles 3 (no lead, the slots never used), 10, 16 and 33 (a lead of 4; the slots of stages 1-2, 4-5, 5-6);
@@ -113,21 +151,30 @@ TEST(GemmDevice, ClusterPair64Menus) {
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
 // 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
 // against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
-// again from 65 on; each computed and checked.
+// again from 65 on; each computed and checked.  The 64-row tiles replace the 128-row ones for weights of 4096 rows (a
+// batch of at most 16, or 33-64) where their 64 tiles in cluster pairs, 128 blocks, give 90-100% of the SMs a block.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const bool pairs64 = sms >= 128 && 9 * sms <= 1280;  // (132 on the H100 SXM and the H200)
+  const GemmTile w16 = pairs64 ? GemmTile::wgmma64x16 : GemmTile::wgmma128x16;
+  const GemmTile w64 = pairs64 ? GemmTile::wgmma64x64 : GemmTile::wgmma128x64;
   struct Want {
     int m, n, k;
     bool transposed;
     GemmTile tile;
     bool bare = false;  // alpha alone (else the menu below)
+    int split = 0;      // the split the plan must have where the 64-row tiles are planned (pairs64; 0: any)
   };
   const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
-                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, GemmTile::wgmma128x16},
-                        {64, 4096, 2048, true, GemmTile::wgmma128x64},  {40, 3000, 1000, true, GemmTile::wgmma128x64},
-                        {64, 4096, 4096, true, GemmTile::wgmma128x64},  // (the Ampere 64 x 64 tile once won this in the cost model)
-                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, GemmTile::wgmma128x16},
+                        {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, w16, false, 2},
+                        {64, 4096, 2048, true, w64, false, 2},                    {40, 3000, 1000, true, GemmTile::wgmma128x64},
+                        {64, 4096, 4096, true, w64, false, 2},  // (the Ampere 64 x 64 tile once won this in the cost model)
+                        {8, 8192, 1024, true, w16, true, 1},    {48, 8192, 1024, true, w64, false, 1},
+                        {24, 4096, 1024, true, GemmTile::wgmma128x64},  // (a batch of 17-32: not the 64-row tiles)
+                        {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, w16, true, 2},
                         {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
                         // weights of 28,672 rows (224 tiles of 128 rows): the 16 x 128 tile, unsplit, the batch as m
                         {4, 28672, 512, false, GemmTile::t16x128},      {28672, 16, 256, true, GemmTile::t16x128},
@@ -152,10 +199,13 @@ TEST(GemmDevice, HopperDecodePlans) {
     if (w.tile == GemmTile::t16x128 || (w.tile == GemmTile::wgmma128x16 && w.n == 28672)) {
       EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
     }
+    if (pairs64 && w.split > 0) {
+      EXPECT_EQ(plan.split_k, w.split) << cs.str() << ": " << plan.str();
+    }
     if (w.tile != kOther) {
       EXPECT_EQ(plan.tile, w.tile) << cs.str() << ": " << plan.str();
     } else {
-      for (GemmTile t : {GemmTile::wgmma128x16, GemmTile::gemv4x1})
+      for (GemmTile t : {GemmTile::wgmma128x16, GemmTile::wgmma64x16, GemmTile::wgmma64x64, GemmTile::gemv4x1})
         EXPECT_NE(plan.tile, t) << cs.str() << ": " << plan.str();
     }
     if (::testing::Test::HasFailure()) return;

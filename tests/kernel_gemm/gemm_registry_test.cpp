@@ -30,7 +30,8 @@ using gemm_core::GemmSchedule;
 constexpr GemmTile kTiles[] = {GemmTile::t128x256,     GemmTile::t128x128,    GemmTile::t64x64,
                                GemmTile::t16x128,      GemmTile::simt128x128, GemmTile::wgmma128x128,
                                GemmTile::wgmma128x256, GemmTile::cooperative128x256, GemmTile::wgmma128x64,
-                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128, GemmTile::gemv4x1};
+                               GemmTile::wgmma128x16,  GemmTile::dp4a128x128, GemmTile::gemv4x1,
+                               GemmTile::wgmma64x16,   GemmTile::wgmma64x64};
 constexpr GemmMath kMaths[] = {GemmMath::automatic, GemmMath::tensor_core, GemmMath::tf32, GemmMath::fp32_exact,
                                GemmMath::dp4a};
 
@@ -58,6 +59,8 @@ constexpr Expected kExpected[] = {
     {GemmTile::wgmma128x16, "wgmma128x16x64", true, false, false, false, true, 0.5, 0, 16},
     {GemmTile::dp4a128x128, "dp4a128x128x64", false, false, false, true, false, 1.0, 0, 0},
     {GemmTile::gemv4x1, "gemv4x1x256", true, false, false, false, false, 1.0, 0, 1},
+    {GemmTile::wgmma64x16, "wgmma64x16x64", true, false, false, false, true, 0.5, 0, 16},
+    {GemmTile::wgmma64x64, "wgmma64x64x64", true, false, false, false, true, 1.0, 0, 64},
 };
 // The planner's candidate order (its `tiles_all` before the registry, with wgmma128x64 after wgmma128x128); ties in
 // cost keep the first.
@@ -65,7 +68,8 @@ constexpr GemmTile kPlannerOrder[] = {GemmTile::cooperative128x256, GemmTile::wg
                                       GemmTile::wgmma128x64,        GemmTile::wgmma128x16,  GemmTile::t128x256,
                                       GemmTile::t128x128,
                                       GemmTile::t64x64,             GemmTile::t16x128,      GemmTile::simt128x128,
-                                      GemmTile::dp4a128x128,        GemmTile::gemv4x1};
+                                      GemmTile::dp4a128x128,        GemmTile::gemv4x1,      GemmTile::wgmma64x16,
+                                      GemmTile::wgmma64x64};
 
 TEST(GemmRegistry, EveryTileHasOneEntryAndNamesAreUnique) {
   std::set<GemmTile> tiles;

@@ -40,6 +40,9 @@ enum class GemmTile : int {
   gemv4x1,  // GEMV on CUDA cores (bf16 / f16, tensor_core math's contract: exact products, fp32 sums): the weights as A,
             // 4 rows a block, a batch of 1 as B (decode problems with a batch of 1 are oriented so, D^T = W X^T); K-major
             // A and B, 16-byte aligned bases and rows; no split_k (the block's warps split K)
+  wgmma64x16,  // Hopper (sm_90a) decode tile of 64 weight rows a block and a batch of at most 16 (one consumer warpgroup,
+               // 12 stages); bf16 / f16, K-major A and B
+  wgmma64x64,  // the same, 64 wide (8 stages): a batch of up to 64
 };
 
 // The stream-K tail of the persistent kernels that have one (GemmArgs::stream_k).

@@ -27,6 +27,10 @@
 //                The 128 x 16 decode tile's bare GEMM (alpha alone, any D) leaves from the consumers' registers too,
 //                stored straight to global memory (FragmentEpilogue::store); its two splits in a cluster push split
 //                1's sums into split 0, which stores the whole tile.
+//   64-row tiles 64 x 16 and 64 x 64 (kBM 64: decode problems, the weights as A; 16-bit, K-major A and B): one consumer
+//                warpgroup (256 threads), 12 / 8 stages of 10 / 16 KB; empty[s] counts one arrive.  Their cluster
+//                pairs push the bare GEMM as the 128-row tiles of the same width do (16 wide: alpha alone, any D; 64
+//                wide: through TMA stores); otherwise the pair shares the staged epilogue.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
 // zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
@@ -71,9 +75,14 @@ namespace tessera::gemm_sm90 {
 
 using gemm_sm80::Params;
 
-template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false>
+// kBM_: 128 (two consumer warpgroups, rows 0-63 and 64-127) or 64 (the 64-row weight tiles of decode problems: one
+// consumer warpgroup, 256 threads; 16-bit K-major A and B, BLK_N 16 or 64).
+template <class Elem, int kBN_, bool kBNMajor = false, bool kAMMajor = false, int kBM_ = 128>
 struct GemmSm90 {
-  static constexpr int kBM = 128, kBN = kBN_;
+  static constexpr int kBM = kBM_, kBN = kBN_;
+  static constexpr int kConsumers = kBM / 64;  // consumer warpgroups, 64 rows each
+  static_assert(kBM == 128 || (kBM == 64 && (kBN == 16 || kBN == 64) && !kBNMajor && !kAMMajor && Elem::kBytes == 2),
+                "gemm_sm90: the 64-row tile is 16-bit, K-major, 16 or 64 wide");
   static constexpr bool kF8 = Elem::kBytes == 1;
   static constexpr int kBK = 128 / Elem::kBytes;  // one 128-byte swizzle row: 64 16-bit or 128 FP8 elements
   static_assert(kBN == 16 || kBN == 64 || kBN == 128 || kBN == 256,
@@ -87,8 +96,9 @@ struct GemmSm90 {
   // The decode tile (BLK_N 16: B is the batch, A the weights) streams A through 6 stages (108 KB in flight a block): a
   // ring of 12 (all the shared memory holds) ran 1-6% slower at three of issue 11's four weight shapes and alike at
   // 4096^2; 4 stages and fewer ran slower again (docs/PERF.md, forty-ninth section).
-  static constexpr int kStages = kBN == 16 ? 6 : kBN == 64 ? 8 : 4;
-  static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+  // The 64-row tile's stages are half as large: 12 (16-wide, 120 KB) or 8 (64-wide, 128 KB) of them.
+  static constexpr int kStages = kBM == 64 ? (kBN == 16 ? 12 : 8) : kBN == 16 ? 6 : kBN == 64 ? 8 : 4;
+  static constexpr int kThreads = 128 * (1 + kConsumers);  // producer warpgroup + the consumer warpgroups
   static_assert(Elem::kBytes == 2 || Elem::kBytes == 1, "gemm_sm90: 16-bit (bf16, f16) or FP8 operands");
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
   // side by side; consumer warpgroup w then reads A box w.
@@ -109,7 +119,7 @@ struct GemmSm90 {
   // Consumer warpgroup w's 64 rows of A: rows 64 w.. of the K-major tile, whose offset is the layout's at (64 w, 0) (the
   // swizzle leaves rows that are multiples of 8 in place, so 64 w times one row's bytes), or M-major box w.
   static constexpr int kRowBytesA = static_cast<int>(kTileA.row_stride_elems()) * Elem::kBytes;
-  static_assert(kAMMajor || (kTileA.offset_bytes(64, 0) == 64 * kRowBytesA && kTileA.offset_bytes(0, 0) == 0),
+  static_assert(kAMMajor || kBM == 64 || (kTileA.offset_bytes(64, 0) == 64 * kRowBytesA && kTileA.offset_bytes(0, 0) == 0),
                 "gemm_sm90: a consumer's rows of A start at the layout's offset of its first row");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
   static constexpr atom::SmemTileSm90::WgmmaOperand kOpA = kTileA.wgmma_operand(!kAMMajor, kBoxBytesN, kBK, Atom::kK);
@@ -144,10 +154,12 @@ struct GemmSm90 {
   // its last window (never refilled); split 0's consumer warpgroups say so on split 1's `space` barrier as they
   // release the second (at once where those K tiles do not exist), and split 1 waits for it before pushing.  The bare
   // GEMM only: the fused menus, and the wider tiles, share the tile's epilogue between the pair as before.
-  static constexpr bool kRecvInRing = kBN == 64;
+  static constexpr bool kRecvInRing = kBN == 64 && kBM == 128;
   static constexpr bool kPushPair = kBN == 16 || (kBN == 64 && TESSERA_PAIR_PUSH_64);
   static constexpr int kPairLead = kBN == 16 ? TESSERA_PAIR_PUSH_LEAD : TESSERA_PAIR_PUSH_LEAD_64;
-  static constexpr int kRecvBytes = 2 * kAcc * 128 * 4;  // both consumer warpgroups' sums, thread by thread
+  static constexpr int kRecvBytes = kConsumers * kAcc * 128 * 4;  // the consumer warpgroups' sums, thread by thread
+  // (The 64-row tile's one consumer warpgroup cannot share a bare pair's rows as finish_registers does: its pairs push.)
+  static_assert(kBM == 128 || kPushPair, "gemm_sm90: the 64-row tile's cluster pairs push");
   static_assert(!kRecvInRing || (kAcc * 128 * 4 <= kTileBytesA && kStages >= 3),
                 "gemm_sm90: a consumer warpgroup's sums fit one stage's A slot, and the last window frees two stages in the loop");
   static constexpr int kAheadEnd = (kAheadOffset + (kAhead ? Epi::kAheadBytes : 0) + 15) / 16 * 16;
@@ -239,7 +251,7 @@ struct GemmSm90 {
       arch::tma_prefetch_desc(map_b);
       for (int s = 0; s < kStages; ++s) {
         arch::mbarrier_init(&full[s], 1);
-        arch::mbarrier_init(&empty[s], 2);
+        arch::mbarrier_init(&empty[s], kConsumers);
       }
       if constexpr (kF8) arch::mbarrier_init(empty + kStages, 1);  // the consumers' phase (the promoted loop)
       if (push) {
@@ -588,7 +600,7 @@ struct GemmSm90 {
   __device__ __forceinline__ static void finish_registers(float (&acc)[kAcc], const Params& p, unsigned char* smem, int split,
                                                           int m0, int n0, const CUtensorMap* map_d, int wg, bool pair) {
     const int thread = static_cast<int>(threadIdx.x) % 128;
-    if (pair) {
+    if (kConsumers == 2 && pair) {
       const bool keep = wg == split + 1;
       float4* xbuf = reinterpret_cast<float4*>(smem + kXchgOffset);
       if (wg > 0 && !keep) {
@@ -667,11 +679,11 @@ struct GemmSm90 {
 };
 
 #if defined(__CUDACC__)
-template <class Elem, int kBN, bool kBNMajor, bool kAMMajor>
-__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::kThreads, 1)
+template <class Elem, int kBN, bool kBNMajor, bool kAMMajor, int kBM = 128>
+__global__ void __launch_bounds__(GemmSm90<Elem, kBN, kBNMajor, kAMMajor, kBM>::kThreads, 1)
     gemm_sm90_kernel(const Params p, const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_d) {
-  GemmSm90<Elem, kBN, kBNMajor, kAMMajor>::run(p, &map_a, &map_b, &map_d);
+  GemmSm90<Elem, kBN, kBNMajor, kAMMajor, kBM>::run(p, &map_a, &map_b, &map_d);
 }
 #endif
 
