@@ -209,19 +209,21 @@ bool ampere_stream(const GemmArgs& g, const DeviceFacts& f) {
 
 bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTile::wgmma64x64; }
 
-// The 64-row weight tiles (wgmma64x16 for a batch of at most 16, wgmma64x64 for one of 33-64; one consumer warpgroup a
-// block) in place of the 128-row decode tiles (wgmma128x16, wgmma128x64), in automatic plans of a streamed A whose 64-row
-// tiles, unsplit or in cluster pairs (two splits, no round trip through the workspace), give at least 90% of the slots
-// a block within one wave: weights of 4096 rows in pairs, of 8192 unsplit on 132 SMs.  Twice the blocks stream the
-// weights where the 128-row tile needs twice the splits for as many.  Measured (bf16, H200, us, the 64-row tile / the
-// plan before; `tessera bench gemm --plans --shapes decode-grid`, docs/PERF.md, fifty-ninth section): a batch of 2-16
-// at (4096, 4096) 14.0-14.1 / 15.6-16.0 (first pass), (4096, 14336) 32.5-33.3 / 35.4-36.2, (8192, 8192) 36.6-37.2 /
-// 38.0-40.2; a batch of 64 at (4096, 4096) 15.2 / 16.4, (4096, 14336) 34.9 / 37.9, (8192, 8192) 38.4 / 39.2.  Where
-// they need more (14336 or 28672 rows: 224 or 448 tiles) the 128-row tile, unsplit, was 3-8% faster.  A batch of 17-32
-// keeps the other tiles: the 64-wide tile, half empty, ran 0.9-1.4x as long as at 64.  Returns the tile (automatic:
-// none) and its split.
+// The 64-row weight tiles (wgmma64x16 for a batch of at most 16, wgmma64x64 for a larger one up to 64; one consumer
+// warpgroup a block) in place of the 128-row decode tiles (wgmma128x16, wgmma128x64), in automatic plans of a streamed A
+// whose 64-row tiles, unsplit or in cluster pairs (two splits, no round trip through the workspace), give at least 90%
+// of the slots a block within one wave: weights of 4096 rows in pairs, of 8192 unsplit on 132 SMs.  Twice the blocks
+// stream the weights where the 128-row tile needs twice the splits for as many.  Measured (bf16, H200, us, the 64-row
+// tile / the plan before; `tessera bench gemm --plans --shapes decode-grid`, first pass, docs/PERF.md, fifty-ninth
+// section): a batch of 2-16 at (4096, 4096) 13.9-14.1 / 15.6-16.0, (4096, 14336) 32.5-33.3 / 35.4-36.2, (8192, 8192)
+// 36.6-37.2 / 38.0-40.2; a batch of 64 at (4096, 4096) 14.8 / 16.4, (4096, 14336) 34.2 / 37.9, (8192, 8192) 38.7 /
+// 39.2.  Where they need more (14336 or 28672 rows: 224 or 448 tiles) the 128-row tile, unsplit, was 3-8% faster.
+// The 64-wide tile with part of its batch empty: in pairs ((4096, 4096), against the plan before; `--versus`) a batch
+// of 24 alike, 32 4-8% faster, 40-56 4-12%; unsplit ((8192, 8192)) a batch of 40 6-7% slower, 48 alike, 56 2-6%
+// faster.  So a batch of 17-24, and of 25-48 unsplit, keeps the other tiles.  Returns the tile (automatic: none) and
+// its split.
 GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
-  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 32) || p.n > 64)
+  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 24) || p.n > 64)
     return GemmTile::automatic;
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(p.n <= 16 ? GemmTile::wgmma64x16 : GemmTile::wgmma64x64);
   const KernelInfo k = e ? kernel_for(p, *e) : KernelInfo{};
@@ -237,6 +239,7 @@ GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, 
   } else {
     return GemmTile::automatic;
   }
+  if (p.n > 16 && p.n <= 48 && *split == 1) return GemmTile::automatic;
   return e->tile;
 }
 
