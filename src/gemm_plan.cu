@@ -218,12 +218,12 @@ bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTi
 // section): a batch of 2-16 at (4096, 4096) 13.9-14.1 / 15.6-16.0, (4096, 14336) 32.5-33.3 / 35.4-36.2, (8192, 8192)
 // 36.6-37.2 / 38.0-40.2; a batch of 64 at (4096, 4096) 14.8 / 16.4, (4096, 14336) 34.2 / 37.9, (8192, 8192) 38.7 /
 // 39.2.  Where they need more (14336 or 28672 rows: 224 or 448 tiles) the 128-row tile, unsplit, was 3-8% faster.
-// The 64-wide tile with part of its batch empty: in pairs ((4096, 4096), against the plan before; `--versus`) a batch
-// of 24 alike, 32 4-8% faster, 40-56 4-12%; unsplit ((8192, 8192)) a batch of 40 6-7% slower, 48 alike, 56 2-6%
-// faster.  So a batch of 17-24, and of 25-48 unsplit, keeps the other tiles.  Returns the tile (automatic: none) and
-// its split.
+// The 64-wide tile with part of its batch empty, against the plan before (`--versus`): in pairs at (4096, 4096) a batch
+// of 24 alike, 32 alike to 8% faster, 40-56 4-12% faster, at (4096, 14336) 32 12% slower in one grid of three, 48
+// 10-11% faster; unsplit at (8192, 8192) a batch of 40 6-7% slower, 48 alike, 56 2-6% faster.  So a batch of 17-32,
+// and of 33-48 unsplit, keeps the other tiles.  Returns the tile (automatic: none) and its split.
 GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
-  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 24) || p.n > 64)
+  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 32) || p.n > 64)
     return GemmTile::automatic;
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(p.n <= 16 ? GemmTile::wgmma64x16 : GemmTile::wgmma64x64);
   const KernelInfo k = e ? kernel_for(p, *e) : KernelInfo{};

@@ -152,7 +152,7 @@ TEST(GemmDevice, ClusterPair64Menus) {
 // 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
 // against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
 // again from 65 on; each computed and checked.  The 64-row tiles replace the 128-row ones (a batch of at most 16, or of
-// 25-64) for weights of 4096 rows, whose 64 tiles in cluster pairs (128 blocks) give 90-100% of the SMs a block, and
+// 33-64) for weights of 4096 rows, whose 64 tiles in cluster pairs (128 blocks) give 90-100% of the SMs a block, and
 // (a batch of at most 16, or of 49-64) for weights of 8192 rows, unsplit.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
@@ -171,12 +171,8 @@ TEST(GemmDevice, HopperDecodePlans) {
   };
   const Want wants[] = {{1, 4096, 1024, true, GemmTile::gemv4x1},       {16, 2048, 4096, true, GemmTile::wgmma128x16},
                         {9, 1000, 520, true, GemmTile::wgmma128x16},    {4096, 8, 1024, false, w16, false, 2},
-                        {64, 4096, 2048, true, w64, false, 2},                    {40, 3000, 1000, true, GemmTile::wgmma128x64},
+                        {64, 4096, 2048, true, w64, false, 2},          {40, 3000, 1000, true, GemmTile::wgmma128x64},
                         {64, 4096, 4096, true, w64, false, 2},  // (the Ampere 64 x 64 tile once won this in the cost model)
-                        {8, 8192, 1024, true, w16, true, 1},    {56, 8192, 1024, true, w64, false, 1},
-                        {48, 8192, 1024, true, kOther},  // (unsplit, a batch of 25-48: not the 64-row tile)
-                        {32, 4096, 2048, true, w64, true, 2},
-                        {24, 4096, 1024, true, kOther},  // (a batch of 17-24: not the 64-row tiles)
                         {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, w16, true, 2},
                         {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
                         // weights of 28,672 rows (224 tiles of 128 rows): the 16 x 128 tile, unsplit, the batch as m
@@ -185,7 +181,12 @@ TEST(GemmDevice, HopperDecodePlans) {
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther},
                         // the bare GEMM against the same weights: the decode tile, unsplit (its D from registers)
-                        {8, 28672, 512, true, GemmTile::wgmma128x16, true}};
+                        {8, 28672, 512, true, GemmTile::wgmma128x16, true},
+                        // the 64-row tiles unsplit (8192 weight rows) and in pairs; a batch they leave to the other tiles
+                        {8, 8192, 1024, true, w16, true, 1},    {56, 8192, 1024, true, w64, false, 1},
+                        {40, 4096, 2048, true, w64, true, 2},   {4096, 64, 1024, false, w64, false, 2},
+                        {48, 8192, 1024, true, kOther},  // (unsplit, a batch of 17-48: not the 64-row tile)
+                        {32, 4096, 1024, true, kOther}};  // (a batch of 17-32: not the 64-row tiles)
   int i = 0;
   for (const Want& w : wants) {
     ++i;

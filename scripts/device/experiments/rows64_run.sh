@@ -24,7 +24,7 @@ for r in 1 2 3; do
   timeout 60 $B bench gemm --shapes $SB --repeats 20 --json $O/small_$r.json > $O/small_$r.log 2>&1 || echo "small $r failed"
   timeout 60 $B bench gemm --shapes 40x4096x4096,48x4096x4096,56x4096x4096,48x4096x14336 --repeats 10 --versus wgmma128x64x64:2 --json $O/vs128_4096_$r.json > $O/vs128_4096_$r.log 2>&1 || echo "vs128 $r failed"
   timeout 60 $B bench gemm --shapes 40x8192x8192,48x8192x8192,56x8192x8192 --repeats 10 --versus wgmma128x64x64:1 --json $O/vs128_8192_$r.json > $O/vs128_8192_$r.log 2>&1 || echo "vs128b $r failed"
-  timeout 60 $B bench gemm --shapes 24x4096x4096,32x4096x4096 --repeats 10 --versus wgmma64x64x64:2 --json $O/vs64_$r.json > $O/vs64_$r.log 2>&1 || echo "vs64 $r failed"
+  timeout 60 $B bench gemm --shapes 32x4096x4096,32x4096x14336 --repeats 10 --versus wgmma64x64x64:2 --json $O/vs64_$r.json > $O/vs64_$r.log 2>&1 || echo "vs64 $r failed"
   echo "round $r at $(el) s"
 done
 python3 scripts/device/gemm_ratios.py $O/decode_*.json 2>&1 | tail -12
