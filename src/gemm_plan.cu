@@ -214,14 +214,15 @@ bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTi
 // whose 64-row tiles, unsplit or in cluster pairs (two splits, no round trip through the workspace), give at least 90%
 // of the slots a block within one wave: weights of 4096 rows in pairs, of 8192 unsplit on 132 SMs.  Twice the blocks
 // stream the weights where the 128-row tile needs twice the splits for as many.  Measured (bf16, H200, us, the 64-row
-// tile / the plan before; `tessera bench gemm --plans --shapes decode-grid`, first pass, docs/PERF.md, fifty-ninth
-// section): a batch of 2-16 at (4096, 4096) 13.9-14.1 / 15.6-16.0, (4096, 14336) 32.5-33.3 / 35.4-36.2, (8192, 8192)
-// 36.6-37.2 / 38.0-40.2; a batch of 64 at (4096, 4096) 14.8 / 16.4, (4096, 14336) 34.2 / 37.9, (8192, 8192) 38.7 /
+// tile's first pass / the plan's second; `tessera bench gemm --plans --shapes decode-grid`, docs/PERF.md, fifty-ninth
+// section): a batch of 2-16 at (4096, 4096) 13.9-14.1 / 15.8-16.0, (4096, 14336) 32.5-33.3 / 35.8-37.5, (8192, 8192)
+// 36.6-37.2 / 37.9-38.8; a batch of 64 at (4096, 4096) 14.8 / 16.4, (4096, 14336) 34.2 / 37.9, (8192, 8192) 38.7 /
 // 39.2.  Where they need more (14336 or 28672 rows: 224 or 448 tiles) the 128-row tile, unsplit, was 3-8% faster.
 // The 64-wide tile with part of its batch empty, against the plan before (`--versus`): in pairs at (4096, 4096) a batch
-// of 24 alike, 32 alike to 8% faster, 40-56 4-12% faster, at (4096, 14336) 32 12% slower in one grid of three, 48
-// 10-11% faster; unsplit at (8192, 8192) a batch of 40 6-7% slower, 48 alike, 56 2-6% faster.  So a batch of 17-32,
-// and of 33-48 unsplit, keeps the other tiles.  Returns the tile (automatic: none) and its split.
+// of 24 alike, 32 alike to 8% faster, 40-56 1-12% faster, at (4096, 14336) 32 4-5% faster in one run and 12% slower
+// than a forced 128 x 64 pair in another, 48 10-11% faster; unsplit at (8192, 8192) a batch of 40 6-7% slower, 48
+// alike, 56 2-6% faster.  So a batch of 17-32, and of 33-48 unsplit, keeps the other tiles.  A batch of 1 takes the GEMV
+// as before (the cost model).  Returns the tile (automatic: none) and its split.
 GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
   if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 32) || p.n > 64)
     return GemmTile::automatic;
