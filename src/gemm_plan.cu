@@ -224,23 +224,16 @@ bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTi
 // alike, 56 2-6% faster.  So a batch of 17-32, and of 33-48 unsplit, keeps the other tiles.  A batch of 1 takes the GEMV
 // as before (the cost model).  Returns the tile (automatic: none) and its split.
 GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
-  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || (p.n > 16 && p.n <= 32) || p.n > 64)
-    return GemmTile::automatic;
+  if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || p.n > 64) return GemmTile::automatic;
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(p.n <= 16 ? GemmTile::wgmma64x16 : GemmTile::wgmma64x64);
   const KernelInfo k = e ? kernel_for(p, *e) : KernelInfo{};
   if (!k.fn || !streamed_a(p, *e, k) || !has_code(dev, k.fn)) return GemmTile::automatic;
   int occ = 0;
   if (!occupancy(dev, f, k, &occ) || occ == 0) return GemmTile::automatic;
-  const int64_t slots = static_cast<int64_t>(f.sms) * occ, tiles = ceil_div(p.m, k.block_m) * ceil_div(p.n, k.block_n);
-  const auto fills = [&](int64_t blocks) { return blocks <= slots && blocks * 10 >= slots * 9; };
-  if (fills(tiles)) {
-    *split = 1;
-  } else if (fills(2 * tiles) && ceil_div(p.k, k.block_k) >= 2 && workspace_for(tiles, 2, k) <= workspace_limit) {
-    *split = 2;
-  } else {
-    return GemmTile::automatic;
-  }
-  if (p.n > 16 && p.n <= 48 && *split == 1) return GemmTile::automatic;
+  const int64_t tiles = ceil_div(p.m, k.block_m) * ceil_div(p.n, k.block_n);
+  const int s = rows64_split(tiles, ceil_div(p.k, k.block_k), static_cast<int64_t>(f.sms) * occ, p.n);
+  if (s == 0 || (s > 1 && workspace_for(tiles, s, k) > workspace_limit)) return GemmTile::automatic;
+  *split = s;
   return e->tile;
 }
 
@@ -260,8 +253,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     return (e.max_m == 0 || p.m <= e.max_m) && (e.max_n == 0 || p.n <= e.max_n);
   };
   // The 64-row weight tiles, planned automatically by their own rule (rows64_plan) and then in place of the 128-row ones.
-  int rows64_split = 1;
-  const GemmTile rows64 = rows64_plan(g, p, f, dev, workspace_limit, &rows64_split);
+  int split64 = 1;
+  const GemmTile rows64 = rows64_plan(g, p, f, dev, workspace_limit, &split64);
   const auto passed_over = [&](const GemmKernelEntry& e) {
     if (g.tile != GemmTile::automatic) return false;
     if (weight_rows64(e.tile)) return e.tile != rows64;
@@ -343,7 +336,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     } else if (g.split_k > 0) {
       s_lo = s_hi = g.split_k;
     } else if (e.tile == rows64) {
-      s_lo = s_hi = rows64_split;  // (rows64_plan above)
+      s_lo = s_hi = split64;  // (rows64_plan above)
     } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
       // block at most 112 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else
@@ -590,6 +583,13 @@ GemmMath planned_math(const GemmArgs& g) {
 }
 
 }  // namespace
+
+int gemm_detail::rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch) {
+  const auto fills = [&](int64_t blocks) { return blocks <= slots && blocks * 10 >= slots * 9; };
+  const int s = fills(tiles) ? 1 : fills(2 * tiles) && k_tiles >= 2 ? 2 : 0;
+  if (batch > 16 && (batch <= 32 || (batch <= 48 && s == 1))) return 0;
+  return s;
+}
 
 int gemm_detail::streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap) {
   for (int s = 1; s <= 64 && static_cast<int64_t>(s) <= k_tiles && tiles * s <= slots; ++s)

@@ -297,6 +297,42 @@ TEST(GemmPlanner, StreamedSplitRule) {
     EXPECT_EQ(gemm_detail::streamed_split(c.tiles, c.k_tiles, 132, gemm_detail::kDecodeTileCap), c.want) << "tiles " << c.tiles << ", K tiles " << c.k_tiles;
 }
 
+// The 64-row weight tiles' rule (gemm_plan.cu's rows64_plan) on 132 SMs, one block each (bf16 on the H200, docs/PERF.md
+// fifty-ninth section): 64-row tiles of the weights times the batch's 16- or 64-wide tiles, K tiles of 64.
+TEST(GemmPlanner, Rows64SplitRule) {
+  struct Case {
+    int64_t tiles, k_tiles, batch;
+    int want;
+  };
+  const Case cases[] = {
+      {64, 64, 16, 2},    // (4096, 4096), a batch of 16: 64 tiles in cluster pairs, 128 blocks (13.9-14.1 us, 15.8-16.0 before)
+      {64, 224, 8, 2},    // (4096, 14336)
+      {128, 128, 16, 1},  // (8192, 8192): 128 tiles unsplit
+      {224, 64, 16, 0},   // (14336, 4096): two waves -- the 128-row tile, unsplit, 3-8% faster
+      {448, 128, 2, 0},   // (28672, 8192)
+      {32, 64, 16, 0},    // (2048, 4096): 64 blocks in pairs, under 90% of the slots
+      {60, 64, 16, 2},    // 120 blocks: 90.9% of the slots
+      {66, 64, 16, 2},    // 132 blocks: all of them
+      {67, 64, 16, 0},    // 134 blocks: over one wave, and 67 under 90% unsplit
+      {64, 1, 16, 0},     // one K tile: nothing to split
+      {64, 64, 1, 2},     // a batch of 1 (the planner's cost model then prefers the GEMV)
+      {64, 64, 24, 0},    // a batch of 17-32: the other tiles
+      {64, 64, 32, 0},
+      {64, 64, 33, 2},    // 33-64 in pairs: 40-56 x 4096^2 1-12% faster than the 128 x 64 pair
+      {64, 224, 48, 2},   // 48 x 4096 x 14336: 10-11% faster
+      {128, 128, 40, 0},  // unsplit, a batch of 40: 6-7% slower than the 128 x 64 tile
+      {128, 128, 48, 0},  // 48 alike
+      {128, 128, 56, 1},  // 56: 2-6% faster
+      {128, 128, 64, 1},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(gemm_detail::rows64_split(c.tiles, c.k_tiles, 132, c.batch), c.want)
+        << "tiles " << c.tiles << ", K tiles " << c.k_tiles << ", batch " << c.batch;
+  }
+  // Two blocks an SM (264 slots): 128 tiles in pairs, 256 blocks.
+  EXPECT_EQ(gemm_detail::rows64_split(128, 128, 264, 16), 2);
+}
+
 // ---- tessera/dtype.hpp ----
 
 TEST(Dtypes, BytesAndNamesOfEveryType) {
