@@ -246,8 +246,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   if (f.cc < 80)
     return fail(GemmError::unsupported, fmt("the GEMM kernels need a GPU of compute capability 8.0 or newer; device %d is %d.%d",
                                             dev, f.cc / 10, f.cc % 10));
-  // Families bounded in m or n (the decode tiles: max_m 16, max_n 16) are planned automatically only within their
-  // bounds, and then exclusively when one of them has a kernel for the problem that this device runs.
+  // Families bounded in m or n (the decode tiles and the GEMV: max_m 16, max_n 1-64) are planned automatically only within
+  // their bounds, and then exclusively when one of them has a kernel for the problem that this device runs.
   const auto bounded = [](const GemmKernelEntry& e) { return e.max_m > 0 || e.max_n > 0; };
   const auto within = [&](const GemmKernelEntry& e) {
     return (e.max_m == 0 || p.m <= e.max_m) && (e.max_n == 0 || p.n <= e.max_n);

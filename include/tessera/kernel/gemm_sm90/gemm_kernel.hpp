@@ -24,7 +24,7 @@
 //                stage_sw128, the stage buffers reused) and stored by one TMA store, whose bounds clip the edges.
 //                With two splits block z stores rows 64 z.., having added the peer block's sums of them (its other
 //                consumer warpgroup's, written to shared memory) through distributed shared memory.
-//                The 128 x 16 decode tile's bare GEMM (alpha alone, any D) leaves from the consumers' registers too,
+//                The 16-wide decode tiles' bare GEMM (alpha alone, any D) leaves from the consumers' registers too,
 //                stored straight to global memory (FragmentEpilogue::store); its two splits in a cluster push split
 //                1's sums into split 0, which stores the whole tile.
 //   64-row tiles 64 x 16 and 64 x 64 (kBM 64: decode problems, the weights as A; 16-bit, K-major A and B): one consumer
@@ -192,7 +192,7 @@ struct GemmSm90 {
     const int wg = static_cast<int>(threadIdx.x) / 128;
     // The pushed pair's uneven split: kPairLead of split 1's K tiles (the scheduler's k_per) go to split 0, at least
     // one staying with split 1.  The bare GEMM only, which split 0 finishes from its registers: through TMA stores
-    // (the 128 x 64 tile, p.d_tma), or, for the 128 x 16 decode tile (no TMA store of D: kDTiles 0), alpha alone in any
+    // (the 64-wide tiles, p.d_tma), or, for the 16-wide decode tiles (no TMA store of D: kDTiles 0), alpha alone in any
     // D, straight to global memory.  A fused menu's staged epilogue is issue-bound in its store pass, and split 0 alone
     // over the whole tile ran slower than the pair sharing it (bias+GELU 0.975 / 0.982 of cuBLASLt against 0.985 /
     // 0.986, H200; docs/PERF.md, fifty-fifth section); so did the decode tile's push finished by the staged store
@@ -481,9 +481,9 @@ struct GemmSm90 {
     // 16-bit D, aligned; one split, or the two splits of a cluster).  The fused menus take the staged epilogue below
     // (the same menus applied in registers from the inputs read ahead ran 3-8% slower on the H200: docs/PERF.md,
     // fiftieth section).
-    // The decode tile (no TMA store of D: kDTiles 0) with alpha alone, one split or a pushed pair's split 0: D straight
-    // from the consumers' registers (FragmentEpilogue::store: column-major D, the decode plans' transposed one, in pairs
-    // of rows where the tile is whole, else element by element), no staging tile and no block barrier.  With the pair
+    // The 16-wide decode tiles (no TMA store of D: kDTiles 0) with alpha alone, one split or a pushed pair's split 0: D
+    // straight from the consumers' registers (FragmentEpilogue::store: column-major D, the decode plans' transposed one,
+    // in pairs of rows where the tile is whole, else element by element), no staging tile and no block barrier.  With the pair
     // pushed, batches of 2-8 against 4096^2 weights ran 10-12% faster than the pair sharing the staged epilogue, 2-3%
     // against 8192^2; a batch of 16 alike at 4096^2 and 2% faster at 8192^2 (H200; docs/PERF.md, fifty-eighth section).
     if constexpr (kDTiles == 0) {
