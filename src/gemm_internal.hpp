@@ -129,7 +129,7 @@ int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = 
 // The split of the 64-row weight tiles (gemm_plan.cu's rows64_plan says why): for `tiles` output tiles of `k_tiles` K
 // tiles and a batch of `batch` on `slots` resident blocks, 1 where the tiles alone give 90-100% of the slots a block, 2
 // (a cluster pair) where twice as many blocks do and there are two K tiles to split; 0 (the tiles not planned) where
-// neither does, for a batch of 17-32 and for a batch of 33-48 unsplit.
+// neither does, for a batch of 17-24 and for a batch of 25-48 unsplit.
 int rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch);
 
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).

@@ -219,9 +219,10 @@ bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTi
 // 36.6-37.2 / 37.9-38.8; a batch of 64 at (4096, 4096) 14.8 / 16.4, (4096, 14336) 34.2 / 37.9, (8192, 8192) 38.7 /
 // 39.2.  Where they need more (14336 or 28672 rows: 224 or 448 tiles) the 128-row tile, unsplit, was 3-8% faster.
 // The 64-wide tile with part of its batch empty, against the plan before (`--versus`): in pairs at (4096, 4096) a batch
-// of 24 alike, 32 alike to 8% faster, 40-56 1-12% faster, at (4096, 14336) 32 4-5% faster in one run and 12% slower
-// than a forced 128 x 64 pair in another, 48 10-11% faster; unsplit at (8192, 8192) a batch of 40 6-7% slower, 48
-// alike, 56 2-6% faster.  So a batch of 17-32, and of 33-48 unsplit, keeps the other tiles.  A batch of 1 takes the GEMV
+// of 24 alike (0.98-1.01 of its speed), 28 and 32 5-9% faster, 40-56 1-12% faster, at (4096, 14336) 24 alike, 28 1-3%
+// and 32 2-4% faster, 48 10-11% faster (five rounds at 24-32: docs/PERF.md, sixtieth section); unsplit at (8192, 8192)
+// a batch of 40 6-7% slower, 48 alike, 56 2-6% faster.  So a batch of 17-24, and of 25-48 unsplit, keeps the other
+// tiles.  A batch of 1 takes the GEMV
 // as before (the cost model).  Returns the tile (automatic: none) and its split.
 GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
   if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || p.n > 64) return GemmTile::automatic;
@@ -587,7 +588,7 @@ GemmMath planned_math(const GemmArgs& g) {
 int gemm_detail::rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch) {
   const auto fills = [&](int64_t blocks) { return blocks <= slots && blocks * 10 >= slots * 9; };
   const int s = fills(tiles) ? 1 : fills(2 * tiles) && k_tiles >= 2 ? 2 : 0;
-  if (batch > 16 && (batch <= 32 || (batch <= 48 && s == 1))) return 0;
+  if (batch > 16 && (batch <= 24 || (batch <= 48 && s == 1))) return 0;
   return s;
 }
 

@@ -152,7 +152,7 @@ TEST(GemmDevice, ClusterPair64Menus) {
 // 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
 // against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
 // again from 65 on; each computed and checked.  The 64-row tiles replace the 128-row ones (a batch of at most 16, or of
-// 33-64) for weights of 4096 rows, whose 64 tiles in cluster pairs (128 blocks) give 90-100% of the SMs a block, and
+// 25-64) for weights of 4096 rows, whose 64 tiles in cluster pairs (128 blocks) give 90-100% of the SMs a block, and
 // (a batch of at most 16, or of 49-64) for weights of 8192 rows, unsplit.
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
@@ -186,7 +186,8 @@ TEST(GemmDevice, HopperDecodePlans) {
                         {8, 8192, 1024, true, w16, true, 1},    {56, 8192, 1024, true, w64, false, 1},
                         {40, 4096, 2048, true, w64, true, 2},   {4096, 64, 1024, false, w64, false, 2},
                         {48, 8192, 1024, true, kOther},  // (unsplit, a batch of 17-48: not the 64-row tile)
-                        {32, 4096, 1024, true, kOther}};  // (a batch of 17-32: not the 64-row tiles)
+                        {24, 4096, 1024, true, kOther},  // (a batch of 17-24: not the 64-row tiles)
+                        {32, 4096, 1024, true, w64, true, 2}};
   int i = 0;
   for (const Want& w : wants) {
     ++i;

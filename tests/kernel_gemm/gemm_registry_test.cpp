@@ -316,9 +316,11 @@ TEST(GemmPlanner, Rows64SplitRule) {
       {67, 64, 16, 0},    // 134 blocks: over one wave, and 67 under 90% unsplit
       {64, 1, 16, 0},     // one K tile: nothing to split
       {64, 64, 1, 2},     // a batch of 1 (the planner's cost model then prefers the GEMV)
-      {64, 64, 24, 0},    // a batch of 17-32: the other tiles
-      {64, 64, 32, 0},
-      {64, 64, 33, 2},    // 33-64 in pairs: 40-56 x 4096^2 1-12% faster than the 128 x 64 pair
+      {64, 64, 17, 0},    // a batch of 17-24: the other tiles (24 x 4096^2: 0.98-1.01 of the 128 x 64 pair's speed)
+      {64, 224, 24, 0},
+      {64, 64, 25, 2},    // 25-64 in pairs: 28 / 32 x 4096^2 5-9% faster than the 128 x 64 pair, 40-56 1-12%
+      {64, 224, 32, 2},   // 32 x 4096 x 14336: 2-4% faster
+      {128, 128, 32, 0},  // unsplit, a batch of 25-48: the other tiles
       {64, 224, 48, 2},   // 48 x 4096 x 14336: 10-11% faster
       {128, 128, 40, 0},  // unsplit, a batch of 40: 6-7% slower than the 128 x 64 tile
       {128, 128, 48, 0},  // 48 alike
