@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/device/experiments/b_lines_run.sh -- (with b_lines.patch applied: `git apply scripts/device/experiments/b_lines.patch`) one device call (from the repository root on the GPU machine): 128-byte L2
+# scripts/device/experiments/b_lines_run.sh -- one device call (from the repository root on the GPU machine): 128-byte L2
 # lines for a streamed B (the weights as B of a problem one tile row high: a batch of 65-128 as A), as a streamed A
 # has them (TESSERA_B_LINES = 0: none; 1: where the blocks fill 90% of the SMs; 2: 80%).  Builds /tmp/b (tessera_cli,
 # gemm_device_test, gemm_host_test), runs the host tests and the decode plan tests, then the decode set and six
@@ -7,13 +7,9 @@
 # under $OUT (b_lines.tar.xz), a summary on stdout.  About 330 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli gemm_device_test gemm_host_test > $O/build.log 2>&1 || { grep -B2 -A8 error $O/build.log | head -40; exit 1; }
-echo "built at $(el) s"
-T=/tmp/b/tests/kernel_gemm; B=/tmp/b/tools/tessera
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+patch_build b_lines.patch tessera_cli gemm_device_test gemm_host_test || exit 1
+B=/tmp/b/tools/tessera
 timeout 60 $T/gemm_host_test > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
 F='GemmDevice.HopperDecodePlans:GemmDevice.Wgmma64Decode:GemmDevice.ClusterPair64Menus:GemmSanitize.*'
 TESSERA_B_LINES=1 timeout 100 $T/gemm_device_test --gtest_filter="$F" > $O/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"; grep -A6 Failure $O/dt.log | head -20

@@ -5,12 +5,8 @@
 # Results under $OUT (b65.tar.xz), the table on stdout.  About 200 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli > $O/build.log 2>&1 || { grep -B2 -A8 error $O/build.log | head -40; exit 1; }
-echo "built at $(el) s"
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+tree_build tessera_cli || exit 1
 S=""
 for w in 4096x4096 8192x8192 14336x4096 4096x14336; do for b in 72 96 112 120; do S="$S${S:+,}${b}x$w"; done; done
 timeout 100 /tmp/b/tools/tessera bench gemm --plans --shapes $S --repeats 10 --json $O/plans.json > $O/plans.log 2>&1; echo "plans rc=$? at $(el) s"

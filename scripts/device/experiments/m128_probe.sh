@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
-# scripts/device/experiments/m128_probe.sh -- (with pair_share_a.patch applied: `git apply scripts/device/experiments/pair_share_a.patch`) one device call (from the repository root on the GPU machine): every forced
+# scripts/device/experiments/m128_probe.sh -- one device call (from the repository root on the GPU machine): every forced
 # plan (`--plans`) at batches of 96 and 128 against weights of (8192, 8192) and (14336, 4096), the batch as A (as the
 # planner runs it) and as B (the weights as A: shapes NxMxK), with the cluster pairs sharing A off and on
 # (TESSERA_SHARE_A); then Nsight Compute on the planner's kernel at 128 x 8192^2 and 96 x 8192^2 both ways.  Builds
 # /tmp/b (tessera_cli).  Results under $OUT (m128.tar.xz), a summary on stdout.  About 280 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli > $O/build.log 2>&1 || { grep -B2 -A8 error $O/build.log | head -40; exit 1; }
-echo "built at $(el) s"
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+patch_build pair_share_a.patch tessera_cli || exit 1
 B=/tmp/b/tools/tessera
 S=128x8192x8192,8192x128x8192,96x8192x8192,8192x96x8192,128x14336x4096,14336x128x4096
 for x in 0 1; do

@@ -7,12 +7,8 @@
 # grid.  Results under $OUT (batch32.tar.xz) and a summary on stdout.  About 300 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli > $O/build.log 2>&1 || { grep -A5 error $O/build.log | head -30; exit 1; }
-echo "built at $(el) s"
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+tree_build tessera_cli || exit 1
 B=/tmp/b/tools/tessera
 S=24x4096x4096,28x4096x4096,32x4096x4096,24x4096x14336,28x4096x14336,32x4096x14336
 for r in 1 2 3 4 5; do

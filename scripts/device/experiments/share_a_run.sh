@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/device/experiments/share_a_run.sh -- (with pair_share_a.patch applied: `git apply scripts/device/experiments/pair_share_a.patch`) one device call (from the repository root on the GPU machine): the cluster
+# scripts/device/experiments/share_a_run.sh -- one device call (from the repository root on the GPU machine): the cluster
 # pairs sharing A (GemmPlan::pair_shares_a, a batch of 65-128 as A on the 128-row wgmma tiles, one split).  Builds
 # (/tmp/b: tessera_cli, gemm_device_test, gemm_host_test), runs the decode and planner tests, PairSharesA under
 # compute-sanitizer (memcheck, racecheck, synccheck), then the decode set and the batch-of-128 shapes with
@@ -7,13 +7,9 @@
 # summary on stdout.  About 330 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli gemm_device_test gemm_host_test > $O/build.log 2>&1 || { grep -B2 -A8 error $O/build.log | head -40; exit 1; }
-echo "built at $(el) s"; grep -E "C75[0-9]+" $O/build.log | head -3
-T=/tmp/b/tests/kernel_gemm; B=/tmp/b/tools/tessera
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+patch_build pair_share_a.patch tessera_cli gemm_device_test gemm_host_test || exit 1
+B=/tmp/b/tools/tessera
 timeout 60 $T/gemm_host_test > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
 F='GemmDevice.PairSharesA:GemmDevice.HopperDecodePlans:GemmDevice.Wgmma64Decode:GemmDevice.ClusterPair64Menus:GemmDevice.Wgmma128x16Decode:GemmSanitize.*'
 timeout 150 $T/gemm_device_test --gtest_filter="$F" > $O/dt.log 2>&1; rc=$?

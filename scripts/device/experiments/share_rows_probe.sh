@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/device/experiments/share_rows_probe.sh -- (with pair_share_a.patch applied: `git apply scripts/device/experiments/pair_share_a.patch`) one device call (from the repository root on the GPU machine): the
+# scripts/device/experiments/share_rows_probe.sh -- one device call (from the repository root on the GPU machine): the
 # cluster pairs sharing A where the problem has several tile rows (TESSERA_SHARE_A=2: tiles (tm, 2i), (tm, 2i + 1), the
 # grouped order one row a group), i.e. the weights as A shared by the two 64-wide batch halves of a batch of 128 (as
 # cuBLAS's 128x64 1x2 kernel runs 128 x 8192^2).  Builds /tmp/b (tessera_cli, gemm_device_test), PairSharesA with
@@ -7,13 +7,9 @@
 # Results under $OUT (share_rows.tar.xz), a summary on stdout.  About 260 s.
 set -u
 cd "$(dirname "$0")/../../.."
-O=/tmp/o; mkdir -p $O; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
-cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON \
-  -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > $O/cfg.log 2>&1 || { tail $O/cfg.log; exit 1; }
-cmake --build /tmp/b -j 16 --target tessera_cli gemm_device_test > $O/build.log 2>&1 || { grep -B2 -A8 error $O/build.log | head -40; exit 1; }
-echo "built at $(el) s"
-T=/tmp/b/tests/kernel_gemm; B=/tmp/b/tools/tessera
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+patch_build pair_share_a.patch tessera_cli gemm_device_test || exit 1
+B=/tmp/b/tools/tessera
 TESSERA_SHARE_A=2 timeout 60 $T/gemm_device_test --gtest_filter=GemmDevice.PairSharesA > $O/dt2.log 2>&1; echo "rows rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt2.log | tr '\n' ' ')"; grep -A6 Failure $O/dt2.log | head -20
 TESSERA_SHARE_A=2 timeout 100 compute-sanitizer --tool racecheck --error-exitcode 3 $T/gemm_device_test --gtest_filter=GemmDevice.PairSharesA > $O/san2.log 2>&1; echo "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY' $O/san2.log)"
 S=8192x128x8192,128x8192x8192,8192x128x28672,128x8192x28672
