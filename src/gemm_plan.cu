@@ -222,8 +222,7 @@ bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTi
 // of 24 alike (0.98-1.01 of its speed), 28 and 32 5-9% faster, 40-56 1-12% faster, at (4096, 14336) 24 alike, 28 1-3%
 // and 32 2-4% faster, 48 10-11% faster (five rounds at 24-32: docs/PERF.md, sixtieth section); unsplit at (8192, 8192)
 // a batch of 40 6-7% slower, 48 alike, 56 2-6% faster.  So a batch of 17-24, and of 25-48 unsplit, keeps the other
-// tiles.  A batch of 1 takes the GEMV
-// as before (the cost model).  Returns the tile (automatic: none) and its split.
+// tiles.  A batch of 1 takes the GEMV as before (the cost model).  Returns the tile (automatic: none) and its split.
 GemmTile rows64_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev, size_t workspace_limit, int* split) {
   if (g.tile != GemmTile::automatic || g.split_k != 0 || f.cc != 90 || p.n < 1 || p.n > 64) return GemmTile::automatic;
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(p.n <= 16 ? GemmTile::wgmma64x16 : GemmTile::wgmma64x64);
