@@ -3,8 +3,9 @@
 # clean): short_box.patch (a K-major operand one tile high and shorter than the tile comes in boxes of its own rows,
 # rounded up to 8, not of the tile's) built and tested, then measured.  Builds /tmp/b (tessera_cli, gemm_device_test,
 # gemm_host_test) with the patch, runs gemm_device_test whole and its GemmSanitize subset with the decode tests under
-# compute-sanitizer (memcheck, racecheck, synccheck), then `--plans` at batches of 2-120 against issue 11's weights, the
-# decode grid and the decode set (three rounds).  Results under $OUT (short_box.tar.xz), a summary on stdout.  About
+# compute-sanitizer (memcheck, racecheck, synccheck), then `--plans` at batches of 72-120 against issue 11's weights, the
+# decode grid (batches of 1-256) and the decode set (three rounds), each step after the tests within a time guard.
+# Results under $OUT (short_box.tar.xz), a summary on stdout.  About
 # 420 s.
 set -u
 cd "$(dirname "$0")/../../.."
