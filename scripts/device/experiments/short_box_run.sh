@@ -5,8 +5,7 @@
 # gemm_host_test) with the patch, runs gemm_device_test whole and its GemmSanitize subset with the decode tests under
 # compute-sanitizer (memcheck, racecheck, synccheck), then `--plans` at batches of 72-120 against issue 11's weights, the
 # decode grid (batches of 1-256) and the decode set (three rounds), each step after the tests within a time guard.
-# Results under $OUT (short_box.tar.xz), a summary on stdout.  About
-# 420 s.
+# Results under $OUT (short_box.tar.xz), a summary on stdout.  About 420-540 s.
 set -u
 cd "$(dirname "$0")/../../.."
 . scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
