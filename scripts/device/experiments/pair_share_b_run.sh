@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # scripts/device/experiments/pair_share_b_run.sh -- one device call (from the repository root on the GPU machine, the tree
-# clean): pair_share_b.patch (pair_share_a.patch plus pairs of tiles along M sharing B's loads, TESSERA_SHARE_B=1: with
-# the weights as A, two weight tiles multicast halves of their common batch, so that each block's own requests are its
-# 16 KB of weights and 4 KB of the batch a stage).  Builds /tmp/b (tessera_cli, gemm_device_test), tests PairSharesB
+# clean): pair_share_b.patch, applied over pair_share_a.patch (pairs of tiles along M sharing B's loads,
+# TESSERA_SHARE_B=1: with the weights as A, two weight tiles multicast halves of their common batch, so that each block's
+# own requests are its 16 KB of weights and 4 KB of the batch a stage).  Builds /tmp/b (tessera_cli, gemm_device_test), tests PairSharesB
 # with and without the switch and PairSharesA, compute-sanitizer on PairSharesB, then (TESSERA_SHARE_A=0 throughout)
 # `--plans` at batches of 96 and 128 as B against issue 11's weights with TESSERA_SHARE_B = 0 and 1, and the decode set
 # both ways, two rounds.  Results under $OUT (share_b.tar.xz), a summary on stdout.  About 330 s.
 set -u
 cd "$(dirname "$0")/../../.."
 . scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
+git apply scripts/device/experiments/pair_share_a.patch || { echo 'pair_share_a.patch does not apply'; exit 1; }
 patch_build pair_share_b.patch tessera_cli gemm_device_test || exit 1
 B=/tmp/b/tools/tessera
 TESSERA_SHARE_B=1 timeout 90 $T/gemm_device_test --gtest_filter='GemmDevice.PairShares*:GemmDevice.HopperDecodePlans' > $O/dt1.log 2>&1
