@@ -148,6 +148,47 @@ TEST(GemmDevice, ClusterPair64Menus) {
     }
 }
 
+// Short boxes: a K-major operand one tile high (A) or wide (B) and shorter than the tile arrives in boxes of its own
+// rows rounded up to 8, the stage's rows past them left unwritten.  Batches of 65-127 (72, 100, 127: the last two not
+// multiples of 8, so the box reaches past the matrix by 1-4 rows) as A of the 128 x 64 tile; a B of 72, 100 and 200
+// columns on the 128 x 128 and 128 x 256 tiles; one split, the cluster pair and three splits; the bare GEMM and fused
+// menus with C, in every D order.  An M-major A of the same heights (not short) beside them.
+TEST(GemmDevice, ShortBoxes) {
+  TESSERA_REQUIRE_SM(90);
+  struct Case {
+    GemmTile tile;
+    Shape s;
+    MatrixOrder oa, ob;
+  };
+  const Case cases[] = {{GemmTile::wgmma128x64, {72, 1000, 1000}, R, C},   {GemmTile::wgmma128x64, {100, 520, 600}, R, R},
+                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {100, 300, 456}, C, C},
+                        {GemmTile::wgmma128x128, {1000, 100, 600}, R, C},  {GemmTile::wgmma128x128, {300, 72, 1000}, C, C},
+                        {GemmTile::wgmma128x256, {500, 200, 512}, R, C},   {GemmTile::wgmma128x128, {127, 100, 328}, R, C}};
+  int i = 0;
+  for (const Case& c : cases)
+    for (int split : {1, 2, 3})
+      for (int v = 0; v < 3; ++v) {
+        ++i;
+        GemmCase cs = forced_case(c.s, c.tile, split);
+        cs.oa = c.oa;
+        cs.ob = c.ob;
+        cs.alpha = v == 0 ? 1.f : 0.75f;
+        cs.beta = v == 2 ? 0.5f : 0.f;
+        cs.bias = v == 0 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
+        cs.act = v == 0 ? Activation::none : kActs[i % 7];
+        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        cs.residual = v == 1;
+        cs.od = i % 2 ? C : R;
+        cs.in = i % 4 == 3 ? Dtype::f16 : Dtype::bf16;
+        cs.out = i % 5 == 4 ? Dtype::f32 : cs.in;
+        cs.seed = ++g_seed;
+        const tessera::GemmPlan plan = run_gemm_case(cs);
+        EXPECT_EQ(plan.tile, c.tile) << cs.str();
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
 // 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
 // against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m

@@ -538,6 +538,11 @@ TEST(GemmSanitize, Subset) {
       c.workspace = true; c.beta = 0.5f; c.act = Activation::relu; add(c); }
     { GemmCase c; c.m = 200; c.n = 136; c.k = 600; c.tile = GemmTile::wgmma128x64; c.ob = C; c.split_k = 2; c.workspace = true;
       add(c); }  // (the bare GEMM: split 1 pushes its sums into split 0)
+    // Short boxes (A one tile high, B one tile wide, shorter than the tile: boxes of their own rows rounded up to 8).
+    { GemmCase c; c.m = 100; c.n = 520; c.k = 600; c.tile = GemmTile::wgmma128x64; c.ob = C; c.split_k = 2; c.workspace = true;
+      add(c); }
+    { GemmCase c; c.m = 1000; c.n = 100; c.k = 600; c.tile = GemmTile::wgmma128x128; c.ob = C; c.bias = BiasMode::per_row;
+      c.act = Activation::silu; c.residual = true; add(c); }
     { GemmCase c; c.m = 136; c.n = 100; c.k = 72; c.tile = GemmTile::wgmma128x128; c.oa = C; c.ob = C; add(c); }
     { GemmCase c; c.m = 136; c.n = 104; c.k = 72; c.tile = GemmTile::wgmma128x256; c.oa = C; c.ob = R; add(c); }
     { GemmCase c; c.m = 300; c.n = 270; c.k = 200; c.tile = GemmTile::cooperative128x256; c.ob = C; c.beta = 0.5f;

@@ -85,6 +85,9 @@ struct Params {
                                  // tile one cluster (along z), whose blocks add each other's staged half-tile through
                                  // distributed shared memory and store that half (no workspace round trip; src/gemm.cu
                                  // says when)
+  int a_box_rows = 0, b_box_rows = 0;  // the non-persistent Hopper kernels: a K-major A (B) one tile high (wide) and
+                                 // shorter than it comes in boxes of this many rows (0: the tile's), the rest of
+                                 // the stage tile left unwritten (src/gemm.cu says why)
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives

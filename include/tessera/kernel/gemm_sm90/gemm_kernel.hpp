@@ -119,6 +119,7 @@ struct GemmSm90 {
   // Consumer warpgroup w's 64 rows of A: rows 64 w.. of the K-major tile, whose offset is the layout's at (64 w, 0) (the
   // swizzle leaves rows that are multiples of 8 in place, so 64 w times one row's bytes), or M-major box w.
   static constexpr int kRowBytesA = static_cast<int>(kTileA.row_stride_elems()) * Elem::kBytes;
+  static constexpr int kRowBytesB = static_cast<int>(kTileB.row_stride_elems()) * Elem::kBytes;
   static_assert(kAMMajor || kBM == 64 || (kTileA.offset_bytes(64, 0) == 64 * kRowBytesA && kTileA.offset_bytes(0, 0) == 0),
                 "gemm_sm90: a consumer's rows of A start at the layout's offset of its first row");
   static constexpr atom::SmemTileSm90::Box kBoxA = kTileA.tma_box(), kBoxB = kTileB.tma_box();
@@ -221,10 +222,16 @@ struct GemmSm90 {
     constexpr int kNoTile = -0x40000000;
     const int space_tile = kRecvInRing && push && split == 0 ? (nk - kStages + 1 < -1 ? -1 : nk - kStages + 1) : kNoTile;
 
+    // A stage's bytes: the tile's, less the rows a short box leaves out (p.a_box_rows, p.b_box_rows: K-major operands
+    // whose one tile is taller than the matrix; the rows past it, never written, feed only rows / columns of the sum
+    // that are not stored).
+    const uint32_t stage_tx = static_cast<uint32_t>(kStageBytes) -
+                              (p.a_box_rows > 0 ? static_cast<uint32_t>((kBM - p.a_box_rows) * kRowBytesA) : 0u) -
+                              (p.b_box_rows > 0 ? static_cast<uint32_t>((kBN - p.b_box_rows) * kRowBytesB) : 0u);
     // K tile `it` of the block's range into its stage: the stage's byte count on its full barrier, then the boxes.
     auto issue = [&](int it) {
       const int s = it % kStages;
-      arch::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+      arch::mbarrier_arrive_expect_tx(&full[s], stage_tx);
       const int k0 = (kt0 + it) * kBK;
       if constexpr (kAMMajor) {
         for (int j = 0; j < kBM / 64; ++j)
