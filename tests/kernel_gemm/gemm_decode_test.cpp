@@ -152,7 +152,8 @@ TEST(GemmDevice, ClusterPair64Menus) {
 // rows rounded up to 8, the stage's rows past them left unwritten.  Batches of 65-127 (72, 100, 127: the last two not
 // multiples of 8, so the box reaches past the matrix by 1-4 rows) as A of the 128 x 64 tile; a B of 72, 100 and 200
 // columns on the 128 x 128 and 128 x 256 tiles; one split, the cluster pair and three splits; the bare GEMM and fused
-// menus with C, in every D order.  An M-major A of the same heights (not short) beside them.
+// menus with C, in every D order.  An M-major A of the same heights (not short) beside them; a column-major A and B
+// (300 x 72 x 1000) run transposed, the short box then the kernel's A.
 TEST(GemmDevice, ShortBoxes) {
   TESSERA_REQUIRE_SM(90);
   struct Case {
@@ -161,7 +162,7 @@ TEST(GemmDevice, ShortBoxes) {
     MatrixOrder oa, ob;
   };
   const Case cases[] = {{GemmTile::wgmma128x64, {72, 1000, 1000}, R, C},   {GemmTile::wgmma128x64, {100, 520, 600}, R, R},
-                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {100, 300, 456}, C, C},
+                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {100, 300, 456}, C, R},
                         {GemmTile::wgmma128x128, {1000, 100, 600}, R, C},  {GemmTile::wgmma128x128, {300, 72, 1000}, C, C},
                         {GemmTile::wgmma128x256, {500, 200, 512}, R, C},   {GemmTile::wgmma128x128, {127, 100, 328}, R, C}};
   int i = 0;
