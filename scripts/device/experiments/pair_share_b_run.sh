@@ -5,7 +5,8 @@
 # own requests are its 16 KB of weights and 4 KB of the batch a stage).  Builds /tmp/b (tessera_cli, gemm_device_test), tests PairSharesB
 # with and without the switch and PairSharesA, compute-sanitizer on PairSharesB, then (TESSERA_SHARE_A=0 throughout)
 # `--plans` at batches of 96 and 128 as B against issue 11's weights with TESSERA_SHARE_B = 0 and 1, and the decode set
-# both ways, two rounds.  Results under $OUT (share_b.tar.xz), a summary on stdout.  About 330 s.
+# both ways, two rounds; before those, GemmDevice.ShortBoxes and GemmSanitize.* with both switches off (the tree's code
+# path), plain and under the sanitizers.  Results under $OUT (share_b.tar.xz), a summary on stdout.  About 400 s.
 set -u
 cd "$(dirname "$0")/../../.."
 . scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, tree_build)
@@ -18,6 +19,14 @@ timeout 90 $T/gemm_device_test --gtest_filter='GemmDevice.PairSharesB' > $O/dt0.
 for tool in memcheck racecheck synccheck; do
   TESSERA_SHARE_B=1 timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter=GemmDevice.PairSharesB > $O/san_$tool.log 2>&1
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $O/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
+done
+# The short boxes as landed (both switches off: the tree's code path): ShortBoxes and GemmSanitize.*, then under the
+# three sanitizers.
+TESSERA_SHARE_A=0 TESSERA_SHARE_B=0 timeout 90 $T/gemm_device_test --gtest_filter='GemmDevice.ShortBoxes:GemmSanitize.*' > $O/sb.log 2>&1
+echo "short boxes rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/sb.log | tr '\n' ' ')"; grep -A6 Failure $O/sb.log | head -20
+for tool in memcheck racecheck synccheck; do
+  TESSERA_SHARE_A=0 TESSERA_SHARE_B=0 timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter='GemmDevice.ShortBoxes:GemmSanitize.*' > $O/san_sb_$tool.log 2>&1
+  echo "short boxes $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $O/san_sb_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
 done
 export TESSERA_SHARE_A=0
 S=8192x128x8192,14336x128x4096,4096x128x4096,4096x128x14336,8192x96x8192,8192x128x28672
