@@ -28,7 +28,8 @@ namespace {
 using namespace gemm_detail;
 
 // Steps 2: the problem the kernels compute, with `math` (planned_math below).  `weights_as_a`: decode-shaped problems are
-// oriented for the Hopper kernels, the large extent (the weights' rows) in m and the batch in n (hopper_decode below).
+// oriented for the Hopper kernels, the large extent (the weights' rows) in m and the batch in n (hopper_decode below),
+// and a 16-bit batch of 65-128 the other way round, in m.
 Problem normalise(const GemmArgs& g, GemmMath math, bool weights_as_a) {
   Problem p;
   p.math = math;
@@ -86,8 +87,13 @@ Problem normalise(const GemmArgs& g, GemmMath math, bool weights_as_a) {
     const int eb = dtype_bytes(p.in);
     const bool hopper = weights_as_a && vec16(p.a.data, p.a.ld, eb) && vec16(p.b.data, p.b.ld, eb);
     // (Block scales stay as given: A's 1 x 128 and B's 128 x 128 blocks do not trade places.)
+    // A 16-bit batch of 65-128 as B against weights of at least 1024 rows, planned automatically, becomes m too: the
+    // batch as A of the 128-row tiles, in boxes of its own rows (gemm.cu's short boxes), ran 96 x 8192^2 in 39.1 us
+    // where the batch as B took 51.6 (the planner's plan) and 40.5 (the best forced one; H200, docs/PERF.md,
+    // sixty-first section).
+    const bool batch_b = hopper && eb == 2 && g.tile == GemmTile::automatic && g.n > 64 && g.n <= 128 && g.m >= 1024;
     const bool decode_t = p.math == GemmMath::tensor_core && p.b.k_major && !p.scale_a_blocks && !p.scale_b_blocks &&
-                          (hopper ? g.m <= 64 && g.n > g.m && p.a.k_major : g.n <= 16 && g.m > 16);
+                          (hopper ? ((g.m <= 64 && g.n > g.m) || batch_b) && p.a.k_major : g.n <= 16 && g.m > 16);
     if (mk || decode_t) {
       p.transposed = true;
       std::swap(p.m, p.n);

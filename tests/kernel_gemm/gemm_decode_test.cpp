@@ -152,8 +152,9 @@ TEST(GemmDevice, ClusterPair64Menus) {
 // rows rounded up to 8, the stage's rows past them left unwritten.  Batches of 65-127 (72, 100, 127: the last two not
 // multiples of 8, so the box reaches past the matrix by 1-4 rows) as A of the 128 x 64 tile; a B of 72, 100 and 200
 // columns on the 128 x 128 and 128 x 256 tiles; one split, the cluster pair and three splits; the bare GEMM and fused
-// menus with C, in every D order.  An M-major A of the same heights (not short) beside them; a column-major A and B
-// (300 x 72 x 1000) run transposed, the short box then the kernel's A.
+// menus with C, in every D order.  An M-major A of a batch's height (not short) beside them; a column-major A and B
+// (304 x 72 x 1000) run transposed, the short box then the kernel's A.  (M-major operands' extents along M or N
+// multiples of 8: 16-byte row pitches, as TMA needs.)
 TEST(GemmDevice, ShortBoxes) {
   TESSERA_REQUIRE_SM(90);
   struct Case {
@@ -162,8 +163,8 @@ TEST(GemmDevice, ShortBoxes) {
     MatrixOrder oa, ob;
   };
   const Case cases[] = {{GemmTile::wgmma128x64, {72, 1000, 1000}, R, C},   {GemmTile::wgmma128x64, {100, 520, 600}, R, R},
-                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {100, 300, 456}, C, R},
-                        {GemmTile::wgmma128x128, {1000, 100, 600}, R, C},  {GemmTile::wgmma128x128, {300, 72, 1000}, C, C},
+                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {104, 300, 456}, C, R},
+                        {GemmTile::wgmma128x128, {1000, 100, 600}, R, C},  {GemmTile::wgmma128x128, {304, 72, 1000}, C, C},
                         {GemmTile::wgmma128x256, {500, 200, 512}, R, C},   {GemmTile::wgmma128x128, {127, 100, 328}, R, C}};
   int i = 0;
   for (const Case& c : cases)
@@ -195,7 +196,8 @@ TEST(GemmDevice, ShortBoxes) {
 // against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
 // again from 65 on; each computed and checked.  The 64-row tiles replace the 128-row ones (a batch of at most 16, or of
 // 25-64) for weights of 4096 rows, whose 64 tiles in cluster pairs (128 blocks) give 90-100% of the SMs a block, and
-// (a batch of at most 16, or of 49-64) for weights of 8192 rows, unsplit.
+// (a batch of at most 16, or of 49-64) for weights of 8192 rows, unsplit.  A batch of 65-128 given as n against weights
+// of 1024 rows or more is transposed (the batch as m).
 TEST(GemmDevice, HopperDecodePlans) {
   TESSERA_REQUIRE_SM(90);
   constexpr GemmTile kOther = GemmTile::automatic;  // neither a decode tile nor a GEMV
@@ -229,7 +231,10 @@ TEST(GemmDevice, HopperDecodePlans) {
                         {40, 4096, 2048, true, w64, true, 2},   {4096, 64, 1024, false, w64, false, 2},
                         {48, 8192, 1024, true, kOther},  // (unsplit, a batch of 17-48: not the 64-row tile)
                         {24, 4096, 1024, true, kOther},  // (a batch of 17-24: not the 64-row tiles)
-                        {32, 4096, 1024, true, w64, true, 2}};
+                        {32, 4096, 1024, true, w64, true, 2},
+                        // a batch of 65-128 as B against 1024 or more weight rows: transposed, the batch as m
+                        {8192, 96, 1024, true, kOther},         {2048, 128, 520, true, kOther},
+                        {1000, 100, 1024, false, kOther},       {4096, 136, 1024, false, kOther}};
   int i = 0;
   for (const Want& w : wants) {
     ++i;
