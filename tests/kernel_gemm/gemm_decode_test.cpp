@@ -163,7 +163,7 @@ TEST(GemmDevice, ShortBoxes) {
     MatrixOrder oa, ob;
   };
   const Case cases[] = {{GemmTile::wgmma128x64, {72, 1000, 1000}, R, C},   {GemmTile::wgmma128x64, {100, 520, 600}, R, R},
-                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {104, 300, 456}, C, R},
+                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {104, 304, 456}, C, R},
                         {GemmTile::wgmma128x128, {1000, 100, 600}, R, C},  {GemmTile::wgmma128x128, {304, 72, 1000}, C, C},
                         {GemmTile::wgmma128x256, {500, 200, 512}, R, C},   {GemmTile::wgmma128x128, {127, 100, 328}, R, C}};
   int i = 0;
