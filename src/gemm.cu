@@ -110,17 +110,9 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       const arch::TmaL2Promotion pa = c.stream_lines_128 ? arch::TmaL2Promotion::k128B
                                                          : arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.a.ld) * eb);
       const arch::TmaL2Promotion pb = arch::l2_promotion_for_pitch(static_cast<uint64_t>(p.b.ld) * eb);
-      // A 16-bit K-major operand one tile high (wide) and shorter than the tile, on a non-persistent kernel: boxes of
-      // its own rows rounded up to 8 (whole 1024-byte swizzle atoms), not of the tile's.  With the tile's, the rows past
-      // the matrix arrive as zeros, and the fill cost time by the rows: a batch of 72, 96, 112, 120 and 128 as A of
-      // the 128 x 64 tile against 8192^2 weights ran 62.8, 54.5, 44.6, 41.6 and 41.5 us (H200; docs/PERF.md, sixtieth
-      // section).  The stage's rows past the box are never written; they meet only rows (columns) of the sum that no
-      // store reads (each element of A B takes one row of A and one column of B).
-      const bool short_ok = c.entry->tma && !k.persistent && eb == 2;
-      kp.a_box_rows = short_ok && p.a.k_major && c.tiles_m == 1 && p.m < static_cast<int64_t>(k.box_a[1])
-                          ? static_cast<int>((p.m + 7) / 8 * 8) : 0;
-      kp.b_box_rows = short_ok && p.b.k_major && c.tiles_n == 1 && p.n < static_cast<int64_t>(k.box_b[1])
-                          ? static_cast<int>((p.n + 7) / 8 * 8) : 0;
+      // Short boxes (Choice::a_box_rows, b_box_rows: the planner's short_box_rows): the operand's own rows, not the tile's.
+      kp.a_box_rows = c.a_box_rows;
+      kp.b_box_rows = c.b_box_rows;
       map_a = p.a.k_major
                   ? arch::make_tma_desc_2d(p.a.data, eb, static_cast<uint64_t>(p.m), static_cast<uint64_t>(p.k),
                                            static_cast<uint64_t>(p.a.ld), kp.a_box_rows > 0 ? static_cast<unsigned>(kp.a_box_rows) : k.box_a[1],

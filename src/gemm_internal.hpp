@@ -107,6 +107,9 @@ struct Choice {
   // A streamed A (the weights of a decode plan on Hopper) whose blocks fill the SMs: its TMA map fetches 128-byte L2
   // lines instead of 256-byte ones (choose says why).
   bool stream_lines_128 = false;
+  // Short boxes (short_box_rows): A's (B's) TMA box in this many of its rows where the operand is one tile high (wide)
+  // and shorter than the tile; 0: the tile's box (Params::a_box_rows, b_box_rows).
+  int a_box_rows = 0, b_box_rows = 0;
 };
 
 // Workspace layout: [counters (int), at least kFixedCounters of them, padded to 256 bytes][tiles * splits
@@ -131,6 +134,15 @@ int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = 
 // (a cluster pair) where twice as many blocks do and there are two K tiles to split; 0 (the tiles not planned) where
 // neither does, for a batch of 17-24 and for a batch of 25-48 unsplit.
 int rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch);
+
+// Short boxes: a K-major operand (`k_major`) of `extent` rows (m for A, n for B) in one tile (`tiles`) that is shorter
+// than the tile's `box_rows`-row TMA box comes in boxes of its own rows rounded up to 8 (whole 1024-byte periods of the
+// 128-byte swizzle), where the kernel takes them (`eligible`: the non-persistent Hopper kernels, 16-bit operands;
+// choose says why); 0 (the tile's box) otherwise, and where the rounding reaches the tile's box.
+constexpr int short_box_rows(bool eligible, bool k_major, int64_t tiles, int64_t extent, int64_t box_rows) {
+  const int64_t rows = (extent + 7) / 8 * 8;
+  return eligible && k_major && tiles == 1 && extent > 0 && rows < box_rows ? static_cast<int>(rows) : 0;
+}
 
 // Steps 1-3: validate, normalise, plan.  `ws_limit`: bytes available for split-K (SIZE_MAX: unlimited).
 GemmStatus plan_impl(const GemmArgs& g, size_t ws_limit, Problem* prob, Choice* choice);

@@ -432,6 +432,19 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // keep them (docs/PERF.md, fifty-seventh section).
   if (have && streamed_a(p, *best.entry, best.kernel) && static_cast<double>(best.tiles * best.splits) >= 0.9 * static_cast<double>(f.sms))
     best.stream_lines_128 = true;
+  // Short boxes (short_box_rows): a 16-bit K-major operand one tile high (wide) and shorter than the tile, on a
+  // non-persistent kernel, comes in boxes of its own rows, not the tile's.  With the tile's, the rows past the matrix
+  // arrive as zeros, and the fill cost time by the row: a batch of 72, 96, 112, 120 and 128 as A of the 128 x 64 tile
+  // against 8192^2 weights ran 62.8, 54.5, 44.6, 41.6 and 41.5 us, in short boxes 38.4, 39.1, 41.4 and 41.8 for the
+  // first four (H200; docs/PERF.md, sixtieth and sixty-first sections).  The stage's rows past the box are never
+  // written; they meet only rows (columns) of the sum that no store reads (each element of A B takes one row of A and
+  // one column of B).
+  if (have) {
+    const KernelInfo& k = best.kernel;
+    const bool eligible = best.entry->tma && !k.persistent && dtype_bytes(p.in) == 2 && dtype_bytes(p.in_b) == 2;
+    best.a_box_rows = short_box_rows(eligible, p.a.k_major, best.tiles_m, p.m, k.box_a[1]);
+    best.b_box_rows = short_box_rows(eligible, p.b.k_major, best.tiles_n, p.n, k.box_b[1]);
+  }
   // The grouped tile order (kernel/gemm/scheduler.hpp) of a persistent kernel: its resident clusters take consecutive
   // units, so a wave of W cluster units covers g cluster rows x W / g tile columns, whose A rows (g x cluster_m x
   // block_m of them) and B columns (W / g x block_n) it reads from L2 and, once per wave, from DRAM.  Their sum is
@@ -487,6 +500,8 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
   plan->smem_bytes = c.kernel.smem_bytes;
   plan->workspace_bytes = c.workspace;
   plan->stream_lines_128 = c.stream_lines_128;
+  plan->a_box_rows = c.a_box_rows;
+  plan->b_box_rows = c.b_box_rows;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -637,7 +652,11 @@ std::string GemmPlan::str() const {
                 math_str.c_str(), tile_str.c_str(),
                 split_k, sk.c_str(), transposed ? " (transposed)" : "", grid_tiles, group_m, grid_blocks, blocks_per_sm, blocks_per_sm == 1 ? "" : "s",
                 threads, smem_bytes, workspace_bytes);
-  return stream_lines_128 ? std::string(buf) + ", weights in 128-byte L2 lines" : std::string(buf);
+  std::string s(buf);
+  if (stream_lines_128) s += ", weights in 128-byte L2 lines";
+  if (a_box_rows > 0) s += fmt(", A in boxes of %d rows", a_box_rows);
+  if (b_box_rows > 0) s += fmt(", B in boxes of %d rows", b_box_rows);
+  return s;
 }
 
 GemmStatus gemm_plan(const GemmArgs& g, GemmPlan* plan) {

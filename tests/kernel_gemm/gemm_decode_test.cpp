@@ -22,6 +22,15 @@ GemmCase forced_case(const Shape& s, GemmTile tile, int split) {
   return cs;
 }
 
+// A fused menu's bias and activation (`on`), else none: the bias per column for odd i, per row for even i; the
+// activation kActs[i % 7] with its parameters (a leaky slope, clamp bounds).
+void set_bias_act(GemmCase& cs, bool on, int i) {
+  cs.bias = !on ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
+  cs.act = !on ? Activation::none : kActs[i % 7];
+  if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
+  if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+}
+
 // The Hopper decode tile (wgmma128x16x64: the weights as A, the batch as a 16-wide B), forced, with the planner's
 // split K and forced splits, edges in every dimension and the epilogue menu.
 TEST(GemmDevice, Wgmma128x16Decode) {
@@ -103,10 +112,7 @@ TEST(GemmDevice, Wgmma64Decode) {
         ++i;
         GemmCase cs = forced_case(c.s, c.tile, split);
         cs.alpha = v == 0 ? 1.f : 0.75f;
-        cs.bias = v == 1 ? (i % 2 ? BiasMode::per_column : BiasMode::per_row) : BiasMode::none;
-        cs.act = v == 1 ? kActs[i % 7] : Activation::none;
-        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
-        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        set_bias_act(cs, v == 1, i);
         cs.residual = v == 1 && i % 3 != 0;
         cs.od = i % 2 ? C : R;
         cs.in = i % 4 == 3 ? Dtype::f16 : Dtype::bf16;
@@ -133,10 +139,7 @@ TEST(GemmDevice, ClusterPair64Menus) {
       GemmCase cs = forced_case(s, GemmTile::wgmma128x64, 2);
       cs.alpha = 0.75f;
       cs.beta = v == 1 ? 0.5f : 0.f;
-      cs.bias = v == 0 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
-      cs.act = v == 0 ? Activation::none : kActs[i % 7];
-      if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
-      if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+      set_bias_act(cs, v != 0, i);
       cs.residual = v == 2;
       cs.od = i % 2 ? C : R;
       cs.out = i % 4 == 3 ? Dtype::f32 : Dtype::bf16;
@@ -149,11 +152,12 @@ TEST(GemmDevice, ClusterPair64Menus) {
 }
 
 // Short boxes: a K-major operand one tile high (A) or wide (B) and shorter than the tile arrives in boxes of its own
-// rows rounded up to 8, the stage's rows past them left unwritten.  Batches of 65-127 (72, 100, 127: the last two not
-// multiples of 8, so the box reaches past the matrix by 1-4 rows) as A of the 128 x 64 tile; a B of 72, 100 and 200
-// columns on the 128 x 128 and 128 x 256 tiles; one split, the cluster pair and three splits; the bare GEMM and fused
-// menus with C, in every D order.  An M-major A of a batch's height (not short) beside them; a column-major A and B
-// (304 x 72 x 1000) run transposed, the short box then the kernel's A.  (M-major operands' extents along M or N
+// rows rounded up to 8, the stage's rows past them left unwritten; the plan says which (GemmPlan::a_box_rows,
+// b_box_rows).  Batches of 72, 100 and 119 (the last two not multiples of 8, so the box reaches 4 and 1 rows past the
+// matrix) as A of the 128 x 64 tile; a B of 100 and 200 columns on the 128 x 128 and 128 x 256 tiles, and one of 100
+// beside an A of 127 rows, whose rounded box is the tile's; one split, the cluster pair and three splits; the bare GEMM
+// and fused menus with C, in every D order.  An M-major A of a batch's height (not short) beside them; a column-major A
+// and B (304 x 72 x 1000) run transposed, the short box then the kernel's A.  (M-major operands' extents along M or N
 // multiples of 8: 16-byte row pitches, as TMA needs.)
 TEST(GemmDevice, ShortBoxes) {
   TESSERA_REQUIRE_SM(90);
@@ -161,11 +165,16 @@ TEST(GemmDevice, ShortBoxes) {
     GemmTile tile;
     Shape s;
     MatrixOrder oa, ob;
+    int a_rows, b_rows;  // the plan's short boxes (the kernel's A and B; 0: the tile's)
   };
-  const Case cases[] = {{GemmTile::wgmma128x64, {72, 1000, 1000}, R, C},   {GemmTile::wgmma128x64, {100, 520, 600}, R, R},
-                        {GemmTile::wgmma128x64, {127, 136, 264}, R, C},    {GemmTile::wgmma128x64, {104, 304, 456}, C, R},
-                        {GemmTile::wgmma128x128, {1000, 100, 600}, R, C},  {GemmTile::wgmma128x128, {304, 72, 1000}, C, C},
-                        {GemmTile::wgmma128x256, {500, 200, 512}, R, C},   {GemmTile::wgmma128x128, {127, 100, 328}, R, C}};
+  const Case cases[] = {{GemmTile::wgmma128x64, {72, 1000, 1000}, R, C, 72, 0},
+                        {GemmTile::wgmma128x64, {100, 520, 600}, R, R, 104, 0},
+                        {GemmTile::wgmma128x64, {119, 136, 264}, R, C, 120, 0},
+                        {GemmTile::wgmma128x64, {104, 304, 456}, C, R, 0, 0},
+                        {GemmTile::wgmma128x128, {1000, 100, 600}, R, C, 0, 104},
+                        {GemmTile::wgmma128x128, {304, 72, 1000}, C, C, 72, 0},
+                        {GemmTile::wgmma128x256, {500, 200, 512}, R, C, 0, 200},
+                        {GemmTile::wgmma128x128, {127, 100, 328}, R, C, 0, 104}};
   int i = 0;
   for (const Case& c : cases)
     for (int split : {1, 2, 3})
@@ -176,10 +185,7 @@ TEST(GemmDevice, ShortBoxes) {
         cs.ob = c.ob;
         cs.alpha = v == 0 ? 1.f : 0.75f;
         cs.beta = v == 2 ? 0.5f : 0.f;
-        cs.bias = v == 0 ? BiasMode::none : i % 2 ? BiasMode::per_column : BiasMode::per_row;
-        cs.act = v == 0 ? Activation::none : kActs[i % 7];
-        if (cs.act == Activation::leaky_relu) cs.p0 = 0.1f;
-        if (cs.act == Activation::clamp) { cs.p0 = -0.5f; cs.p1 = 0.75f; }
+        set_bias_act(cs, v != 0, i);
         cs.residual = v == 1;
         cs.od = i % 2 ? C : R;
         cs.in = i % 4 == 3 ? Dtype::f16 : Dtype::bf16;
@@ -187,6 +193,8 @@ TEST(GemmDevice, ShortBoxes) {
         cs.seed = ++g_seed;
         const tessera::GemmPlan plan = run_gemm_case(cs);
         EXPECT_EQ(plan.tile, c.tile) << cs.str();
+        EXPECT_EQ(plan.a_box_rows, c.a_rows) << cs.str() << ": " << plan.str();
+        EXPECT_EQ(plan.b_box_rows, c.b_rows) << cs.str() << ": " << plan.str();
         if (::testing::Test::HasFailure()) return;
       }
 }

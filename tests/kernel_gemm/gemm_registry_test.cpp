@@ -246,6 +246,14 @@ TEST(GemmRegistry, PlanStringsAreUnchanged) {
   p.stream_lines_128 = true;
   EXPECT_EQ(p.str().substr(p.str().size() - 46), "workspace 4096 B, weights in 128-byte L2 lines");
   p.stream_lines_128 = false;
+  // Short boxes, after everything else: A's, then B's.
+  p.a_box_rows = 72;
+  EXPECT_EQ(p.str().substr(p.str().size() - 40), "workspace 4096 B, A in boxes of 72 rows");
+  p.b_box_rows = 8;
+  EXPECT_EQ(p.str().substr(p.str().size() - 62), "workspace 4096 B, A in boxes of 72 rows, B in boxes of 8 rows");
+  p.a_box_rows = 0;
+  EXPECT_EQ(p.str().substr(p.str().size() - 39), "workspace 4096 B, B in boxes of 8 rows");
+  p.b_box_rows = 0;
   p.math = GemmMath::fp32_exact;
   p.tile = GemmTile::simt128x128;
   EXPECT_EQ(p.str().substr(0, 19), "simt simt128x128x8 ");
@@ -333,6 +341,34 @@ TEST(GemmPlanner, Rows64SplitRule) {
   }
   // Two blocks an SM (264 slots): 128 tiles in pairs, 256 blocks.
   EXPECT_EQ(gemm_detail::rows64_split(128, 128, 264, 16), 2);
+}
+
+// Short boxes (gemm_internal.hpp's short_box_rows): an operand one tile high (wide), K-major, on a kernel that takes
+// them, shorter than the tile even after its rows are rounded up to 8.
+TEST(GemmPlanner, ShortBoxRows) {
+  struct Case {
+    bool eligible, k_major;
+    int64_t tiles, extent, box_rows;
+    int want;
+  };
+  const Case cases[] = {
+      {true, true, 1, 72, 128, 72},    // a batch of 72 as A of a 128-row tile
+      {true, true, 1, 100, 128, 104},  // rounded up to 8: 4 rows past the matrix, zero-filled
+      {true, true, 1, 119, 128, 120},
+      {true, true, 1, 121, 128, 0},    // 128 after rounding: the tile's box
+      {true, true, 1, 128, 128, 0},
+      {true, true, 1, 1, 16, 8},       // a batch of 1-8 as the 16-wide decode tile's B
+      {true, true, 1, 9, 16, 0},
+      {true, true, 1, 40, 64, 40},
+      {true, true, 2, 100, 128, 0},    // two tiles: the second one's rows are the matrix's
+      {true, false, 1, 72, 128, 0},    // M-major (N-major): boxes of 64 along M, not rows
+      {false, true, 1, 72, 128, 0},    // a persistent kernel, or 8-bit operands
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(gemm_detail::short_box_rows(c.eligible, c.k_major, c.tiles, c.extent, c.box_rows), c.want)
+        << "eligible " << c.eligible << ", K-major " << c.k_major << ", tiles " << c.tiles << ", extent " << c.extent
+        << ", box rows " << c.box_rows;
+  static_assert(gemm_detail::short_box_rows(true, true, 1, 96, 128) == 96, "short_box_rows is constexpr");
 }
 
 // ---- tessera/dtype.hpp ----

@@ -165,6 +165,9 @@ struct GemmPlan {
   int threads = 0, smem_bytes = 0;
   size_t workspace_bytes = 0;  // needed by this plan (0 without split-K)
   bool stream_lines_128 = false;  // the streamed weights (a Hopper decode plan filling the SMs) fetch 128-byte L2 lines
+  // Short boxes: the kernel's A (B) -- B^T (A^T) when transposed -- one tile high (wide) and shorter than the tile comes
+  // in TMA boxes of this many of its rows (its extent rounded up to 8); 0: the tile's boxes (docs/GEMM.md)
+  int a_box_rows = 0, b_box_rows = 0;
   std::string str() const;     // e.g. "tc 128x256x64 split 1, 512 tiles ..." ("tc-e4m3 128x128x128 ..." for FP8)
 };
 
