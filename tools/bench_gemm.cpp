@@ -172,6 +172,8 @@ int run_gemm_bench(const BenchOptions& o) {
   bool shapes_given = false;  // --shapes (the FP8 mode has other default shapes: kFp8Shapes)
   bool kernels_only = false;
   bool plans_mode = false;  // --plans: the planner against every forced plan (PlanGrid)
+  bool plans_menu = false;  // --menu bias_silu_residual: --plans with that fused menu (PlanGrid::silu_residual)
+  bool menu_given = false;
   bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
   bool a_col_major = false;  // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
   GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
@@ -197,7 +199,7 @@ int run_gemm_bench(const BenchOptions& o) {
     if (o.args[i] == "--help" || o.args[i] == "-h") {
       std::printf(
           "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N]\n"
-          "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans]\n"
+          "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans [--menu bare|bias_silu_residual]]\n"
           "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
           "                          [--dtype bf16|f16|e4m3|e5m2|s8] [--fp8-accum promoted|fast]\n"
           "                          [--fp8-scale tensor|channel|block] [--versus TILE:SPLIT]\n\n"
@@ -214,7 +216,9 @@ int run_gemm_bench(const BenchOptions& o) {
           "--plans times, for each shape, the planner's plan of the bare GEMM against every plan that can be forced\n"
           "(each tile with 1, 2, 3, 4, 6 and 8 K splits; records \"plan_choice\": the planner's speed over the best's);\n"
           "decode-grid is its grid: M = 1, 2, 4, ..., 256 x (N, K) = (4096, 4096), (8192, 8192), (14336, 4096),\n"
-          "(4096, 14336), (28672, 8192).\n"
+          "(4096, 14336), (28672, 8192).  --menu bias_silu_residual times that fused menu instead of the bare GEMM\n"
+          "(a bias per column, SiLU, a residual; records \"plan_choice_bias_silu_residual\"; cuBLAS's GEMM followed by\n"
+          "gemm_epilogue_inplace is the check and the note's reference).\n"
           "--versus TILE:SPLIT also times the bare GEMM on that forced plan (tile TILE, SPLIT K splits) in the same\n"
           "round-robin as everything else, and records \"plan_vs_forced\": the planner's bare speed over the forced plan's.\n"
           "--dtype e4m3|e5m2 times Tessera's FP8 GEMM (A and B of that type, per-tensor scales, bf16 D) against\n"
@@ -237,6 +241,15 @@ int run_gemm_bench(const BenchOptions& o) {
     }
     else if (o.args[i] == "--kernels") kernels_only = true;
     else if (o.args[i] == "--plans") plans_mode = true;
+    else if (o.args[i] == "--menu" && i + 1 < o.args.size()) {
+      const std::string v = o.args[++i];
+      if (v != "bare" && v != "bias_silu_residual") {
+        std::fprintf(stderr, "bench gemm: --menu expects bare or bias_silu_residual, got '%s'\n", v.c_str());
+        return 2;
+      }
+      plans_menu = v == "bias_silu_residual";
+      menu_given = true;
+    }
     else if (o.args[i] == "--b-row-major") b_row_major = true;
     else if (o.args[i] == "--a-col-major") a_col_major = true;
     else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
@@ -298,7 +311,7 @@ int run_gemm_bench(const BenchOptions& o) {
       fp8_scale_given = true;
     }
     else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2|s8, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block, --versus TILE:SPLIT)\n",
+      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2|s8, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block, --versus TILE:SPLIT, --menu bare|bias_silu_residual)\n",
                    o.args[i].c_str());
       return 2;
     }
@@ -306,6 +319,10 @@ int run_gemm_bench(const BenchOptions& o) {
   if (plans_mode && (!tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
     std::fprintf(stderr, "bench gemm: --plans forces every plan itself and takes the default operand orders: not with --tile, "
                          "--split-k, --stream-k, --b-row-major or --a-col-major\n");
+    return 2;
+  }
+  if (menu_given && !plans_mode) {
+    std::fprintf(stderr, "bench gemm: --menu goes with --plans (the default benchmark times every menu already)\n");
     return 2;
   }
   if (!versus_tile.empty() && (plans_mode || fp8_mode || !tile_name.empty() || force_split)) {
@@ -410,8 +427,8 @@ int run_gemm_bench(const BenchOptions& o) {
   bench::Report report("gemm");
   report.set_dtype(dt_name);
   if (plans_mode) {
-    const int rc = run_plan_grid(o, PlanGrid{shapes, dt, et, pool, cub, stream, [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats},
-                                 report);
+    const int rc = run_plan_grid(
+        o, PlanGrid{shapes, dt, et, pool, cub, stream, [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats, plans_menu}, report);
     cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);
     cublasDestroy(evict_h); cublasLtDestroy(lth); cublasDestroy(cub); cudaStreamDestroy(stream);
     return rc != 0 ? rc : bench::finish(o, report) ? 0 : 1;

@@ -1,5 +1,6 @@
-// tools/bench_gemm_plans.cpp -- `tessera bench gemm --plans`: the planner's plan of the bare GEMM against every plan
-// that can be forced, shape by shape (bench_gemm_shared.hpp says what it records).
+// tools/bench_gemm_plans.cpp -- `tessera bench gemm --plans`: the planner's plan of the bare GEMM (or, with --menu
+// bias_silu_residual, of that fused menu) against every plan that can be forced, shape by shape (bench_gemm_shared.hpp
+// says what it records).
 #include <algorithm>  // std::sort
 #include <cstdio>   // std::fprintf, std::printf
 #include <string>   // std::string
@@ -12,6 +13,7 @@ namespace tessera::bench::gemm_bench {
 
 int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report) {
   const char* dt_name = dtype_name(g.dt);
+  const char* menu = g.silu_residual ? "bias+SiLU+residual" : "bare GEMM";
   std::vector<std::vector<std::string>> table;
   int within = 0, done = 0;
   for (const Shape& s : g.shapes) {
@@ -30,6 +32,23 @@ int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report) {
     plain.a = GemmMatrix{A, g.dt, MatrixOrder::row_major, k};
     plain.b = GemmMatrix{B, g.dt, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, g.dt, MatrixOrder::row_major, n};
+    // --menu bias_silu_residual: a bias per column and a residual of D's type (row-major), SiLU between.
+    uint16_t *bias = nullptr, *R = nullptr;
+    GemmArgs epi;  // the same menu in place on cuBLAS's D (the reference)
+    if (g.silu_residual) {
+      TESSERA_BENCH_CUDA(cudaMalloc(&bias, n * 2));
+      TESSERA_BENCH_CUDA(cudaMalloc(&R, m * n * 2));
+      fill_random(bias, static_cast<size_t>(n), g.pool, 3);
+      fill_random(R, static_cast<size_t>(m * n), g.pool, 4);
+      plain.bias_mode = BiasMode::per_column;
+      plain.bias = bias;
+      plain.bias_type = g.dt;
+      plain.bias_size = n;
+      plain.activation = Activation::silu;
+      plain.residual = GemmMatrix{R, g.dt, MatrixOrder::row_major, n};
+      epi = plain;
+      epi.d = GemmOutput{Dc, g.dt, MatrixOrder::row_major, n};
+    }
     // The candidates: the planner's, then every forced (tile, split) that plans, each distinct plan once; planned with
     // the workspace in place (the planner splits K only when it has one), sized for the largest.
     std::vector<std::pair<GemmTile, int>> settings = {{GemmTile::automatic, 0}};
@@ -66,12 +85,14 @@ int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report) {
       plans.push_back(p);
     }
     const float one = 1.f, zero = 0.f;
-    // cuBLAS's GEMM into Dc (the handle is on g.stream): the reference of the checks, and timed in the second pass
-    auto cublas_ref = [&](cudaStream_t) {
+    // cuBLAS's GEMM into Dc (the handle is on g.stream), then the menu in place with --menu: the reference of the
+    // checks, and timed in the second pass
+    auto cublas_ref = [&](cudaStream_t st) {
       check_cublas(cublasGemmEx(g.cub, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
                                 B, g.et.cuda(), static_cast<int>(k), A, g.et.cuda(), static_cast<int>(k), &zero, Dc, g.et.cuda(),
                                 static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
+      if (g.silu_residual) check_gemm(gemm_epilogue_inplace(epi, st));
     };
     cublas_ref(g.stream);
     std::vector<std::function<void(cudaStream_t)>> all;
@@ -126,22 +147,24 @@ int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report) {
       note += "; second pass (us, " + std::to_string(3 * g.repeats) + " runs each): planner " + bench::fmt(confirm[0] * 1e3, 2);
       for (size_t j = 0; j < order.size(); ++j)
         note += ", [" + plan_head(plans[order[j]]) + "] " + bench::fmt(confirm[1 + j] * 1e3, 2);
-      note += ", cublasGemmEx " + bench::fmt(cublas_ms * 1e3, 2);
+      note += std::string(g.silu_residual ? ", cublasGemmEx + gemm_epilogue_inplace " : ", cublasGemmEx ") + bench::fmt(cublas_ms * 1e3, 2);
     }
-    note += std::string("; ") + dt_name + " in/out, A row-major, B column-major, D row-major; L2 evicted by a read pass before each run";
+    note += std::string("; ") + menu + ", " + dt_name + " in/out, A row-major, B column-major, D row-major; L2 evicted by a read pass before each run";
     const double planner_ms = confirm.empty() ? ms[0] : confirm[0];
-    report.add(Record{"gemm", "tessera", "plan_choice", size, tflops(m, n, k, planner_ms), "TFLOP/s", "best forced plan: " + plans[best].str(),
+    report.add(Record{"gemm", "tessera", g.silu_residual ? "plan_choice_bias_silu_residual" : "plan_choice", size, tflops(m, n, k, planner_ms), "TFLOP/s", "best forced plan: " + plans[best].str(),
                       tflops(m, n, k, best_ms), ratio, note});
     table.push_back({size, plan_head(plans[0]), bench::fmt(planner_ms * 1e3, 1),
                      plan_head(plans[best]), bench::fmt(best_ms * 1e3, 1), bench::fmt(ratio, 3),
                      bench::fmt(first_ratio, 3), std::to_string(ms.size())});
     cudaFree(A); cudaFree(B); cudaFree(Dt); cudaFree(Dc);
+    if (bias) cudaFree(bias);
+    if (R) cudaFree(R);
     if (ws) cudaFree(ws);
   }
   bench::progress(o, "gemm", done, static_cast<int>(g.shapes.size()), "done");
-  std::printf("\n%s GEMM: the planner's plan against every forced plan, bare GEMM, us (second pass: the planner's plan and the first pass's\n"
+  std::printf("\n%s GEMM: the planner's plan against every forced plan, %s, us (second pass: the planner's plan and the first pass's\n"
               "three fastest others, median of %d; first pass: every plan, median of %d; L2 evicted before each run)\n",
-              dt_name, 3 * g.repeats, g.repeats);
+              dt_name, menu, 3 * g.repeats, g.repeats);
   bench::print_table(stdout, {"size", "planner's plan", "us", "best other plan", "us", "planner / best (speed)", "first pass", "plans"}, table);
   std::printf("the planner within 5%% of the best forced plan on %d of %zu shapes (%.0f%%)\n", within, g.shapes.size(),
               g.shapes.empty() ? 0.0 : 100.0 * within / static_cast<double>(g.shapes.size()));

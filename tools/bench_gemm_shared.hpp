@@ -143,7 +143,9 @@ inline std::string plan_head(const GemmPlan& p) {
 // once), each checked against cuBLAS, all timed in one round-robin with the L2 evicted before every run; then the
 // planner's plan, the three fastest others and cuBLAS's GEMM in a second round-robin of three times the runs, whose
 // medians judge the planner (the fastest of some 60 noisy medians is biased low).  Records "plan_choice": the planner's
-// speed over the fastest other plan's in the second pass (1 or more when the planner's plan is the fastest).
+// speed over the fastest other plan's in the second pass (1 or more when the planner's plan is the fastest).  With
+// silu_residual (--menu bias_silu_residual) every plan, and the reference, computes that fused menu instead (records
+// "plan_choice_bias_silu_residual").
 struct PlanGrid {
   const std::vector<Shape>& shapes;
   Dtype dt;
@@ -153,6 +155,7 @@ struct PlanGrid {
   cudaStream_t stream;
   std::function<void(cudaStream_t)> flush;
   int warmup, repeats;
+  bool silu_residual = false;  // a bias per column (D's type), SiLU and a residual (D's type and order) on every plan
 };
 
 int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report);
