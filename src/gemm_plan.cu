@@ -88,7 +88,7 @@ Problem normalise(const GemmArgs& g, GemmMath math, bool weights_as_a) {
     const bool hopper = weights_as_a && vec16(p.a.data, p.a.ld, eb) && vec16(p.b.data, p.b.ld, eb);
     // (Block scales stay as given: A's 1 x 128 and B's 128 x 128 blocks do not trade places.)
     // A 16-bit batch of 65-128 as B against weights of at least 1024 rows, planned automatically, becomes m too: the
-    // batch as A of the 128-row tiles, in boxes of its own rows (gemm.cu's short boxes), ran 96 x 8192^2 in 39.1 us
+    // batch as A of the 128-row tiles, in boxes of its own rows (short boxes: choose), ran 96 x 8192^2 in 39.1 us
     // where the batch as B took 51.6 (the planner's plan) and 40.5 (the best forced one; H200, docs/PERF.md,
     // sixty-first section).
     const bool batch_b = hopper && eb == 2 && g.tile == GemmTile::automatic && g.n > 64 && g.n <= 128 && g.m >= 1024;

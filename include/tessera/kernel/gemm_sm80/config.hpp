@@ -87,7 +87,7 @@ struct Params {
                                  // says when)
   int a_box_rows = 0, b_box_rows = 0;  // the non-persistent Hopper kernels: a K-major A (B) one tile high (wide) and
                                  // shorter than it comes in boxes of this many rows (0: the tile's), the rest of
-                                 // the stage tile left unwritten (src/gemm.cu says why)
+                                 // the stage tile left unwritten (src/gemm_plan.cu's choose says why)
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives
