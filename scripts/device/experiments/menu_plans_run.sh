@@ -7,17 +7,10 @@
 # Results under $OUT (menu_plans.tar.xz), a summary on stdout.  About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build, gemm_tests)
 tree_build tessera_cli gemm_device_test gemm_host_test || exit 1
 B=/tmp/b/tools/tessera
-timeout 60 $T/gemm_host_test > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
-timeout 150 $T/gemm_device_test > $O/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"
-grep -A8 Failure $O/dt.log | head -30
-for tool in memcheck racecheck synccheck; do
-  [ $(el) -gt 360 ] && { echo "$tool skipped (time)"; continue; }
-  timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter='GemmSanitize.*:GemmDevice.ShortBoxes' > $O/san_$tool.log 2>&1
-  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $O/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
-done
+gemm_tests 'GemmSanitize.*:GemmDevice.ShortBoxes' 360
 timeout 120 $B bench gemm --plans --menu bias_silu_residual --shapes decode --repeats 10 --json $O/plans_menu.json > $O/plans_menu.log 2>&1
 echo "plans (bias+SiLU+residual) rc=$? at $(el) s"; grep -E "^M=|within" $O/plans_menu.log | cut -c1-170
 for r in 1 2; do

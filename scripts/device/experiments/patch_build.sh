@@ -26,3 +26,18 @@ patch_build() {
   export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}+${patch%.patch}"
   tree_build "$@"
 }
+# gemm_tests FILTER [GUARD]: gemm_host_test and gemm_device_test whole (ht.log, dt.log in $O), then compute-sanitizer
+# memcheck, racecheck and synccheck on gemm_device_test's FILTER (san_TOOL.log), each skipped past GUARD seconds since
+# the source (default 400); a summary line each, and the device tests' failures.
+gemm_tests() {
+  local filter=$1 guard=${2:-400} tool
+  timeout 60 $T/gemm_host_test > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
+  timeout 150 $T/gemm_device_test > $O/dt.log 2>&1
+  echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"
+  grep -A8 Failure $O/dt.log | head -30
+  for tool in memcheck racecheck synccheck; do
+    [ $(el) -gt $guard ] && { echo "$tool skipped (time)"; continue; }
+    timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter="$filter" > $O/san_$tool.log 2>&1
+    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $O/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
+  done
+}

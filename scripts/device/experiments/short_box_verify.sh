@@ -7,17 +7,11 @@
 # (short_box_verify.tar.xz), a summary on stdout.  About 330 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build, gemm_tests)
 tree_build tessera_cli gemm_device_test gemm_host_test || exit 1
 B=/tmp/b/tools/tessera
-timeout 60 $T/gemm_host_test > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
-timeout 150 $T/gemm_device_test > $O/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"
-grep -E '^\[       OK \] GemmDevice.ShortBoxes' $O/dt.log; grep -A6 Failure $O/dt.log | head -30
-for tool in memcheck racecheck synccheck; do
-  [ $(el) -gt 420 ] && { echo "$tool skipped (time)"; continue; }
-  timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter='GemmSanitize.*:GemmDevice.ShortBoxes' > $O/san_$tool.log 2>&1
-  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $O/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
-done
+gemm_tests 'GemmSanitize.*:GemmDevice.ShortBoxes' 420
+grep -E '^\[       OK \] GemmDevice.ShortBoxes' $O/dt.log
 S=""
 for w in 4096x4096 8192x8192 14336x4096 4096x14336; do for b in 72 96 112; do S="$S${S:+,}${b}x$w"; done; done
 for r in 1 2; do
