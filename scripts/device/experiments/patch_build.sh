@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/experiments/patch_build.sh -- for the one-call run scripts beside it (sourced, from the repository root on
 # the GPU machine, the tree clean): patch_build PATCH TARGET... applies scripts/device/experiments/PATCH and tree_build
-# TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes.  Sourcing it
+# TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes; gemm_tests FILTER
+# runs the GEMM tests and the sanitizers (below).  Sourcing it
 # also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el (seconds since the source).
 O=/tmp/o
 T=/tmp/b/tests/kernel_gemm
