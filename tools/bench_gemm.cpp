@@ -29,7 +29,8 @@
 // The kernels' resource usage (registers, local memory = spills/stack, shared memory, occupancy) is
 // printed first (`--kernels` prints only that).
 // Two other modes share this setup: --plans (bench_gemm_plans.cpp) and --dtype e4m3|e5m2, FP8 A and B against
-// cuBLASLt's FP8 GEMM and Tessera's bf16 GEMM (bench_gemm_fp8.cpp); bench_gemm_shared.hpp describes both.
+// cuBLASLt's FP8 GEMM and Tessera's bf16 GEMM (bench_gemm_fp8.cpp); bench_gemm_shared.hpp describes both.  The
+// arguments, their help text and their checks: bench_gemm_args.cpp.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -137,13 +138,6 @@ void print_kernels(std::FILE* out) {
   bench::print_table(out, {"type", "tile", "A,B major", "threads", "regs", "local B", "smem B", "stages", "blocks/SM"}, rows);
 }
 
-std::string bench_tile_names(Dtype dt) {
-  std::string s;
-  for (const gemm_core::GemmKernelEntry& e : gemm_core::gemm_kernels())
-    if (bench_tile(e, dt)) s += (s.empty() ? "" : ", ") + std::string(e.name);
-  return s;
-}
-
 // cuBLASLt, column-major view: D^T (N x M) = B^T (op T of the K x N buffer) * A^T (the K x M buffer),
 // epilogue GELU(tanh) + bias, the bias running along the N rows of D^T (= per column of row-major D).
 // b_row_major: B is stored K x N row-major (the N x K column-major buffer, no transpose).
@@ -168,207 +162,12 @@ void lt_setup(cublasLtHandle_t h, LtMatmul& lt, int64_t m, int64_t n, int64_t k,
 }
 
 int run_gemm_bench(const BenchOptions& o) {
-  std::string which = "all";
-  bool shapes_given = false;  // --shapes (the FP8 mode has other default shapes: kFp8Shapes)
-  bool kernels_only = false;
-  bool plans_mode = false;  // --plans: the planner against every forced plan (PlanGrid)
-  bool plans_menu = false;  // --menu bias_silu_residual: --plans with that fused menu (PlanGrid::silu_residual)
-  bool menu_given = false;
-  bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
-  bool a_col_major = false;  // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
-  GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
-  int force_split = 0;                        // --split-k N: every Tessera GEMM with N K splits
-  GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
-  Elem16 et;                                      // --dtype bf16|f16: A, B, D, the bias and the residual
-  std::string tile_name;                          // --tile NAME (checked once --dtype is known)
-  std::string versus_tile;                        // --versus NAME:SPLIT (the tile checked once --dtype is known)
-  int versus_split = 0;
-  bool fp8_mode = false;                          // --dtype e4m3|e5m2: A and B in FP8, D bf16 (run_fp8_bench)
-  Dtype fp8_dt = Dtype::e4m3;
-  GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;  // --fp8-accum promoted|fast (FP8 mode only)
-  bool fp8_accum_given = false;
-  GemmScale fp8_scale = GemmScale::tensor;  // --fp8-scale tensor|channel|block (FP8 mode only)
-  bool fp8_scale_given = false;
-  // A K-split count as --split-k and --versus take it: a whole number from 1 to 65535, else 0.
-  auto split_count = [](const std::string& v) -> long {
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    return v.empty() || *end != '\0' || n < 1 || n > 65535 ? 0 : n;
-  };
-  for (size_t i = 0; i < o.args.size(); ++i) {
-    if (o.args[i] == "--help" || o.args[i] == "-h") {
-      std::printf(
-          "usage: tessera bench gemm [--json FILE] [--quick] [--repeats N]\n"
-          "                          [--shapes all|square|llm|decode|decode-grid|MxNxK,...] [--kernels] [--plans [--menu bare|bias_silu_residual]]\n"
-          "                          [--b-row-major] [--a-col-major] [--tile NAME] [--split-k N] [--stream-k on|off]\n"
-          "                          [--dtype bf16|f16|e4m3|e5m2|s8] [--fp8-accum promoted|fast]\n"
-          "                          [--fp8-scale tensor|channel|block] [--versus TILE:SPLIT]\n\n"
-          "Tessera's GEMM with fused epilogues against cuBLAS / cuBLASLt (and cuBLAS + a separate epilogue\n"
-          "kernel), same data, same process; TFLOP/s and ratios.  --kernels lists the kernel configurations\n"
-          "with their registers and shared memory and stops.  A is row-major; B is column-major (N x K\n"
-          "weights), or K x N row-major with --b-row-major; --a-col-major stores A column-major (M contiguous).\n"
-          "--tile forces one tile for every Tessera GEMM\n"
-          "(bf16: %s;\n"
-          " f16: %s);\n"
-          "--split-k N forces N K splits (the workspace is sized for it); --stream-k on|off forces the persistent\n"
-          "kernels' stream-K tail on or off (default: the planner's choice).  --dtype f16 runs every GEMM, bias,\n"
-          "residual and reference in f16 instead of bf16 (--tile then takes the tiles built for f16).\n"
-          "--plans times, for each shape, the planner's plan of the bare GEMM against every plan that can be forced\n"
-          "(each tile with 1, 2, 3, 4, 6 and 8 K splits; records \"plan_choice\": the planner's speed over the best's);\n"
-          "decode-grid is its grid: M = 1, 2, 4, ..., 256 x (N, K) = (4096, 4096), (8192, 8192), (14336, 4096),\n"
-          "(4096, 14336), (28672, 8192).  --menu bias_silu_residual times that fused menu instead of the bare GEMM\n"
-          "(a bias per column, SiLU, a residual; records \"plan_choice_bias_silu_residual\"; cuBLAS's GEMM followed by\n"
-          "gemm_epilogue_inplace is the check and the note's reference).\n"
-          "--versus TILE:SPLIT also times the bare GEMM on that forced plan (tile TILE, SPLIT K splits) in the same\n"
-          "round-robin as everything else, and records \"plan_vs_forced\": the planner's bare speed over the forced plan's.\n"
-          "--dtype e4m3|e5m2 times Tessera's FP8 GEMM (A and B of that type, per-tensor scales, bf16 D) against\n"
-          "cuBLASLt's FP8 GEMM with the same scales (records \"fp8_tensor\"; none for e5m2, which cuBLASLt does not\n"
-          "take as both operands) and against Tessera's bf16 GEMM of the same values (\"fp8_over_bf16\"); --fp8-accum\n"
-          "promoted|fast (default promoted) sets both libraries' FP8 accumulation; --fp8-scale channel|block scales\n"
-          "per row of A and column of B (cuBLASLt OUTER_VEC_32F; records \"fp8_channel\") or per 1 x 128 block of A and\n"
-          "128 x 128 block of B (cuBLASLt VEC128_32F / BLK128x128_32F; records \"fp8_block\").  Default shapes: 2048^3, 4096^3,\n"
-          "8192^3 and the llm set; takes --shapes, not --plans, --tile, --split-k, --stream-k or the order flags.\n"
-          "--dtype s8 times Tessera's INT8 GEMM (s8 A and B, s32 accumulation, per-tensor or --fp8-scale channel\n"
-          "scales dequantising to bf16 D) against cuBLASLt's INT8 GEMM (s8 x s8 -> s32, CUBLAS_COMPUTE_32I; records\n"
-          "\"int8\" / \"int8_channel\") and Tessera's bf16 GEMM (\"int8_over_bf16\"), and Tessera's DP4A GEMM on CUDA\n"
-          "cores (\"dp4a\", \"dp4a_over_int8\"); same defaults and limits.\n"
-          "example: tessera bench gemm --shapes 4096x4096x4096 --json bench/results/gemm.json\n",
-          bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
-      return 0;
-    } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) {
-      which = o.args[++i];
-      shapes_given = true;
-    }
-    else if (o.args[i] == "--kernels") kernels_only = true;
-    else if (o.args[i] == "--plans") plans_mode = true;
-    else if (o.args[i] == "--menu" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      if (v != "bare" && v != "bias_silu_residual") {
-        std::fprintf(stderr, "bench gemm: --menu expects bare or bias_silu_residual, got '%s'\n", v.c_str());
-        return 2;
-      }
-      plans_menu = v == "bias_silu_residual";
-      menu_given = true;
-    }
-    else if (o.args[i] == "--b-row-major") b_row_major = true;
-    else if (o.args[i] == "--a-col-major") a_col_major = true;
-    else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      const long n = split_count(v);
-      if (n == 0) {
-        std::fprintf(stderr, "bench gemm: --split-k expects a whole number from 1 to 65535; got '%s'\n", v.c_str());
-        return 2;
-      }
-      force_split = static_cast<int>(n);
-    }
-    else if (o.args[i] == "--stream-k" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      if (v != "on" && v != "off") {
-        std::fprintf(stderr, "bench gemm: --stream-k expects on or off; got '%s'\n", v.c_str());
-        return 2;
-      }
-      force_sk = v == "on" ? GemmStreamK::on : GemmStreamK::off;
-    }
-    else if (o.args[i] == "--tile" && i + 1 < o.args.size()) tile_name = o.args[++i];
-    else if (o.args[i] == "--versus" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      const size_t colon = v.rfind(':');
-      const long n = colon == std::string::npos || colon == 0 ? 0 : split_count(v.substr(colon + 1));
-      if (n == 0) {
-        std::fprintf(stderr, "bench gemm: --versus expects TILE:SPLIT, a tile name and a whole number of K splits from 1 to "
-                             "65535 (e.g. 16x128x64:4); got '%s'\n", v.c_str());
-        return 2;
-      }
-      versus_tile = v.substr(0, colon);
-      versus_split = static_cast<int>(n);
-    }
-    else if (o.args[i] == "--dtype" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      if (v != "bf16" && v != "f16" && v != "e4m3" && v != "e5m2" && v != "s8") {
-        std::fprintf(stderr, "bench gemm: --dtype expects bf16, f16, e4m3, e5m2 or s8; got '%s'\n", v.c_str());
-        return 2;
-      }
-      fp8_mode = v == "e4m3" || v == "e5m2" || v == "s8";
-      fp8_dt = v == "e5m2" ? Dtype::e5m2 : v == "s8" ? Dtype::s8 : Dtype::e4m3;
-      et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;  // (the FP8 mode's D: bf16)
-    }
-    else if (o.args[i] == "--fp8-accum" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      if (v != "promoted" && v != "fast") {
-        std::fprintf(stderr, "bench gemm: --fp8-accum expects promoted or fast; got '%s'\n", v.c_str());
-        return 2;
-      }
-      fp8_accum = v == "fast" ? GemmFp8Accum::fast : GemmFp8Accum::promoted;
-      fp8_accum_given = true;
-    }
-    else if (o.args[i] == "--fp8-scale" && i + 1 < o.args.size()) {
-      const std::string v = o.args[++i];
-      if (v != "tensor" && v != "channel" && v != "block") {
-        std::fprintf(stderr, "bench gemm: --fp8-scale expects tensor, channel or block; got '%s'\n", v.c_str());
-        return 2;
-      }
-      fp8_scale = v == "block" ? GemmScale::block : v == "channel" ? GemmScale::channel : GemmScale::tensor;
-      fp8_scale_given = true;
-    }
-    else {
-      std::fprintf(stderr, "bench gemm: unknown argument '%s' (known: --shapes all|square|llm|decode|decode-grid|MxNxK,..., --kernels, --plans, --b-row-major, --a-col-major, --tile NAME, --split-k N, --stream-k on|off, --dtype bf16|f16|e4m3|e5m2|s8, --fp8-accum promoted|fast, --fp8-scale tensor|channel|block, --versus TILE:SPLIT, --menu bare|bias_silu_residual)\n",
-                   o.args[i].c_str());
-      return 2;
-    }
-  }
-  if (plans_mode && (!tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
-    std::fprintf(stderr, "bench gemm: --plans forces every plan itself and takes the default operand orders: not with --tile, "
-                         "--split-k, --stream-k, --b-row-major or --a-col-major\n");
-    return 2;
-  }
-  if (menu_given && !plans_mode) {
-    std::fprintf(stderr, "bench gemm: --menu goes with --plans (the default benchmark times every menu already)\n");
-    return 2;
-  }
-  if (!versus_tile.empty() && (plans_mode || fp8_mode || !tile_name.empty() || force_split)) {
-    std::fprintf(stderr, "bench gemm: --versus sets the planner's bare GEMM beside one forced plan: not with --plans, --dtype "
-                         "e4m3|e5m2|s8, --tile or --split-k\n");
-    return 2;
-  }
-  if (fp8_accum_given && (!fp8_mode || fp8_dt == Dtype::s8)) {
-    std::fprintf(stderr, "bench gemm: --fp8-accum goes with --dtype e4m3 or e5m2 (s8 sums are exact in s32)\n");
-    return 2;
-  }
-  if (fp8_scale_given && !fp8_mode) {
-    std::fprintf(stderr, "bench gemm: --fp8-scale goes with --dtype e4m3, e5m2 or s8\n");
-    return 2;
-  }
-  if (fp8_scale == GemmScale::block && fp8_dt == Dtype::s8) {
-    std::fprintf(stderr, "bench gemm: --fp8-scale block goes with --dtype e4m3 or e5m2 (s8 takes tensor or channel scales)\n");
-    return 2;
-  }
-  if (fp8_scale == GemmScale::block && fp8_accum == GemmFp8Accum::fast) {
-    std::fprintf(stderr, "bench gemm: --fp8-scale block needs --fp8-accum promoted (block scales apply to each K tile's sum)\n");
-    return 2;
-  }
-  if (fp8_mode && (plans_mode || !tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
-    std::fprintf(stderr, "bench gemm: --dtype %s times the planner's plans with A row-major and B column-major (as FP8 needs): "
-                         "not with --plans, --tile, --split-k, --stream-k, --b-row-major or --a-col-major\n", dtype_name(fp8_dt));
-    return 2;
-  }
-  const Dtype dt = et.dtype;
+  GemmBenchArgs a;
+  if (const int rc = parse_gemm_bench_args(o, &a); rc >= 0) return rc;
+  const Dtype dt = a.et.dtype;
   const char* dt_name = dtype_name(dt);
-  // --tile and --versus name a tile built for dt on tensor cores.
-  auto tile_arg = [&](const char* flag, const std::string& name, GemmTile* out) {
-    const gemm_core::GemmKernelEntry* e = gemm_core::find_gemm_kernel(name);
-    if (!e || !bench_tile(*e, dt)) {
-      std::fprintf(stderr, "bench gemm: %s '%s' is not a tile built for %s on tensor cores (%s tiles: %s)\n", flag, name.c_str(),
-                   dt_name, dt_name, bench_tile_names(dt).c_str());
-      return false;
-    }
-    *out = e->tile;
-    return true;
-  };
-  if (!tile_name.empty() && !tile_arg("--tile", tile_name, &force_tile)) return 2;
-  GemmTile versus = GemmTile::automatic;
-  if (!versus_tile.empty() && !tile_arg("--versus", versus_tile, &versus)) return 2;
   print_kernels(stdout);
-  if (kernels_only) return 0;
+  if (a.kernels_only) return 0;
 
   const int repeats = o.repeats > 0 ? o.repeats : (o.quick ? 5 : 20);
   const int warmup = 3;
@@ -401,10 +200,10 @@ int run_gemm_bench(const BenchOptions& o) {
     check_cublas(cublasSasum(evict_h, static_cast<int>(std::min<size_t>(evict_floats, 2147483647u)), evict, 1, evict_sum), "cublasSasum");
   };
 
-  if (fp8_mode) {
-    const std::vector<Shape> fp8_shapes = shapes_for(shapes_given ? which : kFp8Shapes, o.quick);
+  if (a.fp8_mode) {
+    const std::vector<Shape> fp8_shapes = shapes_for(a.shapes_given ? a.which : kFp8Shapes, o.quick);
     bench::Report fp8_report("gemm");
-    const int rc = run_fp8_bench(o, Fp8Bench{fp8_shapes, fp8_dt, fp8_accum, fp8_scale, cub, lth, lt_ws, lt_ws_bytes, stream,
+    const int rc = run_fp8_bench(o, Fp8Bench{fp8_shapes, a.fp8_dt, a.fp8_accum, a.fp8_scale, cub, lth, lt_ws, lt_ws_bytes, stream,
                                              [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats},
                                  fp8_report);
     cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);
@@ -420,15 +219,15 @@ int run_gemm_bench(const BenchOptions& o) {
   {
     std::mt19937 rng(12345);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
-    for (auto& x : pool) x = et.from_float(u(rng));
+    for (auto& x : pool) x = a.et.from_float(u(rng));
   }
 
-  const std::vector<Shape> shapes = shapes_for(which, o.quick);
+  const std::vector<Shape> shapes = shapes_for(a.which, o.quick);
   bench::Report report("gemm");
   report.set_dtype(dt_name);
-  if (plans_mode) {
+  if (a.plans_mode) {
     const int rc = run_plan_grid(
-        o, PlanGrid{shapes, dt, et, pool, cub, stream, [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats, plans_menu}, report);
+        o, PlanGrid{shapes, dt, a.et, pool, cub, stream, [&](cudaStream_t st) { evict_l2(st); }, warmup, repeats, a.plans_menu}, report);
     cudaFree(lt_ws); cudaFree(evict); cudaFree(evict_sum);
     cublasDestroy(evict_h); cublasLtDestroy(lth); cublasDestroy(cub); cudaStreamDestroy(stream);
     return rc != 0 ? rc : bench::finish(o, report) ? 0 : 1;
@@ -453,12 +252,12 @@ int run_gemm_bench(const BenchOptions& o) {
 
     GemmArgs plain;
     plain.m = m; plain.n = n; plain.k = k;
-    plain.a = a_col_major ? GemmMatrix{A, dt, MatrixOrder::col_major, m} : GemmMatrix{A, dt, MatrixOrder::row_major, k};
-    plain.b = b_row_major ? GemmMatrix{B, dt, MatrixOrder::row_major, n} : GemmMatrix{B, dt, MatrixOrder::col_major, k};
+    plain.a = a.a_col_major ? GemmMatrix{A, dt, MatrixOrder::col_major, m} : GemmMatrix{A, dt, MatrixOrder::row_major, k};
+    plain.b = a.b_row_major ? GemmMatrix{B, dt, MatrixOrder::row_major, n} : GemmMatrix{B, dt, MatrixOrder::col_major, k};
     plain.d = GemmOutput{Dt, dt, MatrixOrder::row_major, n};
-    plain.tile = force_tile;
-    plain.split_k = force_split;
-    plain.stream_k = force_sk;
+    plain.tile = a.force_tile;
+    plain.split_k = a.force_split;
+    plain.stream_k = a.force_sk;
     GemmArgs gelu = plain;
     gelu.bias_mode = BiasMode::per_column;
     gelu.bias = bias;
@@ -475,12 +274,12 @@ int run_gemm_bench(const BenchOptions& o) {
     silu_res.residual = GemmMatrix{R, dt, MatrixOrder::row_major, n};
     // --versus: the bare GEMM on the forced plan.
     GemmArgs forced = plain;
-    forced.tile = versus;
-    forced.split_k = versus_split;
+    forced.tile = a.versus;
+    forced.split_k = a.versus_split;
     // Workspace for split-K: the size the planner asks for.
     void* ws = nullptr;
     const size_t ws_bytes = std::max({gemm_workspace_size(plain), gemm_workspace_size(gelu),
-                                      versus_split ? gemm_workspace_size(forced) : size_t{0}});
+                                      a.versus_split ? gemm_workspace_size(forced) : size_t{0}});
     if (ws_bytes) {
       TESSERA_BENCH_CUDA(cudaMalloc(&ws, ws_bytes));
       TESSERA_BENCH_CUDA(cudaMemset(ws, 0, ws_bytes));
@@ -492,10 +291,10 @@ int run_gemm_bench(const BenchOptions& o) {
     }
     GemmPlan plan, plan_gelu, plan_sr, plan_forced;
     check_gemm(gemm_plan(plain, &plan));
-    if (versus_split) {
+    if (a.versus_split) {
       const GemmStatus st = gemm_plan(forced, &plan_forced);
       if (!st.ok()) {
-        std::fprintf(stderr, "bench gemm: %s: --versus %s:%d does not plan: %s\n", size.c_str(), versus_tile.c_str(), versus_split,
+        std::fprintf(stderr, "bench gemm: %s: --versus %s:%d does not plan: %s\n", size.c_str(), a.versus_tile.c_str(), a.versus_split,
                      st.message.c_str());
         return 1;
       }
@@ -513,10 +312,10 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const float one = 1.f, zero = 0.f;
     auto cublas_plain = [&](cudaStream_t) {
-      check_cublas(cublasGemmEx(cub, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N,
+      check_cublas(cublasGemmEx(cub, a.b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, a.a_col_major ? CUBLAS_OP_T : CUBLAS_OP_N,
                                 static_cast<int>(n), static_cast<int>(m),
-                                static_cast<int>(k), &one, B, et.cuda(), static_cast<int>(b_row_major ? n : k), A, et.cuda(),
-                                static_cast<int>(a_col_major ? m : k), &zero, Dc, et.cuda(),
+                                static_cast<int>(k), &one, B, a.et.cuda(), static_cast<int>(a.b_row_major ? n : k), A, a.et.cuda(),
+                                static_cast<int>(a.a_col_major ? m : k), &zero, Dc, a.et.cuda(),
                                 static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
     };
@@ -528,7 +327,7 @@ int run_gemm_bench(const BenchOptions& o) {
     auto t_silu_res = [&](cudaStream_t st) { check_gemm(gemm(silu_res, st)); };
     auto c_silu_res = [&](cudaStream_t st) { cublas_plain(st); check_gemm(gemm_epilogue_inplace(epi_silu_res, st)); };
     LtMatmul lt;
-    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, b_row_major, a_col_major, et.cuda());
+    lt_setup(lth, lt, m, n, k, bias, lt_ws_bytes, a.b_row_major, a.a_col_major, a.et.cuda());
     auto lt_gelu = [&](cudaStream_t st) {
       check_cublas(cublasLtMatmul(lth, lt.desc, &one, B, lt.la, A, lt.lb, &zero, Dc, lt.ld, Dc, lt.ld, &lt.algo, lt_ws,
                                   lt_ws_bytes, st),
@@ -539,29 +338,29 @@ int run_gemm_bench(const BenchOptions& o) {
     t_plain(stream);
     cublas_plain(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-    const double err_plain = rel_diff(et, Dt, Dc, m, n);
+    const double err_plain = rel_diff(a.et, Dt, Dc, m, n);
     t_gelu(stream);
     c_gelu(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-    const double err_gelu = rel_diff(et, Dt, Dc, m, n);
+    const double err_gelu = rel_diff(a.et, Dt, Dc, m, n);
     double err_lt = 0;
     if (lt.ok) {
       lt_gelu(stream);
       TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-      err_lt = rel_diff(et, Dt, Dc, m, n);
+      err_lt = rel_diff(a.et, Dt, Dc, m, n);
     }
     t_silu_res(stream);
     c_silu_res(stream);
     TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-    const double err_silu_res = rel_diff(et, Dt, Dc, m, n);
+    const double err_silu_res = rel_diff(a.et, Dt, Dc, m, n);
     auto t_forced = [&](cudaStream_t st) { check_gemm(gemm(forced, st)); };
     double err_forced = 0;
-    if (versus_split) {
+    if (a.versus_split) {
       TESSERA_BENCH_CUDA(cudaMemsetAsync(Dt, 0xFF, static_cast<size_t>(m * n * 2), stream));  // NaN: poisoned
       t_forced(stream);
       cublas_plain(stream);
       TESSERA_BENCH_CUDA(cudaStreamSynchronize(stream));
-      err_forced = rel_diff(et, Dt, Dc, m, n);
+      err_forced = rel_diff(a.et, Dt, Dc, m, n);
     }
     const double tol = 2e-2;
     if (!(err_plain <= tol) || !(err_gelu <= tol) || !(err_lt <= tol) || !(err_silu_res <= tol) || !(err_forced <= tol)) {
@@ -592,7 +391,7 @@ int run_gemm_bench(const BenchOptions& o) {
     const size_t i_floor = all.size();
     if (decode) all.push_back([&](cudaStream_t st) { bench::read_once(B, static_cast<size_t>(k) * n * sizeof(uint16_t), st); });
     const size_t i_forced = all.size();
-    if (versus_split) all.push_back(t_forced);
+    if (a.versus_split) all.push_back(t_forced);
     const std::vector<double> ms = bench::time_medians_interleaved_ms(all, stream, warmup, repeats, flush);
     const double ms_tp = ms[0], ms_cp = ms[1], ms_tg = ms[2], ms_cg = ms[3], ms_tsr = ms[4], ms_csr = ms[5];
     const double ms_lg = lt.ok ? ms[i_lt] : 0;
@@ -601,7 +400,7 @@ int run_gemm_bench(const BenchOptions& o) {
 
     const double f_tp = tflops(m, n, k, ms_tp), f_cp = tflops(m, n, k, ms_cp), f_tg = tflops(m, n, k, ms_tg),
                  f_cg = tflops(m, n, k, ms_cg), f_lg = lt.ok ? tflops(m, n, k, ms_lg) : 0;
-    const std::string note = "plan: " + plan.str() + "; " + dt_name + " in/out, fp32 accumulate, A " + std::string(a_col_major ? "column" : "row") + "-major, B " + std::string(b_row_major ? "row" : "column") + "-major; L2 evicted "
+    const std::string note = "plan: " + plan.str() + "; " + dt_name + " in/out, fp32 accumulate, A " + std::string(a.a_col_major ? "column" : "row") + "-major, B " + std::string(a.b_row_major ? "row" : "column") + "-major; L2 evicted "
                              "by a read pass before each run" + (ws_bytes ? "; split-K workspace reused (workspace_zeroed)" : "");
     const double f_tsr = tflops(m, n, k, ms_tsr), f_csr = tflops(m, n, k, ms_csr);
     // A fused variant's records name its own plan where it is not the bare GEMM's.
@@ -656,7 +455,7 @@ int run_gemm_bench(const BenchOptions& o) {
                         gbps_c / d2d, "cuBLAS, for comparison"});
       stream_cell = bench::fmt(gbps, 0) + " (" + bench::fmt(100 * gbps / d2d, 1) + "%)";
     }
-    if (versus_split) {
+    if (a.versus_split) {
       const double f_fo = tflops(m, n, k, ms[i_forced]);
       report.add(Record{"gemm", "tessera", "plan_vs_forced", size, f_tp, "TFLOP/s", "forced plan (same run): " + plan_forced.str(),
                         f_fo, f_tp / f_fo, note + "; forced plan vs cublasGemmEx " + bench::fmt(f_fo / f_cp, 3)});

@@ -1,7 +1,7 @@
 // tools/bench_gemm_shared.hpp -- what `tessera bench gemm` (bench_gemm.cpp), its --plans mode (bench_gemm_plans.cpp)
 // and its FP8 mode (--dtype e4m3|e5m2, bench_gemm_fp8.cpp) share: status checks, the shape record, the 16-bit type,
-// the random fill, the comparison against cuBLAS, a cuBLASLt matmul's descriptors and algorithm, and the entry points
-// of the two modes.
+// the random fill, the comparison against cuBLAS, a cuBLASLt matmul's descriptors and algorithm, the entry points
+// of the two modes, and the parsed arguments (bench_gemm_args.cpp).
 #pragma once
 
 #include <cublasLt.h>   // the cuBLASLt references (fused GELU_BIAS, FP8)
@@ -159,6 +159,34 @@ struct PlanGrid {
 };
 
 int run_plan_grid(const BenchOptions& o, const PlanGrid& g, Report& report);
+
+// The tiles built for `dt` on tensor cores, by name, comma-separated (--tile and --versus take them).
+std::string bench_tile_names(Dtype dt);
+
+// `tessera bench gemm`'s arguments (bench_gemm_args.cpp), parsed and checked against each other.
+struct GemmBenchArgs {
+  std::string which = "all";  // --shapes
+  bool shapes_given = false;  // --shapes given (the FP8 mode has other default shapes: kFp8Shapes)
+  bool kernels_only = false;  // --kernels
+  bool plans_mode = false;    // --plans: the planner against every forced plan (PlanGrid)
+  bool plans_menu = false;    // --menu bias_silu_residual: --plans with that fused menu (PlanGrid::silu_residual)
+  bool b_row_major = false;   // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
+  bool a_col_major = false;   // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
+  GemmTile force_tile = GemmTile::automatic;      // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
+  int force_split = 0;                            // --split-k N: every Tessera GEMM with N K splits
+  GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
+  Elem16 et;                                      // --dtype bf16|f16: A, B, D, the bias and the residual
+  GemmTile versus = GemmTile::automatic;          // --versus TILE:SPLIT: the tile (automatic: none) ...
+  std::string versus_tile;                        // ... as named
+  int versus_split = 0;                           // ... and the split (0: none)
+  bool fp8_mode = false;                          // --dtype e4m3|e5m2|s8: 8-bit A and B, D bf16 (run_fp8_bench)
+  Dtype fp8_dt = Dtype::e4m3;
+  GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;  // --fp8-accum promoted|fast (FP8 mode only)
+  GemmScale fp8_scale = GemmScale::tensor;          // --fp8-scale tensor|channel|block (8-bit mode only)
+};
+
+// Parses o.args into *args: -1 to run the benchmark, else the exit code (0 after --help, 2 after a named error).
+int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args);
 
 // --dtype e4m3|e5m2: for each shape, Tessera's FP8 GEMM (A and B of that type, per-tensor scales in device memory,
 // bf16 D) against cuBLASLt's FP8 GEMM with the same scales and accumulation setting, and against Tessera's bf16 GEMM
