@@ -6,6 +6,8 @@
 # compute-sanitizer (memcheck, racecheck, synccheck), then `--plans` at batches of 72-120 against issue 11's weights, the
 # decode grid (batches of 1-256) and the decode set (three rounds), each step after the tests within a time guard.
 # Results under $OUT (short_box.tar.xz), a summary on stdout.  About 420-540 s.
+# The patch is in the tree from 389599c on (it applies to ef8282f only): from there, the same measurements are
+# short_box_verify.sh's or the bench commands below run on the tree as it is.
 set -u
 cd "$(dirname "$0")/../../.."
 . scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
