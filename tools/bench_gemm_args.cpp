@@ -16,26 +16,11 @@ std::string bench_tile_names(Dtype dt) {
 }
 
 int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
-  std::string which = "all";
-  bool shapes_given = false;  // --shapes (the FP8 mode has other default shapes: kFp8Shapes)
-  bool kernels_only = false;
-  bool plans_mode = false;  // --plans: the planner against every forced plan (PlanGrid)
-  bool plans_menu = false;  // --menu bias_silu_residual: --plans with that fused menu (PlanGrid::silu_residual)
+  GemmBenchArgs& a = *args;
+  a = GemmBenchArgs{};
   bool menu_given = false;
-  bool b_row_major = false;  // --b-row-major: B stored K x N row-major (x @ W with W as stored by most frameworks)
-  bool a_col_major = false;  // --a-col-major: A stored column-major (M x K with M contiguous, e.g. x^T stored)
-  GemmTile force_tile = GemmTile::automatic;  // --tile NAME: every Tessera GEMM on that tile (split-K still planned)
-  int force_split = 0;                        // --split-k N: every Tessera GEMM with N K splits
-  GemmStreamK force_sk = GemmStreamK::automatic;  // --stream-k on|off
-  Elem16 et;                                      // --dtype bf16|f16: A, B, D, the bias and the residual
   std::string tile_name;                          // --tile NAME (checked once --dtype is known)
-  std::string versus_tile;                        // --versus NAME:SPLIT (the tile checked once --dtype is known)
-  int versus_split = 0;
-  bool fp8_mode = false;                          // --dtype e4m3|e5m2: A and B in FP8, D bf16 (run_fp8_bench)
-  Dtype fp8_dt = Dtype::e4m3;
-  GemmFp8Accum fp8_accum = GemmFp8Accum::promoted;  // --fp8-accum promoted|fast (FP8 mode only)
   bool fp8_accum_given = false;
-  GemmScale fp8_scale = GemmScale::tensor;  // --fp8-scale tensor|channel|block (FP8 mode only)
   bool fp8_scale_given = false;
   // A K-split count as --split-k and --versus take it: a whole number from 1 to 65535, else 0.
   auto split_count = [](const std::string& v) -> long {
@@ -84,22 +69,22 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
           bench_tile_names(Dtype::bf16).c_str(), bench_tile_names(Dtype::f16).c_str());
       return 0;
     } else if (o.args[i] == "--shapes" && i + 1 < o.args.size()) {
-      which = o.args[++i];
-      shapes_given = true;
+      a.which = o.args[++i];
+      a.shapes_given = true;
     }
-    else if (o.args[i] == "--kernels") kernels_only = true;
-    else if (o.args[i] == "--plans") plans_mode = true;
+    else if (o.args[i] == "--kernels") a.kernels_only = true;
+    else if (o.args[i] == "--plans") a.plans_mode = true;
     else if (o.args[i] == "--menu" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
       if (v != "bare" && v != "bias_silu_residual") {
         std::fprintf(stderr, "bench gemm: --menu expects bare or bias_silu_residual, got '%s'\n", v.c_str());
         return 2;
       }
-      plans_menu = v == "bias_silu_residual";
+      a.plans_menu = v == "bias_silu_residual";
       menu_given = true;
     }
-    else if (o.args[i] == "--b-row-major") b_row_major = true;
-    else if (o.args[i] == "--a-col-major") a_col_major = true;
+    else if (o.args[i] == "--b-row-major") a.b_row_major = true;
+    else if (o.args[i] == "--a-col-major") a.a_col_major = true;
     else if (o.args[i] == "--split-k" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
       const long n = split_count(v);
@@ -107,7 +92,7 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
         std::fprintf(stderr, "bench gemm: --split-k expects a whole number from 1 to 65535; got '%s'\n", v.c_str());
         return 2;
       }
-      force_split = static_cast<int>(n);
+      a.force_split = static_cast<int>(n);
     }
     else if (o.args[i] == "--stream-k" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
@@ -115,7 +100,7 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
         std::fprintf(stderr, "bench gemm: --stream-k expects on or off; got '%s'\n", v.c_str());
         return 2;
       }
-      force_sk = v == "on" ? GemmStreamK::on : GemmStreamK::off;
+      a.force_sk = v == "on" ? GemmStreamK::on : GemmStreamK::off;
     }
     else if (o.args[i] == "--tile" && i + 1 < o.args.size()) tile_name = o.args[++i];
     else if (o.args[i] == "--versus" && i + 1 < o.args.size()) {
@@ -127,8 +112,8 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
                              "65535 (e.g. 16x128x64:4); got '%s'\n", v.c_str());
         return 2;
       }
-      versus_tile = v.substr(0, colon);
-      versus_split = static_cast<int>(n);
+      a.versus_tile = v.substr(0, colon);
+      a.versus_split = static_cast<int>(n);
     }
     else if (o.args[i] == "--dtype" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
@@ -136,9 +121,9 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
         std::fprintf(stderr, "bench gemm: --dtype expects bf16, f16, e4m3, e5m2 or s8; got '%s'\n", v.c_str());
         return 2;
       }
-      fp8_mode = v == "e4m3" || v == "e5m2" || v == "s8";
-      fp8_dt = v == "e5m2" ? Dtype::e5m2 : v == "s8" ? Dtype::s8 : Dtype::e4m3;
-      et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;  // (the FP8 mode's D: bf16)
+      a.fp8_mode = v == "e4m3" || v == "e5m2" || v == "s8";
+      a.fp8_dt = v == "e5m2" ? Dtype::e5m2 : v == "s8" ? Dtype::s8 : Dtype::e4m3;
+      a.et.dtype = v == "f16" ? Dtype::f16 : Dtype::bf16;  // (the FP8 mode's D: bf16)
     }
     else if (o.args[i] == "--fp8-accum" && i + 1 < o.args.size()) {
       const std::string v = o.args[++i];
@@ -146,7 +131,7 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
         std::fprintf(stderr, "bench gemm: --fp8-accum expects promoted or fast; got '%s'\n", v.c_str());
         return 2;
       }
-      fp8_accum = v == "fast" ? GemmFp8Accum::fast : GemmFp8Accum::promoted;
+      a.fp8_accum = v == "fast" ? GemmFp8Accum::fast : GemmFp8Accum::promoted;
       fp8_accum_given = true;
     }
     else if (o.args[i] == "--fp8-scale" && i + 1 < o.args.size()) {
@@ -155,7 +140,7 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
         std::fprintf(stderr, "bench gemm: --fp8-scale expects tensor, channel or block; got '%s'\n", v.c_str());
         return 2;
       }
-      fp8_scale = v == "block" ? GemmScale::block : v == "channel" ? GemmScale::channel : GemmScale::tensor;
+      a.fp8_scale = v == "block" ? GemmScale::block : v == "channel" ? GemmScale::channel : GemmScale::tensor;
       fp8_scale_given = true;
     }
     else {
@@ -164,42 +149,42 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
       return 2;
     }
   }
-  if (plans_mode && (!tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
+  if (a.plans_mode && (!tile_name.empty() || a.force_split || a.force_sk != GemmStreamK::automatic || a.b_row_major || a.a_col_major)) {
     std::fprintf(stderr, "bench gemm: --plans forces every plan itself and takes the default operand orders: not with --tile, "
                          "--split-k, --stream-k, --b-row-major or --a-col-major\n");
     return 2;
   }
-  if (menu_given && !plans_mode) {
+  if (menu_given && !a.plans_mode) {
     std::fprintf(stderr, "bench gemm: --menu goes with --plans (the default benchmark times every menu already)\n");
     return 2;
   }
-  if (!versus_tile.empty() && (plans_mode || fp8_mode || !tile_name.empty() || force_split)) {
+  if (!a.versus_tile.empty() && (a.plans_mode || a.fp8_mode || !tile_name.empty() || a.force_split)) {
     std::fprintf(stderr, "bench gemm: --versus sets the planner's bare GEMM beside one forced plan: not with --plans, --dtype "
                          "e4m3|e5m2|s8, --tile or --split-k\n");
     return 2;
   }
-  if (fp8_accum_given && (!fp8_mode || fp8_dt == Dtype::s8)) {
+  if (fp8_accum_given && (!a.fp8_mode || a.fp8_dt == Dtype::s8)) {
     std::fprintf(stderr, "bench gemm: --fp8-accum goes with --dtype e4m3 or e5m2 (s8 sums are exact in s32)\n");
     return 2;
   }
-  if (fp8_scale_given && !fp8_mode) {
+  if (fp8_scale_given && !a.fp8_mode) {
     std::fprintf(stderr, "bench gemm: --fp8-scale goes with --dtype e4m3, e5m2 or s8\n");
     return 2;
   }
-  if (fp8_scale == GemmScale::block && fp8_dt == Dtype::s8) {
+  if (a.fp8_scale == GemmScale::block && a.fp8_dt == Dtype::s8) {
     std::fprintf(stderr, "bench gemm: --fp8-scale block goes with --dtype e4m3 or e5m2 (s8 takes tensor or channel scales)\n");
     return 2;
   }
-  if (fp8_scale == GemmScale::block && fp8_accum == GemmFp8Accum::fast) {
+  if (a.fp8_scale == GemmScale::block && a.fp8_accum == GemmFp8Accum::fast) {
     std::fprintf(stderr, "bench gemm: --fp8-scale block needs --fp8-accum promoted (block scales apply to each K tile's sum)\n");
     return 2;
   }
-  if (fp8_mode && (plans_mode || !tile_name.empty() || force_split || force_sk != GemmStreamK::automatic || b_row_major || a_col_major)) {
+  if (a.fp8_mode && (a.plans_mode || !tile_name.empty() || a.force_split || a.force_sk != GemmStreamK::automatic || a.b_row_major || a.a_col_major)) {
     std::fprintf(stderr, "bench gemm: --dtype %s times the planner's plans with A row-major and B column-major (as FP8 needs): "
-                         "not with --plans, --tile, --split-k, --stream-k, --b-row-major or --a-col-major\n", dtype_name(fp8_dt));
+                         "not with --plans, --tile, --split-k, --stream-k, --b-row-major or --a-col-major\n", dtype_name(a.fp8_dt));
     return 2;
   }
-  const Dtype dt = et.dtype;
+  const Dtype dt = a.et.dtype;
   const char* dt_name = dtype_name(dt);
   // --tile and --versus name a tile built for dt on tensor cores.
   auto tile_arg = [&](const char* flag, const std::string& name, GemmTile* out) {
@@ -212,27 +197,8 @@ int parse_gemm_bench_args(const BenchOptions& o, GemmBenchArgs* args) {
     *out = e->tile;
     return true;
   };
-  if (!tile_name.empty() && !tile_arg("--tile", tile_name, &force_tile)) return 2;
-  GemmTile versus = GemmTile::automatic;
-  if (!versus_tile.empty() && !tile_arg("--versus", versus_tile, &versus)) return 2;
-  args->which = which;
-  args->shapes_given = shapes_given;
-  args->kernels_only = kernels_only;
-  args->plans_mode = plans_mode;
-  args->plans_menu = plans_menu;
-  args->b_row_major = b_row_major;
-  args->a_col_major = a_col_major;
-  args->force_tile = force_tile;
-  args->force_split = force_split;
-  args->force_sk = force_sk;
-  args->et = et;
-  args->versus = versus;
-  args->versus_tile = versus_tile;
-  args->versus_split = versus_split;
-  args->fp8_mode = fp8_mode;
-  args->fp8_dt = fp8_dt;
-  args->fp8_accum = fp8_accum;
-  args->fp8_scale = fp8_scale;
+  if (!tile_name.empty() && !tile_arg("--tile", tile_name, &a.force_tile)) return 2;
+  if (!a.versus_tile.empty() && !tile_arg("--versus", a.versus_tile, &a.versus)) return 2;
   return -1;
 }
 
