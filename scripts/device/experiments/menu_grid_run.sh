@@ -16,7 +16,7 @@ S=128x14336x4096,128x8192x8192,128x4096x4096,128x4096x14336,64x14336x4096,128x28
 for r in 1 2; do
   [ $(el) -gt 480 ] && break
   timeout 60 $B bench gemm --shapes $S --repeats 10 --json $O/plan_$r.json > $O/plan_$r.log 2>&1; echo "planner round $r rc=$? at $(el) s"
-  timeout 60 $B bench gemm --shapes $S --repeats 10 --tile cooperative128x256 --stream-k on --json $O/sk_$r.json > $O/sk_$r.log 2>&1; echo "stream-K round $r rc=$? at $(el) s"
+  timeout 60 $B bench gemm --shapes $S --repeats 10 --tile coop128x256x64 --stream-k on --json $O/sk_$r.json > $O/sk_$r.log 2>&1; echo "stream-K round $r rc=$? at $(el) s"
 done
 grep -hE "^M=" $O/plan_*.log $O/sk_*.log | cut -c1-150
 cd $O && tar cf - *.json *.log | xz -1 > $OUT/menu_grid.tar.xz
