@@ -190,27 +190,32 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
   return std::max(t_compute, t_mem) + t_fix + 0.01 * t_compute;
 }
 
-// A batch of 2-16 against weights whose 128-row tiles number at least 80% of the SMs, on a device with the Hopper decode
-// tile, 16-bit operands, both K-major, tile and split planned: the Ampere 16 x 128 tile streams these weights faster
-// than the decode tile, unsplit (the batch as m, two blocks an SM, cp.async).  Measured on the H200 in the full
-// benchmark's round-robin (bf16, `tessera bench gemm --versus 16x128x64:1`; docs/PERF.md, fifty-first section), us, the
-// decode tile's plan / the 16 x 128 tile unsplit: (14336, 4096) at a batch of 2 / 4: 35.9 / 34.8, 36.5 / 34.3;
-// (28672, 8192) at 4 / 8 / 16: 122.6 / 115.5, 122.0 / 115.9, 123.4 / 115.3.  Fewer tiles, split to fill the SMs, it was
-// no faster there ((4096, 14336), 8 splits: 38.1 against 37.6-37.7), and its cost model's split (7 at (14336, 4096))
-// was slower than the decode tile.
-// Not the plain menu (alpha alone, the kernel's plain_menu): the decode tile's D then leaves its registers straight to
-// global memory (no staging tile; docs/GEMM.md), and it streams these weights faster unsplit than the 16 x 128 tile --
-// us, the decode tile split 1 / the 16 x 128 tile at a batch of 2 / 4 / 8 / 16: (14336, 4096) 34.0 / 34.3, 33.9 / 34.2,
-// 34.1 / 36.0, 34.0 / 34.6; (28672, 8192) 114.2 / 121.2, 114.6 / 120.9, 114.4 / 122.6, 114.6 / 120.5 (H200, `tessera
-// bench gemm --plans --shapes decode-grid`; docs/PERF.md, fifty-eighth section).  The fused menus' staged epilogue was
-// not measured again and keeps the rule.
+// A fused menu (not alpha alone) of a batch of 2-16 against weights whose 128-row tiles number at least 80% of the SMs,
+// on a device with the Hopper decode tile, 16-bit operands, both K-major, tile and split planned: the weights as A of the
+// 128 x 64 wgmma tile, unsplit, the batch in a short box of B (choose: short_box_rows), in place of the decode tiles.
+// Measured with that menu (bias per column, SiLU, residual; H200, bf16, `tessera bench gemm --plans --menu
+// bias_silu_residual --shapes decode-grid`, second pass, us; docs/PERF.md, sixty-second section), the 128 x 64 tile
+// unsplit / the Ampere 16 x 128 tile unsplit (the batch as m: this rule's tile before) / the decode tile's best (split
+// 1 at (14336, 4096), 2 at (28672, 8192)): (14336, 4096) at a batch of 2 / 4 / 8 / 16: 36.5 / 37.5 / 37.1, 36.0 / 37.7
+// / 37.0, 36.4 / 37.7 / 37.0, 35.7 / 38.6 / 36.0; (28672, 8192) at 2 / 4 / 8: 118.3 / 121.5 / 123.1, 121.1 / 122.5 /
+// 124.1, 117.9 / 123.2 / 124.5, and at 16 122.6 / 124.4 / 120.6 (the decode tile unsplit, 1.6% faster there).  The
+// bare GEMM of those batches stays on the decode tile, unsplit: its D leaves the registers straight to global memory
+// (docs/GEMM.md), which the fused menus' staged epilogue does not.
 int64_t gemv_max_batch();  // (below)
-bool ampere_stream(const GemmArgs& g, const DeviceFacts& f) {
+bool fused_wide_batch(const GemmArgs& g, const DeviceFacts& f) {
   const int64_t batch = std::min(g.m, g.n), weights = std::max(g.m, g.n);
   const bool plain = g.beta == 0.f && g.bias_mode == BiasMode::none && g.activation == Activation::none && g.residual.data == nullptr;
   return !plain && f.decode_tile && g.tile == GemmTile::automatic && g.split_k == 0 && batch > gemv_max_batch() && batch <= 16 &&
          (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type && is_row_major(g.a.order) &&
          !is_row_major(g.b.order) && (weights + 127) / 128 * 5 >= static_cast<int64_t>(f.sms) * 4;
+}
+// fused_wide_batch's tile for the normalised problem (the weights as A, the batch as a K-major B of at most 16 columns)
+// where this device runs it (else automatic: no rule).
+GemmTile fused_wide_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev) {
+  if (f.cc != 90 || p.n > 16 || !fused_wide_batch(g, f)) return GemmTile::automatic;
+  const GemmKernelEntry* e = gemm_core::find_gemm_kernel(GemmTile::wgmma128x64);
+  const KernelInfo k = e ? kernel_for(p, *e) : KernelInfo{};
+  return k.fn && streamed_a(p, *e, k) && has_code(dev, k.fn) ? e->tile : GemmTile::automatic;
 }
 
 bool weight_rows64(GemmTile t) { return t == GemmTile::wgmma64x16 || t == GemmTile::wgmma64x64; }
@@ -261,8 +266,11 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // The 64-row weight tiles, planned automatically by their own rule (rows64_plan) and then in place of the 128-row ones.
   int split64 = 1;
   const GemmTile rows64 = rows64_plan(g, p, f, dev, workspace_limit, &split64);
+  // A fused menu of a small batch against wide weights: the 128 x 64 tile, unsplit, and no other (fused_wide_plan above).
+  const GemmTile wide = rows64 == GemmTile::automatic ? fused_wide_plan(g, p, f, dev) : GemmTile::automatic;
   const auto passed_over = [&](const GemmKernelEntry& e) {
     if (g.tile != GemmTile::automatic) return false;
+    if (wide != GemmTile::automatic) return e.tile != wide;
     if (weight_rows64(e.tile)) return e.tile != rows64;
     return rows64 != GemmTile::automatic && (e.tile == GemmTile::wgmma128x16 || e.tile == GemmTile::wgmma128x64);
   };
@@ -343,6 +351,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       s_lo = s_hi = g.split_k;
     } else if (e.tile == rows64) {
       s_lo = s_hi = split64;  // (rows64_plan above)
+    } else if (e.tile == wide) {
+      s_lo = s_hi = 1;  // (fused_wide_plan above)
     } else if (streamed) {
       // A streamed (a batch of at most 64 as B: decode on Hopper, the weights as A): the fewest splits that leave each
       // block at most 112 K tiles and give at least 45% of the slots a block, within one wave and the workspace (else
@@ -364,8 +374,6 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
       int s = streamed_split(tiles, k_tiles, slots, k.block_n == 16 ? kDecodeTileCap : kStreamedCap);
       if (s > 1 && workspace_for(tiles, s, k) > workspace_limit) s = streamed_split(tiles, k_tiles, slots);
       if (s == 1 || workspace_for(tiles, s, k) <= workspace_limit) s_lo = s_hi = s;
-    } else if (e.tile == GemmTile::t16x128 && ampere_stream(g, f)) {
-      s_lo = s_hi = 1;  // (ampere_stream above)
     } else if (tiles < slots) {
       // Split only when the tiles alone leave slots empty; at least 2 K tiles per split.
       s_hi = static_cast<int>(std::min<int64_t>({k_tiles / 2, 32, 65535}));
@@ -506,8 +514,8 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
 
 // ---------------------------------------------------------------------------------------------------
 // plans made before: the choice depends on the device and on these fields of the normalised problem and
-// the arguments only (not on the data pointers beyond their alignment, nor on the epilogue beyond D's type and
-// whether it is a fused menu of the persistent kernels' bare-menus kernel), so a call that repeats a problem
+// the arguments only (not on the data pointers beyond their alignment, nor on the epilogue beyond D's type, whether
+// it is alpha alone and whether it is a fused menu of the persistent kernels' bare-menus kernel), so a call that repeats a problem
 // (a model's layers, decode steps) skips the search.  Bounded: cleared when full.
 // ---------------------------------------------------------------------------------------------------
 struct PlanKey {
@@ -515,6 +523,7 @@ struct PlanKey {
   int math, in, in_b, d_type, tile, split_k, stream_k;
   bool a_kmajor, b_kmajor, a_vec, b_vec;
   bool fused;  // persistent_fused_menu: the persistent kernel's fill rule
+  bool plain;  // alpha alone (fused_wide_batch)
   int64_t m, n, k;
   size_t ws_limit;
   auto operator<=>(const PlanKey&) const = default;
@@ -541,6 +550,8 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
                     vec16(p.a.data, p.a.ld, eb),
                     vec16(p.b.data, p.b.ld, eb),
                     persistent_fused_menu(p),
+                    p.ep.beta == 0.f && p.ep.bias_along == epilogue::kBiasNone && p.ep.act == Activation::none &&
+                        p.ep.residual == nullptr,
                     p.m,
                     p.n,
                     p.k,
@@ -575,8 +586,7 @@ int64_t gemv_max_batch() {
 // Whether decode-shaped problems are oriented with the weights as A (normalise's weights_as_a): a forced GEMV tile (on
 // any device); automatic plans and forced Hopper tiles on a device of compute capability 9.0 for which this build holds
 // the Hopper decode tile (DeviceFacts::decode_tile, worked out with the device's other facts the first time); and
-// automatic plans of 16-bit operands with a batch (the smaller of m and n) that a GEMV takes, on any device; not the
-// batches that the Ampere 16 x 128 tile streams faster with a fused menu (ampere_stream), which keep the batch as m.
+// automatic plans of 16-bit operands with a batch (the smaller of m and n) that a GEMV takes, on any device.
 bool hopper_decode(const GemmArgs& g) {
   if (g.tile != GemmTile::automatic) {
     const GemmKernelEntry* e = gemm_core::find_gemm_kernel(g.tile);
@@ -588,7 +598,7 @@ bool hopper_decode(const GemmArgs& g) {
   if (!device_facts(&f, &dev)) return false;  // (a failed query is reported again by choose)
   const bool gemv_batch = g.tile == GemmTile::automatic && std::min(g.m, g.n) <= gemv_max_batch() &&
                           (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type;
-  return (f.decode_tile && !ampere_stream(g, f)) || gemv_batch;
+  return f.decode_tile || gemv_batch;
 }
 
 // The math the kernels compute: resolve_math's (validation: the argument, else the operands' default), except that

@@ -2,6 +2,7 @@
 // forced, the planner's decode plans on Hopper (which batch goes to which tile), and the GEMV for a batch of 1 (forced,
 // planned, its refusals).  As everywhere in gemm_device_test: random inputs, D poisoned, a float64 reference with
 // gemm_check.hpp's tolerance; skipped without a GPU (the Hopper cases below sm_90).
+#include <algorithm>  // std::max
 #include <string>
 
 #include "gemm_device_common.hpp"
@@ -200,8 +201,8 @@ TEST(GemmDevice, ShortBoxes) {
 }
 
 // Automatic plans of decode shapes on Hopper: the weights as A (transposed when the batch is m), the GEMV for a batch of
-// 1, the decode tile for a batch of 2-16 (but, with a fused menu, the Ampere 16 x 128 tile, unsplit, the batch as m,
-// against weights of at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
+// 1, the decode tile for a batch of 2-16 (but, with a fused menu, the 128 x 64 wgmma tile, unsplit, against weights of
+// at least 0.8 x SMs 128-row tiles), the 128 x 64 wgmma tile for a batch of 17-64, the batch as m
 // again from 65 on; each computed and checked.  The 64-row tiles replace the 128-row ones (a batch of at most 16, or of
 // 25-64) for weights of 4096 rows, whose 64 tiles in cluster pairs (128 blocks) give 90-100% of the SMs a block, and
 // (a batch of at most 16, or of 49-64) for weights of 8192 rows, unsplit.  A batch of 65-128 given as n against weights
@@ -227,8 +228,10 @@ TEST(GemmDevice, HopperDecodePlans) {
                         {64, 4096, 4096, true, w64, false, 2},  // (the Ampere 64 x 64 tile once won this in the cost model)
                         {96, 4096, 1024, false, kOther},                {2, 4096, 520, true, w16, true, 2},
                         {1, 700, 4104, true, GemmTile::gemv4x1},        {5, 700, 4104, true, GemmTile::wgmma128x16},
-                        // weights of 28,672 rows (224 tiles of 128 rows): the 16 x 128 tile, unsplit, the batch as m
-                        {4, 28672, 512, false, GemmTile::t16x128},      {28672, 16, 256, true, GemmTile::t16x128},
+                        // a fused menu against weights of 28,672 or 14,336 rows (224 or 112 tiles of 128 rows): the
+                        // 128 x 64 tile, unsplit, the batch in a short box of B
+                        {4, 28672, 512, true, GemmTile::wgmma128x64},   {28672, 16, 256, false, GemmTile::wgmma128x64},
+                        {14336, 9, 264, false, GemmTile::wgmma128x64},
                         {300, 1, 64, false, GemmTile::gemv4x1},
                         // rows of 3,000 bytes: no TMA and no 16-byte loads, so the batch stays m (the 16 x 128 tile)
                         {16, 2048, 1500, false, kOther},                {4, 2048, 1500, false, kOther},
@@ -256,7 +259,7 @@ TEST(GemmDevice, HopperDecodePlans) {
     cs.seed = ++g_seed;
     const tessera::GemmPlan plan = run_gemm_case(cs);
     EXPECT_EQ(plan.transposed, w.transposed) << cs.str() << ": " << plan.str();
-    if (w.tile == GemmTile::t16x128 || (w.tile == GemmTile::wgmma128x16 && w.n == 28672)) {
+    if ((w.tile == GemmTile::wgmma128x64 && std::max(w.m, w.n) >= 14336) || (w.tile == GemmTile::wgmma128x16 && w.n == 28672)) {
       EXPECT_EQ(plan.split_k, 1) << cs.str() << ": " << plan.str();
     }
     if (pairs64 && w.split > 0) {
