@@ -194,13 +194,14 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
 // on a device with the Hopper decode tile, 16-bit operands, both K-major, tile and split planned: the weights as A of the
 // 128 x 64 wgmma tile, unsplit, the batch in a short box of B (choose: short_box_rows), in place of the decode tiles.
 // Measured with that menu (bias per column, SiLU, residual; H200, bf16, `tessera bench gemm --plans --menu
-// bias_silu_residual --shapes decode-grid`, second pass, us; docs/PERF.md, sixty-second section), the 128 x 64 tile
-// unsplit / the Ampere 16 x 128 tile unsplit (the batch as m: this rule's tile before) / the decode tile's best (split
-// 1 at (14336, 4096), 2 at (28672, 8192)): (14336, 4096) at a batch of 2 / 4 / 8 / 16: 36.5 / 37.5 / 37.1, 36.0 / 37.7
-// / 37.0, 36.4 / 37.7 / 37.0, 35.7 / 38.6 / 36.0; (28672, 8192) at 2 / 4 / 8: 118.3 / 121.5 / 123.1, 121.1 / 122.5 /
-// 124.1, 117.9 / 123.2 / 124.5, and at 16 122.6 / 124.4 / 120.6 (the decode tile unsplit, 1.6% faster there).  The
-// bare GEMM of those batches stays on the decode tile, unsplit: its D leaves the registers straight to global memory
-// (docs/GEMM.md), which the fused menus' staged epilogue does not.
+// bias_silu_residual`, second pass, us; docs/PERF.md, sixty-second section), the 128 x 64 tile unsplit / the Ampere 16 x
+// 128 tile unsplit (the batch as m: this rule's tile before) / the decode tile's best, in two calls: at (28672, 8192)
+// and a batch of 2 / 4 / 8 / 16, 118.3 / 121.5 / 123.1, 121.1 / 122.5 / 124.1, 117.9 / 123.2 / 124.5, 122.6 / 124.4 /
+// 120.6, then 116.7 / 122.6 / 122.5, 118.3 / 122.3 / 122.5, 116.7 / 122.8 / 123.4, 117.6 / 123.5 / 122.3 (cuBLAS's
+// GEMM + gemm_epilogue_inplace 118.0-119.3); at (14336, 4096) 36.5 / 37.5 / 37.1, 36.0 / 37.7 / 37.0, 36.4 / 37.7 /
+// 37.0, 35.7 / 38.6 / 36.0, then 35.9 / 35.6 / 36.9, 36.7 / 35.9 / 36.6, 36.6 / 37.3 / 36.7, 36.3 / 38.5 / 35.5 --
+// within the calls' spread of one another there.  The bare GEMM of those batches stays on the decode tile, unsplit: its
+// D leaves the registers straight to global memory (docs/GEMM.md), which the fused menus' staged epilogue does not.
 int64_t gemv_max_batch();  // (below)
 bool fused_wide_batch(const GemmArgs& g, const DeviceFacts& f) {
   const int64_t batch = std::min(g.m, g.n), weights = std::max(g.m, g.n);
