@@ -18,7 +18,8 @@ done
 python3 scripts/device/gemm_ratios.py $O/dec_*.json | grep -E "json|^bare|cost_bias_sil"
 timeout 40 $B bench gemm --shapes 2048x2048x2048,1024x1024x1024,8000x5000x3000 --repeats 10 --json $O/small.json > $O/small.log 2>&1
 echo "small rc=$? at $(el) s"; grep -E "^M=" $O/small.log | cut -c1-200
-if [ $(el) -lt 360 ]; then
+(cd $O && tar cf - *.json *.log | xz -1 > $OUT/store_pairs.tar.xz)  # (kept should the trace step run out of time)
+if [ $(el) -lt 330 ]; then
   TB=/tmp/tb
   cmake -S . -B $TB -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
     "-DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE" > $O/trace_cfg.log 2>&1 && \
