@@ -412,11 +412,6 @@ struct StagedEpilogue {
   // general loop below spends about 350 instructions a vector on index arithmetic, bounds and order tests and the
   // per-vector switch, which made the staged pass of a 128 x 128 tile issue-bound (about 5,900 cycles; H200,
   // docs/PERF.md, fifty-second section).  Called where ahead_ok(p), p.d_vec, and the tile lies inside D.
-  // Two vectors a thread per step (kThreads apart), their shared-memory reads first, then both computed, then both
-  // stored: with one vector a step, each thread's step was one dependent chain (reads, conversions, the activation's
-  // MUFU, the store), and the staged pass of a 128 x 128 tile took 4,600 cycles with bias + SiLU + residual where its
-  // instructions issue in about half that (H200, trace; docs/PERF.md, sixty-second section).  The second vector of the
-  // last step, past the thread's share, reads the first's inputs again and is not stored.
   template <class T, class Act>
   __device__ static void store_ahead_full(const float* s, const Params& p, int m0, int n0, const unsigned char* buf,
                                           int line0, int line1) {
@@ -434,48 +429,34 @@ struct StagedEpilogue {
     T* d = static_cast<T*>(p.d) + static_cast<int64_t>(outer0) * p.ldd + inner0;
     const int64_t ldd = p.ldd;
     const int end = (line1 < outer_tile ? line1 : outer_tile) << lg;
-    for (int idx0 = (line0 << lg) + static_cast<int>(threadIdx.x); idx0 < end; idx0 += 2 * kThreads) {
-      const bool two = idx0 + kThreads < end;
-      const int ids[2] = {idx0, two ? idx0 + kThreads : idx0};
-      float v[2][V], c[2][V], r[2][V], b[2][V];
+    for (int idx = (line0 << lg) + static_cast<int>(threadIdx.x); idx < end; idx += kThreads) {
+      const int o = idx >> lg, iv = idx & ((1 << lg) - 1);
+      float v[V];
+      load_staged<V>(v, s + o * stride + iv * V, alpha);
+      if (has_c) {
+        float c[V];
+        Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);
 #pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int idx = ids[u], o = idx >> lg, iv = idx & ((1 << lg) - 1);
-        load_staged<V>(v[u], s + o * stride + iv * V, alpha);
-        if (has_c) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c[u]);
-        if (has_r) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r[u]);
-        if (bias_dim == 1) {
-          const float4 b0 = *reinterpret_cast<const float4*>(sb + iv * V), b1 = *reinterpret_cast<const float4*>(sb + iv * V + 4);
-          b[u][0] = b0.x; b[u][1] = b0.y; b[u][2] = b0.z; b[u][3] = b0.w;
-          b[u][4] = b1.x; b[u][5] = b1.y; b[u][6] = b1.z; b[u][7] = b1.w;
-        } else {
-          const float x = bias_dim != 0 ? sb[bias_dim == 2 ? o : 0] : 0.f;
+        for (int j = 0; j < V; ++j) v[j] = fmaf(beta, c[j], v[j]);
+      }
+      if (bias_dim == 1) {
+        const float4 b0 = *reinterpret_cast<const float4*>(sb + iv * V), b1 = *reinterpret_cast<const float4*>(sb + iv * V + 4);
+        v[0] += b0.x; v[1] += b0.y; v[2] += b0.z; v[3] += b0.w;
+        v[4] += b1.x; v[5] += b1.y; v[6] += b1.z; v[7] += b1.w;
+      } else if (bias_dim != 0) {
+        const float x = sb[bias_dim == 2 ? o : 0];
 #pragma unroll
-          for (int j = 0; j < V; ++j) b[u][j] = x;
-        }
+        for (int j = 0; j < V; ++j) v[j] += x;
       }
 #pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        if (has_c) {
+      for (int j = 0; j < V; ++j) v[j] = Act{}(v[j]);
+      if (has_r) {
+        float r[V];
+        Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
 #pragma unroll
-          for (int j = 0; j < V; ++j) v[u][j] = fmaf(beta, c[u][j], v[u][j]);
-        }
-        if (bias_dim != 0) {
-#pragma unroll
-          for (int j = 0; j < V; ++j) v[u][j] += b[u][j];
-        }
-#pragma unroll
-        for (int j = 0; j < V; ++j) v[u][j] = Act{}(v[u][j]);
-        if (has_r) {
-#pragma unroll
-          for (int j = 0; j < V; ++j) v[u][j] += r[u][j];
-        }
+        for (int j = 0; j < V; ++j) v[j] += r[j];
       }
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int idx = ids[u], o = idx >> lg, iv = idx & ((1 << lg) - 1);
-        if (u == 0 || two) *reinterpret_cast<uint4*>(d + static_cast<int64_t>(o) * ldd + iv * V) = Elem<T>::pack(v[u]);
-      }
+      *reinterpret_cast<uint4*>(d + static_cast<int64_t>(o) * ldd + iv * V) = Elem<T>::pack(v);
     }
   }
   // Tiles whose lines hold a power of two of 16-byte vectors (the fast path's index arithmetic).
