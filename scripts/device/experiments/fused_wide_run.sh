@@ -8,7 +8,7 @@
 # Pass TESSERA_GIT_COMMIT.  Results under $OUT (fused_wide.tar.xz), a summary on stdout.  About 480 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build, trace_m128)
 tree_build tessera_cli gemm_device_test gemm_host_test || exit 1
 B=/tmp/b/tools/tessera
 timeout 60 $T/gemm_host_test > $O/ht.log 2>&1; echo "host rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/ht.log | tr '\n' ' ')"
@@ -24,16 +24,6 @@ for r in 1 2; do
 done
 python3 scripts/device/gemm_ratios.py $O/dec_*.json | grep -E "json|^bare|cost_bias_sil"
 echo "benches done at $(el) s"
-if [ $(el) -lt 330 ]; then
-  TB=/tmp/tb
-  cmake -S . -B $TB -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-    "-DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE" > $O/trace_cfg.log 2>&1 && \
-  cmake --build $TB -j 16 --target tessera_kernels > $O/trace_build.log 2>&1 && \
-  nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu $TB/libtessera_kernels.a -lcublasLt -lcublas -lcuda \
-    -o $TB/trace_gemm > $O/trace_tool.log 2>&1 || { echo "trace build failed"; tail -5 $O/trace_build.log $O/trace_tool.log; }
-  echo "trace built at $(el) s"
-  [ -x $TB/trace_gemm ] && { timeout 60 $TB/trace_gemm 128 14336 4096 m > $O/trace_m.log 2>&1; echo "trace m rc=$?"; cat $O/trace_m.log | head -40;
-    TRACE_SPLIT=2 timeout 60 $TB/trace_gemm 128 4096 4096 w > $O/trace_w.log 2>&1; echo "trace w rc=$?"; head -50 $O/trace_w.log; }
-fi
+[ $(el) -lt 330 ] && trace_m128 '.'
 cd $O && tar cf - *.json *.log | xz -1 > $OUT/fused_wide.tar.xz
 echo "all done at $(el) s"
