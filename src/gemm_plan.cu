@@ -267,7 +267,7 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // The 64-row weight tiles, planned automatically by their own rule (rows64_plan) and then in place of the 128-row ones.
   int split64 = 1;
   const GemmTile rows64 = rows64_plan(g, p, f, dev, workspace_limit, &split64);
-  // A fused menu of a small batch against wide weights: the 128 x 64 tile, unsplit, and no other (fused_wide_plan above).
+  // A fused menu of a small batch against wide weights: the 128 x 64 tile, unsplit, and no other (fused_wide_plan).
   const GemmTile wide = rows64 == GemmTile::automatic ? fused_wide_plan(g, p, f, dev) : GemmTile::automatic;
   const auto passed_over = [&](const GemmKernelEntry& e) {
     if (g.tile != GemmTile::automatic) return false;
@@ -516,8 +516,8 @@ void fill_plan(const Problem& p, const Choice& c, GemmPlan* plan) {
 // ---------------------------------------------------------------------------------------------------
 // plans made before: the choice depends on the device and on these fields of the normalised problem and
 // the arguments only (not on the data pointers beyond their alignment, nor on the epilogue beyond D's type, whether
-// it is alpha alone and whether it is a fused menu of the persistent kernels' bare-menus kernel), so a call that repeats a problem
-// (a model's layers, decode steps) skips the search.  Bounded: cleared when full.
+// it is alpha alone and whether it is a fused menu of the persistent kernels' bare-menus kernel), so a call that
+// repeats a problem (a model's layers, decode steps) skips the search.  Bounded: cleared when full.
 // ---------------------------------------------------------------------------------------------------
 struct PlanKey {
   int dev;
