@@ -71,6 +71,10 @@ struct Problem {
 inline bool bare_epilogue(const epilogue::Params& e) {
   return e.alpha == 1.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
 }
+// Alpha alone: no C (beta 0), bias, activation or residual -- the non-persistent Hopper kernels' plain_menu.
+inline bool alpha_alone(const epilogue::Params& e) {
+  return e.beta == 0.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
+}
 // The menus of the persistent kernels' bare-menus kernel (KernelInfo::fn_bare, bare_menus) as far as the problem tells:
 // D of the operands' type (16-bit operands; bf16 for s8 ones), beta = 0, a bias of D's type along N or M or none, no
 // activation, relu, gelu_tanh or silu, any alpha, a residual or none.  The launch also needs D through TMA, a 4-byte

@@ -202,18 +202,14 @@ double plan_cost(const Problem& p, const DeviceFacts& f, const KernelInfo& k, co
 // 37.0, 35.7 / 38.6 / 36.0, then 35.9 / 35.6 / 36.9, 36.7 / 35.9 / 36.6, 36.6 / 37.3 / 36.7, 36.3 / 38.5 / 35.5 --
 // within the calls' spread of one another there.  The bare GEMM of those batches stays on the decode tile, unsplit: its
 // D leaves the registers straight to global memory (docs/GEMM.md), which the fused menus' staged epilogue does not.
+// (The rule reads the normalised problem: both operands K-major, the weights as A (p.m rows), the batch as B (p.n).)
 int64_t gemv_max_batch();  // (below)
-bool fused_wide_batch(const GemmArgs& g, const DeviceFacts& f) {
-  const int64_t batch = std::min(g.m, g.n), weights = std::max(g.m, g.n);
-  const bool plain = g.beta == 0.f && g.bias_mode == BiasMode::none && g.activation == Activation::none && g.residual.data == nullptr;
-  return !plain && f.decode_tile && g.tile == GemmTile::automatic && g.split_k == 0 && batch > gemv_max_batch() && batch <= 16 &&
-         (g.a.type == Dtype::bf16 || g.a.type == Dtype::f16) && g.b.type == g.a.type && is_row_major(g.a.order) &&
-         !is_row_major(g.b.order) && (weights + 127) / 128 * 5 >= static_cast<int64_t>(f.sms) * 4;
-}
-// fused_wide_batch's tile for the normalised problem (the weights as A, the batch as a K-major B of at most 16 columns)
-// where this device runs it (else automatic: no rule).
 GemmTile fused_wide_plan(const GemmArgs& g, const Problem& p, const DeviceFacts& f, int dev) {
-  if (f.cc != 90 || p.n > 16 || !fused_wide_batch(g, f)) return GemmTile::automatic;
+  const bool wide = (p.m + 127) / 128 * 5 >= static_cast<int64_t>(f.sms) * 4;
+  if (alpha_alone(p.ep) || !f.decode_tile || f.cc != 90 || g.tile != GemmTile::automatic || g.split_k != 0 ||
+      (p.in != Dtype::bf16 && p.in != Dtype::f16) || p.in_b != p.in || !p.a.k_major || !p.b.k_major ||
+      p.n <= gemv_max_batch() || p.n > 16 || !wide)
+    return GemmTile::automatic;
   const GemmKernelEntry* e = gemm_core::find_gemm_kernel(GemmTile::wgmma128x64);
   const KernelInfo k = e ? kernel_for(p, *e) : KernelInfo{};
   return k.fn && streamed_a(p, *e, k) && has_code(dev, k.fn) ? e->tile : GemmTile::automatic;
@@ -524,7 +520,7 @@ struct PlanKey {
   int math, in, in_b, d_type, tile, split_k, stream_k;
   bool a_kmajor, b_kmajor, a_vec, b_vec;
   bool fused;  // persistent_fused_menu: the persistent kernel's fill rule
-  bool plain;  // alpha alone (fused_wide_batch)
+  bool plain;  // alpha_alone (fused_wide_plan)
   int64_t m, n, k;
   size_t ws_limit;
   auto operator<=>(const PlanKey&) const = default;
@@ -551,8 +547,7 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
                     vec16(p.a.data, p.a.ld, eb),
                     vec16(p.b.data, p.b.ld, eb),
                     persistent_fused_menu(p),
-                    p.ep.beta == 0.f && p.ep.bias_along == epilogue::kBiasNone && p.ep.act == Activation::none &&
-                        p.ep.residual == nullptr,
+                    alpha_alone(p.ep),
                     p.m,
                     p.n,
                     p.k,
