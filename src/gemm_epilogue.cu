@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(256) epilogue_inplace_kernel(const epilogue::P
     const int valid = inner_ext - gi < V ? inner_ext - gi : V;
     float v[V];
     epilogue::load_along<T, V>(v, p.d, p.ldd, true, p.d_vec, go, gi, valid);
-    epilogue::finish_vector<T, V>(v, p, rm, bias_dim, go, gi, valid);
+    epilogue::finish_vector<T, V, false>(v, p, rm, bias_dim, go, gi, valid);  // (the relative-bound activations)
   }
 }
 

@@ -110,26 +110,37 @@ __device__ __forceinline__ void load_bias_run(float (&out)[V], const void* bias,
 // specialises (none, relu, gelu_tanh, silu): f(act) with that functor, and true; false (f not called) for the others.
 // The one mapping the general loop (activate_run) and the fast path (StagedEpilogue::store_ahead_full) share, so that
 // both give the same bits.
-template <class F>
+//   kGemm true (the GEMM kernels): gelu_tanh and silu in the hardware tanh's forms, ew::op::GeluTanhHw and SiluHw, the
+//     fragment epilogue's -- one MUFU.TANH and 3-5 other instructions an element, where the forms below take 11-15
+//     (the fast path's store pass is bound by instruction issue), and the same bound whichever kernel a plan picks.
+//   kGemm false (gemm_epilogue_inplace, an elementwise op of its own, bound by memory): ew::op::GeluTanh and
+//     SiluApprox, whose bound is relative to the result in the negative tail too.
+template <bool kGemm = true, class F>
 __device__ __forceinline__ bool with_common_activation(Activation a, F&& f) {
   switch (a) {
     case Activation::none: f(ActNone{}); return true;
     case Activation::relu: f(ActEw<ew::op::Relu>{}); return true;
-    case Activation::gelu_tanh: f(ActEw<ew::op::GeluTanh>{}); return true;
-    case Activation::silu: f(ActEw<ew::op::SiluApprox>{}); return true;
+    case Activation::gelu_tanh:
+      if constexpr (kGemm) f(ActEw<ew::op::GeluTanhHw>{});
+      else f(ActEw<ew::op::GeluTanh>{});
+      return true;
+    case Activation::silu:
+      if constexpr (kGemm) f(ActEw<ew::op::SiluHw>{});
+      else f(ActEw<ew::op::SiluApprox>{});
+      return true;
     default: return false;
   }
 }
 
 // v = act(v) for V values, the activation picked once (kernel/fused's ew::op functors, as the fragment epilogue
-// uses them; their error bounds are tests/kernel_gemm/activation_bound_test.cu's).
-template <int V>
+// uses them; their error bounds are tests/kernel_gemm/activation_bound_test.cu's).  kGemm: with_common_activation's.
+template <int V, bool kGemm = true>
 __device__ __forceinline__ void activate_run(float (&v)[V], const Params& p) {
   auto each = [&](auto f) {
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] = f(v[j]);
   };
-  if (with_common_activation(p.act, each)) return;
+  if (with_common_activation<kGemm>(p.act, each)) return;
   switch (p.act) {
     case Activation::gelu_erf: each(ActEw<ew::op::Gelu>{}); break;
     case Activation::leaky_relu: each(ActLeakyRelu{p.act_p0}); break;
@@ -149,8 +160,8 @@ __device__ __forceinline__ int bias_dim_in_d_order(const Params& p) {
 // Everything after alpha * acc for V elements of D that are consecutive in D's order, with the inputs already read
 // (c: C's V values, read only when beta != 0; b: the bias of each element, read when bias_dim != 0; r: the residual's,
 // read when there is one), starting at (outer go, inner gi), `valid` of them inside D: + beta * C, + bias, activation,
-// + residual, cast, store (16 bytes when legal).
-template <class T, int V>
+// + residual, cast, store (16 bytes when legal).  kGemm: with_common_activation's.
+template <class T, int V, bool kGemm = true>
 __device__ __forceinline__ void finish_loaded(float (&v)[V], const Params& p, int bias_dim, const float (&c)[V],
                                               const float (&b)[V], const float (&r)[V], int go, int gi, int valid) {
   if (p.beta != 0.f) {
@@ -161,7 +172,7 @@ __device__ __forceinline__ void finish_loaded(float (&v)[V], const Params& p, in
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] += b[j];
   }
-  activate_run<V>(v, p);
+  activate_run<V, kGemm>(v, p);
   if (p.residual) {
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] += r[j];
@@ -177,7 +188,7 @@ __device__ __forceinline__ void finish_loaded(float (&v)[V], const Params& p, in
 }
 
 // The same, reading C, the bias and the residual from global memory here.
-template <class T, int V>
+template <class T, int V, bool kGemm = true>
 __device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bool rm, int bias_dim, int go, int gi,
                                               int valid) {
   float c[V] = {}, b[V] = {}, r[V] = {};
@@ -191,7 +202,7 @@ __device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bo
     for (int j = 0; j < V; ++j) b[j] = s;
   }
   if (p.residual) load_along<T, V>(r, p.residual, p.ldr, p.r_row_major == rm, p.r_vec, go, gi, valid);
-  finish_loaded<T, V>(v, p, bias_dim, c, b, r, go, gi, valid);
+  finish_loaded<T, V, kGemm>(v, p, bias_dim, c, b, r, go, gi, valid);
 }
 
 #endif  // __CUDACC__
@@ -412,7 +423,8 @@ struct StagedEpilogue {
   // general loop below spends about 350 instructions a vector on index arithmetic, bounds and order tests and the
   // per-vector switch, which made the staged pass of a 128 x 128 tile issue-bound (about 5,900 cycles; H200,
   // docs/PERF.md, fifty-second section).  Called where ahead_ok(p), p.d_vec, and the tile lies inside D.
-  template <class T, class Act>
+  // kAlphaOne: alpha is 1, its multiply left out (x * 1 is x exactly: the same bits, 8 instructions a vector fewer).
+  template <class T, class Act, bool kAlphaOne>
   __device__ static void store_ahead_full(const float* s, const Params& p, int m0, int n0, const unsigned char* buf,
                                           int line0, int line1) {
     constexpr int V = kAheadVec;
@@ -424,7 +436,8 @@ struct StagedEpilogue {
     const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
     const int bias_dim = bias_dim_in_d_order(p);
     const bool has_c = p.beta != 0.f, has_r = p.residual != nullptr;
-    const float alpha = p.alpha, beta = p.beta;
+    [[maybe_unused]] const float alpha = p.alpha;  // (not read where kAlphaOne)
+    const float beta = p.beta;
     const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
     T* d = static_cast<T*>(p.d) + static_cast<int64_t>(outer0) * p.ldd + inner0;
     const int64_t ldd = p.ldd;
@@ -432,7 +445,15 @@ struct StagedEpilogue {
     for (int idx = (line0 << lg) + static_cast<int>(threadIdx.x); idx < end; idx += kThreads) {
       const int o = idx >> lg, iv = idx & ((1 << lg) - 1);
       float v[V];
-      load_staged<V>(v, s + o * stride + iv * V, alpha);
+      if constexpr (kAlphaOne) {
+#pragma unroll
+        for (int j = 0; j < V; j += 4) {
+          const float4 q = *reinterpret_cast<const float4*>(s + o * stride + iv * V + j);
+          v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
+        }
+      } else {
+        load_staged<V>(v, s + o * stride + iv * V, alpha);
+      }
       if (has_c) {
         float c[V];
         Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);
@@ -489,7 +510,10 @@ struct StagedEpilogue {
         // run as fp32 pairs of float4: 16-byte aligned, kAheadMatrixBytes and iv * V * 4 being multiples of 16.)
         if constexpr (kFastShape) {
           if (p.d_vec && m0 + kBlockM <= p.m && n0 + kBlockN <= p.n &&
-              with_common_activation(p.act, [&](auto op) { store_ahead_full<T, decltype(op)>(s, p, m0, n0, ahead, line0, line1); }))
+              with_common_activation(p.act, [&](auto op) {
+                if (p.alpha == 1.f) store_ahead_full<T, decltype(op), true>(s, p, m0, n0, ahead, line0, line1);
+                else store_ahead_full<T, decltype(op), false>(s, p, m0, n0, ahead, line0, line1);
+              }))
             return;
         }
         for (int idx = first; idx < end; idx += kThreads) {
