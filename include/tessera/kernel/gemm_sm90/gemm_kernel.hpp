@@ -201,6 +201,12 @@ struct GemmSm90 {
     // (bare_tma has no short-circuits: every parameter it reads is loaded with the scheduler's, in one round of
     // constant cache misses at the block's start, instead of one round per branch -- the first loads wait for it.)
     const bool push = kPushPair && (p.cluster_splits & (kDTiles == 0 ? plain_menu(p.ep) : bare_tma(p)));
+    // The scattered pair (kPushPair tiles, any other menu with the two K splits in a cluster): each block owns half
+    // the tile's lines (line0 / line1 below), pushes its sums of the peer's half into the peer's receiving slots and
+    // adds the peer's sums of its own half to its registers -- st.async from registers, no staged exchange read
+    // through distributed shared memory -- then stages and stores its half.  (p.pair_share, an experiment's switch:
+    // the staged exchange instead.)
+    const bool scatter = kPushPair && p.cluster_splits && !push && !p.pair_share;
     int nk_first = 0;  // (push) split 0's K tiles
     if (push) {
       const int lead = p.sched.k_per - 1 < kPairLead ? (p.sched.k_per > 1 ? p.sched.k_per - 1 : 0) : kPairLead;
@@ -213,14 +219,17 @@ struct GemmSm90 {
     // Where consumer warpgroup w's (1 or 2) sums land in split 0 (byte offset from smem; quad q of thread t at
     // + 16 (q 128 + t)): the 128 x 16 tile's buffer, or the A slot of split 0's stage of K tile nk - kStages (w 1) or
     // nk - kStages + 1 (w 2).
-    auto recv_base = [&](int w) {
-      if constexpr (kRecvInRing) return ((nk_first + (w - 1)) % kStages) * kTileBytesA;
+    // (The scattered pair: each block receives, at the same places of its own ring, nk_first its own K tiles.)
+    auto recv_base_at = [&](int nk_recv, int w) {
+      if constexpr (kRecvInRing) return ((nk_recv + (w - 1)) % kStages) * kTileBytesA;
       else return kRecvOffset + (w - 1) * (kAcc / 4) * 128 * 16;
     };
+    auto recv_base = [&](int w) { return recv_base_at(nk_first, w); };
     // The K tile whose release by split 0's consumers frees both slots (kRecvInRing; -1: free from the start, where
     // those K tiles do not exist; kNoTile: no signal).
     constexpr int kNoTile = -0x40000000;
-    const int space_tile = kRecvInRing && push && split == 0 ? (nk - kStages + 1 < -1 ? -1 : nk - kStages + 1) : kNoTile;
+    const int space_tile =
+        kRecvInRing && ((push && split == 0) || scatter) ? (nk - kStages + 1 < -1 ? -1 : nk - kStages + 1) : kNoTile;
 
     // A stage's bytes: the tile's, less the rows a short box leaves out (p.a_box_rows, p.b_box_rows: K-major operands
     // whose one tile is taller than the matrix; the rows past it, never written, feed only rows / columns of the sum
@@ -261,10 +270,12 @@ struct GemmSm90 {
         arch::mbarrier_init(&empty[s], kConsumers);
       }
       if constexpr (kF8) arch::mbarrier_init(empty + kStages, 1);  // the consumers' phase (the promoted loop)
-      if (push) {
+      if (push || scatter) {
         arch::mbarrier_init(recv, 1);
-        if (split == 0) arch::mbarrier_arrive_expect_tx(recv, static_cast<uint32_t>(kRecvBytes));  // the peer's sums
-        if (kRecvInRing) arch::mbarrier_init(space, 2);  // split 0's consumer warpgroups (used in split 1)
+        // The peer's sums: the whole tile's (push, split 0), or those of this block's half (scatter).
+        if (push && split == 0) arch::mbarrier_arrive_expect_tx(recv, static_cast<uint32_t>(kRecvBytes));
+        if (scatter) arch::mbarrier_arrive_expect_tx(recv, static_cast<uint32_t>(kRecvBytes / 2));
+        if (kRecvInRing) arch::mbarrier_init(space, kConsumers);  // the peer's consumer warpgroups (push: in split 1)
       }
       arch::fence_mbarrier_init();
       arch::fence_proxy_async_shared_cta();  // the initialised barriers are visible to the TMA unit
@@ -281,7 +292,7 @@ struct GemmSm90 {
     // barrier took 700 cycles in the probe, well inside the first stages' 5k.  Every thread waits here, at one place:
     // with the waits at each thread's first use of the peer instead (split 0's consumers in the main loop, the others
     // after it), compute-sanitizer's racecheck did not finish a 200 x 136 x 600 problem in 230 s.
-    if (push) {
+    if (push || scatter) {
       arch::cluster_arrive_relaxed();
       arch::cluster_wait();
     }
@@ -332,10 +343,10 @@ struct GemmSm90 {
       const bool tracer = threadIdx.x % 128 == 0;
       if (tracer) TTRACE(wg, 0, 0, TCLK());
       // This warpgroup has released K tile t (-1: the start): where that frees the pushed sums' slots, it says so on
-      // split 1's `space` barrier.
+      // the peer's `space` barrier (push: split 0's, on split 1's).
       const uint32_t space_u32 = static_cast<uint32_t>(__cvta_generic_to_shared(space));
       auto released = [&](int t) {
-        if (t == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, 1u);
+        if (t == space_tile && threadIdx.x % 128 == 0) arch::mbarrier_arrive_cluster(space_u32, static_cast<uint32_t>(1 - split));
       };
       released(-1);
       unsigned long long fwait = 0;
@@ -483,6 +494,52 @@ struct GemmSm90 {
       if constexpr (kRecvInRing) __syncthreads();  // every slot read before the epilogue writes the ring
     }
 
+    // The scattered pair: the lines of the tile this block stores, [line0, line1) (rows of a row-major D, columns of a
+    // column-major one; split 0 the first half), and whether quad q of this consumer thread's sums (acc[4q .. 4q + 3]:
+    // rows r and r + 8, columns 8q + 2 (lane % 4) and the next) lies in them.
+    const bool rm = p.ep.d_row_major;
+    const int lines = rm ? kBM : kBN, half_lines = (lines + 1) / 2;
+    const int line0 = split * half_lines, line1 = line0 + half_lines < lines ? line0 + half_lines : lines;
+    const bool rows_low = (wg - 1) * 64 + ((static_cast<int>(threadIdx.x) % 128) / 32) * 16 < kBM / 2;
+    auto mine = [&](int q) { return (rm ? rows_low : 8 * q < kBN / 2) == (split == 0); };
+    if (scatter) {
+      if (wg > 0) {
+        const int thread = static_cast<int>(threadIdx.x) % 128;
+        // Push: this thread's quads of the peer's half into the peer's slots (at the places of the peer's ring, whose K
+        // tiles number nk_peer), once the peer's consumers have released those stages (kRecvInRing).
+        if (!rm || !(rows_low == (split == 0))) {
+          if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);
+          const int nk_peer = p.sched.k_per + (1 - split < p.sched.k_rem ? 1 : 0);
+          const uint32_t rbuf = static_cast<uint32_t>(__cvta_generic_to_shared(smem + recv_base_at(nk_peer, wg) + 16 * thread));
+          const uint32_t rbar = static_cast<uint32_t>(__cvta_generic_to_shared(recv));
+#pragma unroll
+          for (int q = 0; q < kAcc / 4; ++q)
+            if (!mine(q))
+              arch::st_async_cluster_f32x4(rbuf + 16u * 128u * static_cast<uint32_t>(q), rbar, static_cast<uint32_t>(1 - split),
+                                           make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+        }
+        // Receive: the peer's sums of this thread's quads of this block's half, added to its own (a + b = b + a: the
+        // same sum in either block's order, and in every run).
+        if (!rm || rows_low == (split == 0)) {
+          arch::mbarrier_wait_parity(recv, 0u);
+          const unsigned char* rb = smem + recv_base_at(nk, wg) + 16 * thread;
+#pragma unroll
+          for (int q = 0; q < kAcc / 4; ++q)
+            if (mine(q)) {
+              const float4 v = *reinterpret_cast<const float4*>(rb + 16 * 128 * q);
+              acc[4 * q] += v.x;
+              acc[4 * q + 1] += v.y;
+              acc[4 * q + 2] += v.z;
+              acc[4 * q + 3] += v.w;
+            }
+        }
+      }
+      // This block has its half's sums and has pushed the peer's: the pair's second barrier, waited for at the end (a
+      // block leaves only once the peer has all its sums).  (Relaxed: nothing of this block's memory is read by the peer.)
+      arch::cluster_arrive_relaxed();
+      if constexpr (kRecvInRing) __syncthreads();  // every slot read before the staging tile writes the ring
+    }
+
     // ---- epilogue ----
     // The bare GEMM's D from the consumers' registers through TMA stores (the same answer in every thread: p.d_tma,
     // 16-bit D, aligned; one split, or the two splits of a cluster).  The fused menus take the staged epilogue below
@@ -522,12 +579,12 @@ struct GemmSm90 {
       }
     }
     float* stage = reinterpret_cast<float*>(smem);
-    const bool rm = p.ep.d_row_major;
     if (wg > 0) {
       const int warp = (static_cast<int>(threadIdx.x) % 128) / 32, lane = static_cast<int>(threadIdx.x) % 32;
       const int r = (wg - 1) * 64 + warp * 16 + lane / 4;
 #pragma unroll
       for (int j = 0; j < kBN / 8; ++j) {
+        if (scatter && !mine(j)) continue;  // (the scattered pair: this block's half only)
         const int c = j * 8 + 2 * (lane % 4);
         Epi::stage_pair(stage, rm, r, c, acc[4 * j + 0], acc[4 * j + 1]);
         Epi::stage_pair(stage, rm, r + 8, c, acc[4 * j + 2], acc[4 * j + 3]);
@@ -536,15 +593,17 @@ struct GemmSm90 {
     __syncthreads();
     if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 6, TCLK());
     // (A pushed pair never gets here: it pushes the bare GEMM only, which left above.)
-    if (p.cluster_splits) {
+    if (scatter) {
+      Epi::store(stage, p.ep, m0, n0, ahead ? smem + kAheadOffset : nullptr, line0, line1);
+      arch::cluster_wait();
+    } else if (p.cluster_splits) {
       // The tile's two K splits are this cluster's blocks (rank = split, p.splits == 2): once both have staged, each adds
       // the other's half of the tile's lines to its own through distributed shared memory (split 0's partial first:
       // the same sum in both, and in every run) and stores those lines of D -- the epilogue shared by the pair.  The
       // second barrier keeps each block's shared memory alive until the other has read it.
       arch::cluster_sync();
       if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 9, TCLK());
-      const int lines = rm ? Epi::kTileM : Epi::kTileN, quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
-      const int half = (lines + 1) / 2, line0 = split * half, line1 = line0 + half < lines ? line0 + half : lines;
+      const int quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
       {
         // One quad's peer load at a time: the exchange is bound by distributed shared memory's rate (about 14 bytes a
         // cycle for the pair, H200), and more loads in flight made it slower -- 1,360 cycles for a 128 x 64 tile's
