@@ -13,7 +13,6 @@
 #include <cuda_runtime.h>  // cudaLaunchKernel
 
 #include <cstdint>    // SIZE_MAX, uintptr_t
-#include <cstdlib>    // getenv (experiment)
 #include <exception>  // std::exception
 
 #include "gemm_internal.hpp"
@@ -170,7 +169,6 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   if (fn != c.kernel.fn_bare) kp.r_tma = false;
   // (cluster_pair: the two K splits of a tile as one cluster.)
   kp.cluster_splits = cluster_pair(c);
-  kp.pair_share = kp.cluster_splits && std::getenv("TESSERA_PAIR_SHARE") != nullptr;  // (experiment)
   // Clusters: a persistent kernel's cluster_m blocks along M (B multicast), or the two K splits along z.
   const unsigned cluster_x = static_cast<unsigned>(c.kernel.cluster_m > 1 ? c.kernel.cluster_m : 1);
   const unsigned cluster_z = kp.cluster_splits ? static_cast<unsigned>(c.splits) : 1u;

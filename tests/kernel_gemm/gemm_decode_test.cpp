@@ -40,7 +40,7 @@ TEST(GemmDevice, Wgmma128x16Decode) {
   // transposed so that the weights are A.
   // (700 x 7 x 200 and 64 x 3 x 192: 4 and 3 K tiles, so a pushed cluster pair's split 1 keeps 1 of them after giving
   // split 0 its lead of up to 2, and 3 tiles leave it none to give.  The pair pushes the bare GEMM only, which
-  // Wgmma128x16Bare below covers; these menus share the staged epilogue.)
+  // Wgmma128x16Bare below covers; these menus scatter: each block stores half the tile.)
   const Shape shapes[] = {{4096, 1, 512}, {300, 16, 1000}, {129, 5, 72}, {1000, 13, 4104}, {128, 16, 64}, {257, 9, 3000},
                           {1, 4096, 512}, {16, 300, 1000}, {5, 129, 72}, {700, 7, 200}, {64, 3, 192}};
   int i = 0;
@@ -129,7 +129,8 @@ TEST(GemmDevice, Wgmma64Decode) {
 // The 128 x 64 tile's cluster pair with the epilogue menu.  The bare GEMM (v 0, a bf16 D through TMA stores): split 1
 // pushes its sums into the A slots of two of split 0's ring stages (those of the first two K tiles of split 0's last
 // window), K tiles 3 (no lead, the slots never used), 10, 16 and 33 (a lead of 4; the slots of stages 1-2, 4-5, 5-6);
-// the fused menus (and an f32 D): the pair's shared epilogue.
+// the fused menus (and an f32 D): the scattered pair (each block pushes the peer's half of its sums into the same slots
+// and stores its own half; both D orders, so both the row halves -- one consumer warpgroup each -- and the column halves).
 TEST(GemmDevice, ClusterPair64Menus) {
   TESSERA_REQUIRE_SM(90);
   const Shape shapes[] = {{200, 136, 192}, {130, 70, 600}, {304, 264, 1000}, {64, 300, 2056}};

@@ -85,8 +85,6 @@ struct Params {
                                  // tile one cluster (along z), whose blocks add each other's staged half-tile through
                                  // distributed shared memory and store that half (no workspace round trip; src/gemm.cu
                                  // says when)
-  bool pair_share = false;       // (experiment, TESSERA_PAIR_SHARE) the fused menus of the pushed pairs' tiles (16 and
-                                 // 64 wide) exchange staged halves through distributed shared memory, not scattered
   int a_box_rows = 0, b_box_rows = 0;  // the non-persistent Hopper kernels: a K-major A (B) one tile high (wide) and
                                  // shorter than it comes in boxes of this many rows (0: the tile's), the rest of
                                  // the stage tile left unwritten (src/gemm_plan.cu's choose says why)

@@ -27,10 +27,13 @@
 //                The 16-wide decode tiles' bare GEMM (alpha alone, any D) leaves from the consumers' registers too,
 //                stored straight to global memory (FragmentEpilogue::store); its two splits in a cluster push split
 //                1's sums into split 0, which stores the whole tile.
+//                The other menus of the 16- and 64-wide tiles' cluster pairs scatter: each block pushes the peer's
+//                half of its sums from registers (st.async) and stages and stores its own half; the wider tiles'
+//                pairs stage both halves and read the peer's half through distributed shared memory.
 //   64-row tiles 64 x 16 and 64 x 64 (kBM 64: decode problems, the weights as A; 16-bit, K-major A and B): one consumer
 //                warpgroup (256 threads), 12 / 8 stages of 10 / 16 KB; empty[s] counts one arrive.  Their cluster
 //                pairs push the bare GEMM as the 128-row tiles of the same width do (16 wide: alpha alone, any D; 64
-//                wide: through TMA stores); otherwise the pair shares the staged epilogue.
+//                wide: through TMA stores), and scatter the other menus.
 //
 // Out-of-bounds parts of a box (M, N or K beyond the matrix) arrive as zeros, so partial tiles multiply
 // zeros; the epilogue stores only inside D.  Requires (checked by the host): K-major A and B, or
@@ -154,7 +157,8 @@ struct GemmSm90 {
   // stages that its main loop is done with: those of its K tiles nk - kStages and nk - kStages + 1, the first two of
   // its last window (never refilled); split 0's consumer warpgroups say so on split 1's `space` barrier as they
   // release the second (at once where those K tiles do not exist), and split 1 waits for it before pushing.  The bare
-  // GEMM only: the fused menus, and the wider tiles, share the tile's epilogue between the pair as before.
+  // GEMM only: the other menus scatter (`scatter` in run: each block receives half the tile in the same slots), and
+  // the wider tiles' pairs share the staged tile through distributed shared memory.
   static constexpr bool kRecvInRing = kBN == 64 && kBM == 128;
   static constexpr bool kPushPair = kBN == 16 || (kBN == 64 && TESSERA_PAIR_PUSH_64);
   static constexpr int kPairLead = kBN == 16 ? TESSERA_PAIR_PUSH_LEAD : TESSERA_PAIR_PUSH_LEAD_64;
@@ -201,12 +205,14 @@ struct GemmSm90 {
     // (bare_tma has no short-circuits: every parameter it reads is loaded with the scheduler's, in one round of
     // constant cache misses at the block's start, instead of one round per branch -- the first loads wait for it.)
     const bool push = kPushPair && (p.cluster_splits & (kDTiles == 0 ? plain_menu(p.ep) : bare_tma(p)));
-    // The scattered pair (kPushPair tiles, any other menu with the two K splits in a cluster): each block owns half
-    // the tile's lines (line0 / line1 below), pushes its sums of the peer's half into the peer's receiving slots and
-    // adds the peer's sums of its own half to its registers -- st.async from registers, no staged exchange read
-    // through distributed shared memory -- then stages and stores its half.  (p.pair_share, an experiment's switch:
-    // the staged exchange instead.)
-    const bool scatter = kPushPair && p.cluster_splits && !push && !p.pair_share;
+    // The scattered pair (kPushPair tiles, the menus the push leaves, with the two K splits in a cluster): each block
+    // owns half the tile's lines (line0 / line1 below), pushes its sums of the peer's half into the peer's receiving
+    // slots and adds the peer's sums of its own half to its registers -- st.async from registers, where the wider
+    // tiles' pairs stage both halves, meet at a cluster barrier and read the peer's half through distributed shared
+    // memory (about 14 bytes a cycle for the pair) -- then stages and stores its half.  Measured against that exchange
+    // on the H200 (in one process, the decode set): bias+SiLU+residual over the bare GEMM 0.966-0.971 -> 0.982-0.985
+    // (geomean), 128 x 4096^2 0.88 -> 0.93-0.97 (docs/PERF.md, sixty-third section).
+    const bool scatter = kPushPair && p.cluster_splits && !push;
     int nk_first = 0;  // (push) split 0's K tiles
     if (push) {
       const int lead = p.sched.k_per - 1 < kPairLead ? (p.sched.k_per > 1 ? p.sched.k_per - 1 : 0) : kPairLead;
