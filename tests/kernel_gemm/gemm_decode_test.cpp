@@ -46,7 +46,7 @@ TEST(GemmDevice, Wgmma128x16Decode) {
   int i = 0;
   for (Dtype t : {Dtype::bf16, Dtype::f16})
     for (const Shape& s : shapes)
-      for (int split : {0, 2, 3}) {  // (two splits: one cluster, reduced in distributed shared memory)
+      for (int split : {0, 2, 3}) {  // (two splits: one cluster, the pair scattered)
         ++i;
         GemmCase cs = forced_case(s, GemmTile::wgmma128x16, s.k >= 64 * 3 ? split : 0);
         cs.in = cs.out = t;
@@ -92,7 +92,7 @@ TEST(GemmDevice, Wgmma128x16Bare) {
 }
 
 // The 64-row weight tiles (wgmma64x16x64, wgmma64x64x64: one consumer warpgroup), forced: one split, the cluster pair
-// (the bare GEMM pushed, the fused menus sharing the staged epilogue), three splits through the workspace; the bare GEMM
+// (the bare GEMM pushed, the fused menus scattered), three splits through the workspace; the bare GEMM
 // (D from registers: straight to global memory at 16 wide, TMA stores at 64), a fused menu, an f32 D; bf16 and f16
 // operands; edges in every dimension, the 3- and 4-K-tile shapes cutting the pushed split 0's lead short.
 TEST(GemmDevice, Wgmma64Decode) {
