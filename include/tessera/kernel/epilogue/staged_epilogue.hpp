@@ -111,8 +111,8 @@ __device__ __forceinline__ void load_bias_run(float (&out)[V], const void* bias,
 // The one mapping the general loop (activate_run) and the fast path (StagedEpilogue::store_ahead_full) share, so that
 // both give the same bits.
 //   kGemm true (the GEMM kernels): gelu_tanh and silu in the hardware tanh's forms, ew::op::GeluTanhHw and SiluHw, the
-//     fragment epilogue's -- one MUFU.TANH and 3-5 other instructions an element, where the forms below take 11-15
-//     (the fast path's store pass is bound by instruction issue), and the same bound whichever kernel a plan picks.
+//     fragment epilogue's -- one MUFU.TANH and 3-5 other instructions an element, where the forms below take 11-15 --
+//     so that a GEMM's activation has one bound whichever kernel its plan picks.
 //   kGemm false (gemm_epilogue_inplace, an elementwise op of its own, bound by memory): ew::op::GeluTanh and
 //     SiluApprox, whose bound is relative to the result in the negative tail too.
 template <bool kGemm = true, class F>

@@ -210,8 +210,8 @@ struct GemmSm90 {
     // slots and adds the peer's sums of its own half to its registers -- st.async from registers, where the wider
     // tiles' pairs stage both halves, meet at a cluster barrier and read the peer's half through distributed shared
     // memory (about 14 bytes a cycle for the pair) -- then stages and stores its half.  Measured against that exchange
-    // on the H200 (in one process, the decode set): bias+SiLU+residual over the bare GEMM 0.966-0.971 -> 0.982-0.985
-    // (geomean), 128 x 4096^2 0.88 -> 0.93-0.97 (docs/PERF.md, sixty-third section).
+    // on the H200 (in one process, the decode set, two calls): bias+SiLU+residual over the bare GEMM 0.965-0.971 ->
+    // 0.980-0.985 (geomean), 128 x 4096^2 0.88-0.89 -> 0.93-0.97 (docs/PERF.md, sixty-third section).
     const bool scatter = kPushPair && p.cluster_splits && !push;
     int nk_first = 0;  // (push) split 0's K tiles
     if (push) {
@@ -225,7 +225,8 @@ struct GemmSm90 {
     // Where consumer warpgroup w's (1 or 2) sums land in split 0 (byte offset from smem; quad q of thread t at
     // + 16 (q 128 + t)): the 128 x 16 tile's buffer, or the A slot of split 0's stage of K tile nk - kStages (w 1) or
     // nk - kStages + 1 (w 2).
-    // (The scattered pair: each block receives, at the same places of its own ring, nk_first its own K tiles.)
+    // recv_base_at: the same for a receiving block of nk_recv K tiles (the scattered pair: both blocks receive, each in
+    // its own ring).
     auto recv_base_at = [&](int nk_recv, int w) {
       if constexpr (kRecvInRing) return ((nk_recv + (w - 1)) % kStages) * kTileBytesA;
       else return kRecvOffset + (w - 1) * (kAcc / 4) * 128 * 16;
@@ -506,14 +507,15 @@ struct GemmSm90 {
     const bool rm = p.ep.d_row_major;
     const int lines = rm ? kBM : kBN, half_lines = (lines + 1) / 2;
     const int line0 = split * half_lines, line1 = line0 + half_lines < lines ? line0 + half_lines : lines;
-    const bool rows_low = (wg - 1) * 64 + ((static_cast<int>(threadIdx.x) % 128) / 32) * 16 < kBM / 2;
-    auto mine = [&](int q) { return (rm ? rows_low : 8 * q < kBN / 2) == (split == 0); };
+    // (rows_mine: this thread's rows -- 16 of a warp -- lie in this block's half; a row-major D's halves split warps.)
+    const bool rows_mine = ((wg - 1) * 64 + ((static_cast<int>(threadIdx.x) % 128) / 32) * 16 < kBM / 2) == (split == 0);
+    auto mine = [&](int q) { return rm ? rows_mine : (8 * q < kBN / 2) == (split == 0); };
     if (scatter) {
       if (wg > 0) {
         const int thread = static_cast<int>(threadIdx.x) % 128;
         // Push: this thread's quads of the peer's half into the peer's slots (at the places of the peer's ring, whose K
         // tiles number nk_peer), once the peer's consumers have released those stages (kRecvInRing).
-        if (!rm || !(rows_low == (split == 0))) {
+        if (!rm || !rows_mine) {
           if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);
           const int nk_peer = p.sched.k_per + (1 - split < p.sched.k_rem ? 1 : 0);
           const uint32_t rbuf = static_cast<uint32_t>(__cvta_generic_to_shared(smem + recv_base_at(nk_peer, wg) + 16 * thread));
@@ -526,7 +528,7 @@ struct GemmSm90 {
         }
         // Receive: the peer's sums of this thread's quads of this block's half, added to its own (a + b = b + a: the
         // same sum in either block's order, and in every run).
-        if (!rm || rows_low == (split == 0)) {
+        if (!rm || rows_mine) {
           arch::mbarrier_wait_parity(recv, 0u);
           const unsigned char* rb = smem + recv_base_at(nk, wg) + 16 * thread;
 #pragma unroll
