@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/device/experiments/fetch_half_run.sh -- one device call (from the repository root on the GPU machine, the tree
+# clean): fetch_half.patch applied and built (/tmp/b: tessera_cli, gemm_device_test); the cluster pairs' device tests
+# (ClusterPair64Menus, Wgmma64Decode, Wgmma128x16Decode, ShortBoxes, GemmSanitize.*), then memcheck and racecheck on
+# them; ROUNDS (default 2) rounds of the decode set with each pair block reading half the inputs ahead and with
+# TESSERA_FETCH_WHOLE set (the whole tile's, as main) in turn, the epilogue-cost line after each.  Pass
+# TESSERA_GIT_COMMIT.  Results under $OUT (fetch_half.tar.xz).  About 330 s.
+set -u
+cd "$(dirname "$0")/../../.."
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
+patch_build fetch_half.patch tessera_cli gemm_device_test || exit 1
+B=/tmp/b/tools/tessera
+F='GemmDevice.ClusterPair64Menus:GemmDevice.Wgmma64Decode:GemmDevice.Wgmma128x16Decode:GemmDevice.ShortBoxes:GemmSanitize.*'
+timeout 120 $T/gemm_device_test --gtest_filter="$F" > $O/dt.log 2>&1
+echo "pair tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"
+for tool in memcheck racecheck; do
+  timeout 90 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter="$F" > $O/san_$tool.log 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $O/san_$tool.log | head -1) at $(el) s"
+done
+for r in $(seq 1 ${ROUNDS:-2}); do
+  timeout 30 $B bench gemm --shapes decode --repeats 10 --json $O/dec_half_$r.json > $O/dec_half_$r.log 2>&1 || echo "half round $r failed"
+  TESSERA_FETCH_WHOLE=1 timeout 30 $B bench gemm --shapes decode --repeats 10 --json $O/dec_whole_$r.json > $O/dec_whole_$r.log 2>&1 || echo "whole round $r failed"
+  python3 scripts/device/gemm_ratios.py $O/dec_half_$r.json $O/dec_whole_$r.json | grep -E "cost_bias_sil"
+  cd $O && tar cf - *.json *.log | xz -1 > $OUT/fetch_half.tar.xz; cd - > /dev/null
+done
+echo "all done at $(el) s"
