@@ -7,9 +7,8 @@
 # TESSERA_GIT_COMMIT.  Results under $OUT (fetch_half.tar.xz).  About 330 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, ab_decode)
 patch_build fetch_half.patch tessera_cli gemm_device_test || exit 1
-B=/tmp/b/tools/tessera
 F='GemmDevice.ClusterPair64Menus:GemmDevice.Wgmma64Decode:GemmDevice.Wgmma128x16Decode:GemmDevice.ShortBoxes:GemmSanitize.*'
 timeout 120 $T/gemm_device_test --gtest_filter="$F" > $O/dt.log 2>&1
 echo "pair tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"
@@ -17,10 +16,5 @@ for tool in memcheck racecheck; do
   timeout 90 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter="$F" > $O/san_$tool.log 2>&1
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $O/san_$tool.log | head -1) at $(el) s"
 done
-for r in $(seq 1 ${ROUNDS:-2}); do
-  timeout 30 $B bench gemm --shapes decode --repeats 10 --json $O/dec_half_$r.json > $O/dec_half_$r.log 2>&1 || echo "half round $r failed"
-  TESSERA_FETCH_WHOLE=1 timeout 30 $B bench gemm --shapes decode --repeats 10 --json $O/dec_whole_$r.json > $O/dec_whole_$r.log 2>&1 || echo "whole round $r failed"
-  python3 scripts/device/gemm_ratios.py $O/dec_half_$r.json $O/dec_whole_$r.json | grep -E "cost_bias_sil"
-  cd $O && tar cf - *.json *.log | xz -1 > $OUT/fetch_half.tar.xz; cd - > /dev/null
-done
+ab_decode half whole TESSERA_FETCH_WHOLE "${ROUNDS:-2}" fetch_half.tar.xz
 echo "all done at $(el) s"

@@ -6,13 +6,7 @@
 # About 220 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, el, patch_build)
+. scripts/device/experiments/patch_build.sh  # (O, el, patch_build, ab_decode)
 patch_build pair_share.patch tessera_cli || exit 1
-B=/tmp/b/tools/tessera
-for r in $(seq 1 ${ROUNDS:-2}); do
-  timeout 30 $B bench gemm --shapes decode --repeats 10 --json $O/dec_scatter_$r.json > $O/dec_scatter_$r.log 2>&1 || echo "scatter round $r failed"
-  TESSERA_PAIR_SHARE=1 timeout 30 $B bench gemm --shapes decode --repeats 10 --json $O/dec_share_$r.json > $O/dec_share_$r.log 2>&1 || echo "share round $r failed"
-  python3 scripts/device/gemm_ratios.py $O/dec_scatter_$r.json $O/dec_share_$r.json | grep -E "cost_bias_sil"
-  cd $O && tar cf - *.json *.log | xz -1 > $OUT/pair_share.tar.xz; cd - > /dev/null
-done
+ab_decode scatter share TESSERA_PAIR_SHARE "${ROUNDS:-2}" pair_share.tar.xz
 echo "all done at $(el) s"

@@ -2,7 +2,8 @@
 # scripts/device/experiments/patch_build.sh -- for the one-call run scripts beside it (sourced, from the repository root on
 # the GPU machine, the tree clean): patch_build PATCH TARGET... applies scripts/device/experiments/PATCH and tree_build
 # TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes; gemm_tests FILTER
-# runs the GEMM tests and the sanitizers (below); trace_m128 builds and runs the non-persistent kernels' timeline (below).  Sourcing it
+# runs the GEMM tests and the sanitizers (below); trace_m128 builds and runs the non-persistent kernels' timeline (below);
+# ab_decode times the decode set without and with a switch in turn (below).  Sourcing it
 # also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el (seconds since the source).
 O=/tmp/o
 T=/tmp/b/tests/kernel_gemm
@@ -55,4 +56,17 @@ trace_m128() {
   echo "trace built at $(el) s"
   timeout 60 $tb/trace_gemm 128 14336 4096 m > $O/trace_m.log 2>&1; echo "trace m rc=$?"; grep -E "$filter" $O/trace_m.log
   TRACE_SPLIT=2 timeout 60 $tb/trace_gemm 128 4096 4096 w > $O/trace_w.log 2>&1; echo "trace w rc=$?"; grep -E "$filter" $O/trace_w.log
+}
+# ab_decode A B VAR [ROUNDS] [TAR]: ROUNDS (default 2) rounds of `tessera bench gemm --shapes decode` from /tmp/b, without
+# VAR (dec_A_r.json) and with VAR=1 (dec_B_r.json) in turn, each round's ratios (bare, the epilogue costs) printed and
+# $O's results packed into $OUT/TAR (default ab.tar.xz) after it.
+ab_decode() {
+  local a=$1 b=$2 var=$3 rounds=${4:-2} tarf=${5:-ab.tar.xz} r bin=/tmp/b/tools/tessera
+  for r in $(seq 1 "$rounds"); do
+    timeout 40 $bin bench gemm --shapes decode --repeats 10 --json $O/dec_${a}_$r.json > $O/dec_${a}_$r.log 2>&1 || echo "$a round $r failed"
+    env "$var=1" timeout 40 $bin bench gemm --shapes decode --repeats 10 --json $O/dec_${b}_$r.json > $O/dec_${b}_$r.log 2>&1 ||
+      echo "$b round $r failed"
+    python3 scripts/device/gemm_ratios.py $O/dec_${a}_$r.json $O/dec_${b}_$r.json | grep -E "json|^bare|cost_bias_sil|cost_bias_gel"
+    (cd $O && tar cf - *.json *.log | xz -1 > "$OUT/$tarf")
+  done
 }

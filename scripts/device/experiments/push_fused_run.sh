@@ -6,16 +6,10 @@
 # and on in turn.  Pass TESSERA_GIT_COMMIT.  Results under $OUT (push_fused.tar.xz), a summary on stdout.  About 400 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, gemm_tests)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build, gemm_tests, ab_decode)
 patch_build push_fused.patch tessera_cli gemm_device_test gemm_host_test || exit 1
-B=/tmp/b/tools/tessera
 export TESSERA_PUSH_FUSED=1
 gemm_tests 'GemmSanitize.*' 330
 unset TESSERA_PUSH_FUSED
-for r in 1 2 3; do
-  timeout 40 $B bench gemm --shapes decode --repeats 10 --json $O/dec_off_$r.json > $O/dec_off_$r.log 2>&1 || echo "off round $r failed"
-  TESSERA_PUSH_FUSED=1 timeout 40 $B bench gemm --shapes decode --repeats 10 --json $O/dec_on_$r.json > $O/dec_on_$r.log 2>&1 || echo "on round $r failed"
-done
-python3 scripts/device/gemm_ratios.py $O/dec_off_*.json $O/dec_on_*.json | grep -E "json|^bare|cost_bias_sil"
-cd $O && tar cf - *.json *.log | xz -1 > $OUT/push_fused.tar.xz
+ab_decode off on TESSERA_PUSH_FUSED 3 push_fused.tar.xz
 echo "all done at $(el) s"
