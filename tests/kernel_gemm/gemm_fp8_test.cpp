@@ -189,7 +189,8 @@ TEST(GemmFp8, ChannelScales) {
                {{264, 304, 700}, kFp8Coop, 3, true, false},       {{2100, 1800, 384}, kFp8Coop, 0, false, true},
                {{130, 200, 528}, kFp8Tile64, 1, true, true},      {{16, 4096, 1024}, GemmTile::automatic, 0, true, true},
                {{5, 1000, 300}, GemmTile::automatic, 0, false, true}, {{1000, 9, 256}, GemmTile::automatic, 0, true, false},
-               {{1000, 16, 1024}, kFp8DecodeTile, 2, true, true}};  // (the decode tile's cluster pair: pushed, D from registers, for alpha alone)
+               {{1000, 16, 1024}, kFp8DecodeTile, 2, true, true},  // (the decode tile's cluster pair: pushed, D from registers, for alpha alone)
+               {{130, 200, 528}, kFp8Tile64, 2, true, true}};      // (the 128 x 64 tile's: pushed for the bare GEMM, else scattered)
   int i = 0;
   for (const Case& c : cases)
     for (GemmFp8Accum acc : {GemmFp8Accum::promoted, GemmFp8Accum::fast}) {
