@@ -2,14 +2,14 @@
 // range.
 //
 // ew::op::GeluTanh and ew::op::SiluApprox (ex2.approx and a Newton reciprocal in fp32 on the device;
-// gemm_epilogue_inplace's): every 4096th fp32 bit pattern of either sign (about 2 million values from the smallest subnormal to
-// the largest finite float), plus +-0, +-inf and the points around the formulas' edges.  Bound (stated in
+// gemm_epilogue_inplace's): every 4096th fp32 bit pattern of either sign (about 2 million values from the smallest
+// subnormal to the largest finite float), plus +-0, +-inf and the points around the formulas' edges.  Bound (stated in
 // kernel/fused/expr.hpp): |device - exact| <= 5e-5 |exact| + 1e-30, exact = fp64 formula at the same fp32 input; inf
 // in, the exact limit out (gelu_tanh(-inf) and silu(-inf) are -0 or NaN-free).
 //
 // ew::op::GeluTanhHw and ew::op::SiluHw (the hardware tanh; the GEMM kernels' fragment and staged epilogues') and
-// ew::op::GeluHw (gelu_erf without branches; the fragment epilogue's): every fp32 bit pattern, 2^32 inputs, checked on the GPU against the fp64 formula evaluated
-// there.  Bounds (kernel/fused/expr.hpp): |device - exact| <= 8e-6 |x| + 1e-30 (tanh forms), 5e-5 |exact| + 1e-30
+// ew::op::GeluHw (gelu_erf without branches; the fragment epilogue's): every fp32 bit pattern, 2^32 inputs, checked on
+// the GPU against the fp64 formula evaluated there.  Bounds (kernel/fused/expr.hpp): |device - exact| <= 8e-6 |x| + 1e-30 (tanh forms), 5e-5 |exact| + 1e-30
 // (GeluHw), for finite x; +inf -> +inf, -inf -> 0, NaN -> NaN.
 #include <cmath>
 #include <cstdint>

@@ -387,13 +387,18 @@ struct StagedEpilogue {
     }
   }
 
-  // alpha * the V staged values at src (16-byte aligned).
-  template <int V>
+  // alpha * the V staged values at src (16-byte aligned); kAlphaOne: alpha is 1, its multiply left out (x * 1 is x
+  // exactly: the same bits).
+  template <int V, bool kAlphaOne = false>
   __device__ __forceinline__ static void load_staged(float (&v)[V], const float* src, float alpha) {
 #pragma unroll
     for (int j = 0; j < V; j += 4) {
       const float4 q = *reinterpret_cast<const float4*>(src + j);
-      v[j] = q.x * alpha; v[j + 1] = q.y * alpha; v[j + 2] = q.z * alpha; v[j + 3] = q.w * alpha;
+      if constexpr (kAlphaOne) {
+        v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
+      } else {
+        v[j] = q.x * alpha; v[j + 1] = q.y * alpha; v[j + 2] = q.z * alpha; v[j + 3] = q.w * alpha;
+      }
     }
   }
 
@@ -423,7 +428,7 @@ struct StagedEpilogue {
   // general loop below spends about 350 instructions a vector on index arithmetic, bounds and order tests and the
   // per-vector switch, which made the staged pass of a 128 x 128 tile issue-bound (about 5,900 cycles; H200,
   // docs/PERF.md, fifty-second section).  Called where ahead_ok(p), p.d_vec, and the tile lies inside D.
-  // kAlphaOne: alpha is 1, its multiply left out (x * 1 is x exactly: the same bits, 8 instructions a vector fewer).
+  // kAlphaOne: alpha is 1 (load_staged's; 8 instructions a vector fewer).
   template <class T, class Act, bool kAlphaOne>
   __device__ static void store_ahead_full(const float* s, const Params& p, int m0, int n0, const unsigned char* buf,
                                           int line0, int line1) {
@@ -436,8 +441,7 @@ struct StagedEpilogue {
     const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
     const int bias_dim = bias_dim_in_d_order(p);
     const bool has_c = p.beta != 0.f, has_r = p.residual != nullptr;
-    [[maybe_unused]] const float alpha = p.alpha;  // (not read where kAlphaOne)
-    const float beta = p.beta;
+    const float alpha = p.alpha, beta = p.beta;
     const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
     T* d = static_cast<T*>(p.d) + static_cast<int64_t>(outer0) * p.ldd + inner0;
     const int64_t ldd = p.ldd;
@@ -445,15 +449,7 @@ struct StagedEpilogue {
     for (int idx = (line0 << lg) + static_cast<int>(threadIdx.x); idx < end; idx += kThreads) {
       const int o = idx >> lg, iv = idx & ((1 << lg) - 1);
       float v[V];
-      if constexpr (kAlphaOne) {
-#pragma unroll
-        for (int j = 0; j < V; j += 4) {
-          const float4 q = *reinterpret_cast<const float4*>(s + o * stride + iv * V + j);
-          v[j] = q.x; v[j + 1] = q.y; v[j + 2] = q.z; v[j + 3] = q.w;
-        }
-      } else {
-        load_staged<V>(v, s + o * stride + iv * V, alpha);
-      }
+      load_staged<V, kAlphaOne>(v, s + o * stride + iv * V, alpha);
       if (has_c) {
         float c[V];
         Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);

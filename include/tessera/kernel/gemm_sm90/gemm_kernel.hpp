@@ -48,7 +48,7 @@
 #include <cstdint>      // uintptr_t
 #include <type_traits>  // std::is_same_v
 
-#include "tessera/arch/sm90_cluster.hpp"               // cluster_sync, ld_shared_cluster_f32x4 (split K in a cluster)
+#include "tessera/arch/sm90_cluster.hpp"               // cluster_sync, mbarrier_arrive_cluster, ld_shared_cluster_f32x4
 #include "tessera/arch/sm90_mbarrier.hpp"              // mbarrier_init, mbarrier_wait_parity, ...
 #include "tessera/arch/sm90_tma.hpp"                   // tma_load_2d, tma_prefetch_desc
 #include "tessera/arch/sm90_wgmma.hpp"                 // smem_desc, wgmma_fence, ...
@@ -60,6 +60,7 @@
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/elem.hpp"            // ElemF8, WgmmaAtomFor
 #include "tessera/kernel/gemm_sm90/fp8_scales.hpp"      // fp8_tensor_scale, fp8_channel_scale
+#include "tessera/kernel/gemm_sm90/pair_sums.hpp"       // push_quads, add_quads, add_peer_lines (cluster pairs)
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 // K tiles that split 0 takes from split 1 when the pair pushes (GemmSm90::kPairLead): the 128 x 16 tile, the 128 x 64 one.
@@ -470,12 +471,8 @@ struct GemmSm90 {
       if (split == 1) {
         if (wg > 0) {
           if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);  // split 0 is done with those stages
-          const uint32_t rbuf = static_cast<uint32_t>(__cvta_generic_to_shared(smem + rbase));
-          const uint32_t rbar = static_cast<uint32_t>(__cvta_generic_to_shared(recv));
-#pragma unroll
-          for (int q = 0; q < kAcc / 4; ++q)
-            arch::st_async_cluster_f32x4(rbuf + 16u * 128u * static_cast<uint32_t>(q), rbar, 0u,
-                                         make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+          push_quads(acc, static_cast<uint32_t>(__cvta_generic_to_shared(smem + rbase)),
+                     static_cast<uint32_t>(__cvta_generic_to_shared(recv)), 0u, [](int) { return true; });
         }
         arch::cluster_arrive();  // the pair's second barrier: split 0 arrives once the sums are in
         arch::cluster_wait();
@@ -488,14 +485,7 @@ struct GemmSm90 {
       if (wg > 0) {
         arch::mbarrier_wait_parity(recv, 0u);
         if (thread == 0) TTRACE(wg, 0, 9, TCLK());
-#pragma unroll
-        for (int q = 0; q < kAcc / 4; ++q) {
-          const float4 v = *reinterpret_cast<const float4*>(smem + rbase + 16 * 128 * q);
-          acc[4 * q] += v.x;
-          acc[4 * q + 1] += v.y;
-          acc[4 * q + 2] += v.z;
-          acc[4 * q + 3] += v.w;
-        }
+        add_quads(acc, smem + rbase, [](int) { return true; });
       }
       arch::cluster_arrive();  // split 1 may leave (its wait); this block's own wait is at its end
       if constexpr (kRecvInRing) __syncthreads();  // every slot read before the epilogue writes the ring
@@ -518,28 +508,15 @@ struct GemmSm90 {
         if (!rm || !rows_mine) {
           if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);
           const int nk_peer = p.sched.k_per + (1 - split < p.sched.k_rem ? 1 : 0);
-          const uint32_t rbuf = static_cast<uint32_t>(__cvta_generic_to_shared(smem + recv_base_at(nk_peer, wg) + 16 * thread));
-          const uint32_t rbar = static_cast<uint32_t>(__cvta_generic_to_shared(recv));
-#pragma unroll
-          for (int q = 0; q < kAcc / 4; ++q)
-            if (!mine(q))
-              arch::st_async_cluster_f32x4(rbuf + 16u * 128u * static_cast<uint32_t>(q), rbar, static_cast<uint32_t>(1 - split),
-                                           make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+          push_quads(acc, static_cast<uint32_t>(__cvta_generic_to_shared(smem + recv_base_at(nk_peer, wg) + 16 * thread)),
+                     static_cast<uint32_t>(__cvta_generic_to_shared(recv)), static_cast<uint32_t>(1 - split),
+                     [&](int q) { return !mine(q); });
         }
         // Receive: the peer's sums of this thread's quads of this block's half, added to its own (a + b = b + a: the
         // same sum in either block's order, and in every run).
         if (!rm || rows_mine) {
           arch::mbarrier_wait_parity(recv, 0u);
-          const unsigned char* rb = smem + recv_base_at(nk, wg) + 16 * thread;
-#pragma unroll
-          for (int q = 0; q < kAcc / 4; ++q)
-            if (mine(q)) {
-              const float4 v = *reinterpret_cast<const float4*>(rb + 16 * 128 * q);
-              acc[4 * q] += v.x;
-              acc[4 * q + 1] += v.y;
-              acc[4 * q + 2] += v.z;
-              acc[4 * q + 3] += v.w;
-            }
+          add_quads(acc, smem + recv_base_at(nk, wg) + 16 * thread, mine);
         }
       }
       // This block has its half's sums and has pushed the peer's: the pair's second barrier, waited for at the end (a
@@ -611,23 +588,7 @@ struct GemmSm90 {
       // second barrier keeps each block's shared memory alive until the other has read it.
       arch::cluster_sync();
       if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 9, TCLK());
-      const int quads = (rm ? Epi::kTileN : Epi::kTileM) / 4;
-      {
-        // One quad's peer load at a time: the exchange is bound by distributed shared memory's rate (about 14 bytes a
-        // cycle for the pair, H200), and more loads in flight made it slower -- 1,360 cycles for a 128 x 64 tile's
-        // half one at a time, 1,560 / 1,600 / 1,770 with 2 / 4 / 8 of a thread's quads' loads issued together
-        // (scripts/device/dsmem_reduce_probe.cu; docs/PERF.md, fifty-second section).
-        const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(stage));
-        const int stride = rm ? Epi::kRowStride : Epi::kColStride;
-        for (int q = line0 * quads + static_cast<int>(threadIdx.x); q < line1 * quads; q += kThreads) {
-          const int off = (q / quads) * stride + 4 * (q % quads);
-          float4* own = reinterpret_cast<float4*>(stage + off);
-          const float4 mine = *own;
-          const float4 peer = arch::ld_shared_cluster_f32x4(base + 4u * static_cast<uint32_t>(off), static_cast<uint32_t>(1 - split));
-          const float4 a = split == 0 ? mine : peer, b = split == 0 ? peer : mine;
-          *own = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-        }
-      }
+      add_peer_lines<Epi, kThreads>(stage, rm, split, line0, line1);
       if (threadIdx.x == 128 || threadIdx.x == 256) TTRACE(wg, 0, 10, TCLK());
       // This block has read the peer's half: it says so (the peer may leave once both have), and waits for the peer's
       // word only after its own stores, at the end -- its shared memory must stay until the peer has read it.  The
