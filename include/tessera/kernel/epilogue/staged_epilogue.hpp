@@ -270,13 +270,16 @@ struct StagedEpilogue {
 
   // Thread `t` of `nt` copies its share of the tile at (m0, n0)'s inputs into `buf` (cp.async for C and the residual,
   // then waits for its own copies: the block's next barrier publishes them).  Called only where ahead_ok(p).
-  __device__ static void fetch_ahead(unsigned char* buf, const Params& p, int m0, int n0, int t, int nt) {
+  // (Only the tile's lines [line0, line1): a block that stores half the tile reads ahead that half.)
+  __device__ static void fetch_ahead(unsigned char* buf, const Params& p, int m0, int n0, int t, int nt, int line0 = 0,
+                                     int line1 = kBlockM > kBlockN ? kBlockM : kBlockN) {
     const bool rm = p.d_row_major;
     const int vecs = (rm ? kBlockN : kBlockM) / kAheadVec, outer_tile = rm ? kBlockM : kBlockN;
     const int inner0 = rm ? n0 : m0, outer0 = rm ? m0 : n0;
     const bool need_c = p.beta != 0.f, need_r = p.residual != nullptr;
     const int eb = 2;  // 16-bit C and residual (ahead_ok)
-    for (int idx = t; idx < outer_tile * vecs; idx += nt) {
+    const int l1 = line1 < outer_tile ? line1 : outer_tile;
+    for (int idx = line0 * vecs + t; idx < l1 * vecs; idx += nt) {
       const int o = idx / vecs, go = outer0 + o, gi = inner0 + (idx - o * vecs) * kAheadVec;
       if (!ahead_vector(p, go, gi)) continue;
       if (need_c)
@@ -293,7 +296,7 @@ struct StagedEpilogue {
       const int base = bias_dim == 1 ? inner0 : bias_dim == 2 ? outer0 : 0;
       const int len = bias_dim == 1 ? (rm ? kBlockN : kBlockM) : bias_dim == 2 ? outer_tile : 1;
       const int ext = bias_dim == 1 ? (rm ? p.n : p.m) : bias_dim == 2 ? (rm ? p.m : p.n) : 1;
-      for (int i = t; i < len && base + i < ext; i += nt)
+      for (int i = (bias_dim == 2 ? line0 : 0) + t; i < (bias_dim == 2 ? l1 : len) && base + i < ext; i += nt)
         sb[i] = p.d_type == Dtype::bf16 ? load_bias<__nv_bfloat16>(p, base + i) : load_bias<__half>(p, base + i);
     }
     arch::cp_async_wait_all();

@@ -311,10 +311,16 @@ struct GemmSm90 {
 
     // The epilogue's C, bias and residual: warps 1-3 of the producer warpgroup, idle through the main loop, copy them
     // into shared memory of their own now (StagedEpilogue::fetch_ahead; tiles up to 128 wide), so that no load of the
-    // epilogue waits on DRAM after the main loop.  Only the block that will store D reads them: with the splits in a
-    // cluster both (each stores half the tile); with the workspace any split may finish the tile.
+    // epilogue waits on DRAM after the main loop.  Only the block that will store D reads them, and only what it stores:
+    // with the splits in a cluster each block its half of the tile's lines (split 0 the first half); with the workspace
+    // any split may finish the tile, so the whole tile.
     const bool ahead = kAhead && !bare_tma(p) && Epi::ahead_ok(p.ep) && !(push && split == 1);
-    if (ahead && wg == 0 && threadIdx.x >= 32) Epi::fetch_ahead(smem + kAheadOffset, p.ep, m0, n0, static_cast<int>(threadIdx.x) - 32, 96);
+    if (ahead && wg == 0 && threadIdx.x >= 32) {
+      const int lines = p.ep.d_row_major ? kBM : kBN, half = (lines + 1) / 2;
+      const bool pair = p.cluster_splits && !push;
+      const int l0 = pair ? split * half : 0, l1 = pair ? l0 + half : lines;
+      Epi::fetch_ahead(smem + kAheadOffset, p.ep, m0, n0, static_cast<int>(threadIdx.x) - 32, 96, l0, l1);
+    }
 
     if (wg == 0) {
       // ---- producer: one thread drives the copy engine ----
