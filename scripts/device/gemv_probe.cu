@@ -49,12 +49,13 @@ struct Variant {
         <<<(p.m + kRows - 1) / kRows, K::kThreads, K::kSmemBytes>>>(p);
   }
 };
-// The persistent form, an experiment (not in the library): a grid of as many blocks as the SMs hold, each looping over
-// groups of kRows rows (g = blockIdx.x, + gridDim.x, ...), its threads' cp.async ring running on across the groups, so
+// The persistent form, an experiment (not in the library): a grid of at most as many blocks as the SMs hold, each looping
+// over groups of kRows rows (g = blockIdx.x, + gridDim.x, ...; kContig: a contiguous run of groups, ceil(groups / grid)
+// a block), its threads' cp.async ring running on across the groups, so
 // that the next group's first steps are in flight while this group's sums are reduced and finished (the built kernel's
 // blocks each start with an empty ring and end with a barrier and a reduction).  The sums in two buffers by the group's
 // parity: one barrier a group.
-template <int kRows, int kStages, int kWarps>
+template <int kRows, int kStages, int kWarps, bool kContig>
 __global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera::gemm_sm80::Params p) {
   using G = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
   constexpr int kThreads = G::kThreads, kChunk = G::kChunk;
@@ -63,7 +64,10 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera:
   float* sums = reinterpret_cast<float*>(smem_raw + G::kRingBytes);  // [2][kWarps][kRows]
   const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
   const int groups = (p.m + kRows - 1) / kRows;
-  const int mine = groups > static_cast<int>(blockIdx.x) ? (groups - static_cast<int>(blockIdx.x) + gridDim.x - 1) / gridDim.x : 0;
+  const int b = static_cast<int>(blockIdx.x), nb = static_cast<int>(gridDim.x), per = (groups + nb - 1) / nb;
+  // Group gi of this block's: its first row.
+  auto first_row = [&](int gi) { return (kContig ? b * per + gi : b + gi * nb) * kRows; };
+  const int mine = kContig ? max(0, min(per, groups - b * per)) : groups > b ? (groups - b + nb - 1) / nb : 0;
   const int chunks = (p.k + kChunk - 1) / kChunk;
   const int c0 = static_cast<int>(static_cast<int64_t>(warp) * chunks / kWarps);
   const int c1 = static_cast<int>(static_cast<int64_t>(warp + 1) * chunks / kWarps);
@@ -75,7 +79,7 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera:
   int iq = 0, ig = 0, is = 0;
   auto issue = [&]() {
     if (iq < total) {
-      const int row0 = (static_cast<int>(blockIdx.x) + ig * static_cast<int>(gridDim.x)) * kRows;
+      const int row0 = first_row(ig);
       const int c = c0 + lane + 32 * is;
       const int e = c * kChunk;
       const uint32_t bytes = c >= c1 ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
@@ -97,7 +101,7 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera:
   for (int q = 0; q < kStages - 1; ++q) issue();
   int q = 0;  // the step being computed
   for (int gi = 0; gi < mine; ++gi) {
-    const int row0 = (static_cast<int>(blockIdx.x) + gi * static_cast<int>(gridDim.x)) * kRows;
+    const int row0 = first_row(gi);
     const int oi = row0 + t;
     const bool owner = t < kRows && oi < p.m;
     typename G::Inputs in;
@@ -137,24 +141,28 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera:
   tessera::arch::cp_async_wait<0>();
 }
 
-template <int kRows, int kStages, int kWarps>
+// kBalanced: the grid cut to ceil(groups / ceil(groups / slots)) blocks, so that every block has the same number of
+// groups (the last one fewer at most); else one block a slot.  kOne: one group a block (the registry kernel's grid).
+template <int kRows, int kStages, int kWarps, bool kContig, bool kBalanced, bool kOne = false>
 struct Stream {
   using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
   static constexpr int kSmem = K::kRingBytes + 2 * kWarps * kRows * 4;
-  static int grid;  // the SMs x the blocks one holds (prepare)
+  static int slots;  // the SMs x the blocks one holds (prepare)
   static void prepare() {
-    cudaFuncSetAttribute(gemv_stream_kernel<kRows, kStages, kWarps>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    cudaFuncSetAttribute(gemv_stream_kernel<kRows, kStages, kWarps, kContig>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     int per = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, gemv_stream_kernel<kRows, kStages, kWarps>, K::kThreads, kSmem);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, gemv_stream_kernel<kRows, kStages, kWarps, kContig>, K::kThreads, kSmem);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    grid = per * sms;
+    slots = per * sms;
   }
   static void launch(const tessera::gemm_sm80::Params& p) {
-    gemv_stream_kernel<kRows, kStages, kWarps><<<grid, K::kThreads, kSmem>>>(p);
+    const int groups = (p.m + kRows - 1) / kRows, per = (groups + slots - 1) / slots;
+    const int grid = kOne ? groups : kContig || kBalanced ? (groups + per - 1) / per : slots;
+    gemv_stream_kernel<kRows, kStages, kWarps, kContig><<<grid, K::kThreads, kSmem>>>(p);
   }
 };
-template <int kRows, int kStages, int kWarps>
-int Stream<kRows, kStages, kWarps>::grid = 0;
+template <int kRows, int kStages, int kWarps, bool kContig, bool kBalanced, bool kOne>
+int Stream<kRows, kStages, kWarps, kContig, kBalanced, kOne>::slots = 0;
 
 struct Launch {
   const char* name;
@@ -163,10 +171,20 @@ struct Launch {
 };
 #define TESSERA_VARIANT(r, s, w) Launch{#r "x" #s "x" #w, &Variant<r, s, w>::prepare, &Variant<r, s, w>::launch}
 // rows x stages x warps: the registry's (4 x 4 x 8) first.
-#define TESSERA_STREAM(r, s, w) Launch{"stream " #r "x" #s "x" #w, &Stream<r, s, w>::prepare, &Stream<r, s, w>::launch}
-const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8), TESSERA_VARIANT(8, 3, 8), TESSERA_VARIANT(4, 4, 4),
-                            TESSERA_VARIANT(8, 6, 4), TESSERA_STREAM(4, 4, 8), TESSERA_STREAM(4, 6, 8),
-                            TESSERA_STREAM(4, 8, 8), TESSERA_STREAM(8, 4, 8), TESSERA_STREAM(4, 6, 4)};
+// The persistent form: "stream" one block a slot, groups dealt round; "bal" the grid balanced; "contig" balanced with
+// contiguous runs of groups.
+#define TESSERA_STREAM(r, s, w, c, bl, tag) \
+  Launch{"stream" tag " " #r "x" #s "x" #w, &Stream<r, s, w, c, bl>::prepare, &Stream<r, s, w, c, bl>::launch}
+const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8),
+                            TESSERA_STREAM(4, 4, 8, false, false, ""),
+                            TESSERA_STREAM(4, 4, 8, false, true, " bal"),
+                            TESSERA_STREAM(4, 4, 8, true, true, " contig"),
+                            TESSERA_STREAM(4, 6, 8, false, true, " bal"),
+                            TESSERA_STREAM(4, 6, 8, true, true, " contig"),
+                            TESSERA_STREAM(2, 8, 8, false, true, " bal"),
+                            TESSERA_STREAM(8, 3, 8, false, true, " bal"),
+                            Launch{"stream one 4x4x8", &Stream<4, 4, 8, true, true, true>::prepare,
+                                   &Stream<4, 4, 8, true, true, true>::launch}};
 
 
 
@@ -338,7 +356,7 @@ int main(int argc, char** argv) {
   int* const sink = evict.sink;
   for (const Launch& v : kVariants) v.prepare();
   CK(cudaGetLastError());
-  const int shapes[][2] = {{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}};
+  const int shapes[][2] = {{4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}, {28672, 8192}};
   std::printf("gemv, batch 1 (bf16), us: median of 15 after an L2 eviction each, rounds rotated; variants rows x stages x warps\n");
   for (auto [n, k] : shapes) {
     std::mt19937 rng(n + k);
@@ -399,7 +417,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, std::function<void()>>> runs;
     runs.push_back({"read of W", [&] { read_words<<<4 * sms, 512>>>(reinterpret_cast<const int4*>(dw), w.size() * 2 / 16, 0x2468ace1, sink); }});
     runs.push_back({"4x4x8 fused", [&] { kVariants[0].launch(fused); }});
-    runs.push_back({"stream 4x6x8 fused", [&] { kVariants[5].launch(fused); }});
+    runs.push_back({"stream bal 4x4x8 fused", [&] { kVariants[2].launch(fused); }});
     for (const Launch& v : kVariants) runs.push_back({std::string(v.name) + " bare", [&, v] { v.launch(bare); }});
     std::vector<double> err(runs.size(), 0.0);
     for (size_t r = 1; r < runs.size(); ++r) err[r] = check(runs[r].second, r <= 2);

@@ -9,15 +9,18 @@
 // rows, K-major; B = the batch, n <= kBatch columns, K-major; both 16-byte aligned with rows of a multiple of 16 bytes.
 // Element (i, j) of D is the dot product of A's row i with B's column j, both contiguous in K.
 //
-// Work: a block of kWarps warps (8) takes kRows rows of A (4); each warp a contiguous kWarps-th of K (in chunks of 8
-// elements, 16 bytes), lane l chunks l, l + 32, ...  A's chunks reach shared memory by cp.async (L2 only), kStages (4)
-// steps in flight per thread, each thread reading back only its own copies (so cp.async.wait_group alone orders them,
-// no barrier); B's chunks are read through L1 (the batch is read by every block, and stays in L1 / L2).  Per step a lane
-// multiplies its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch fp32 sums.  Then: each
-// warp's lanes sum by a butterfly of shuffles, the warps' sums are added in warp order in shared memory, and each of
-// the block's kRows x n outputs gets the epilogue (alpha, beta C, bias, activation, residual, D's type), whose inputs
-// its thread read before the main loop.  Every product is exact in fp32 (16-bit operands), every sum fp32 in an order
-// fixed by the shapes alone: the same bits run to run.
+// Work: a group is kRows rows of A (4); block b of a grid of g takes groups b, b + g, b + 2g, ... (the host launches one
+// block a group, or, where the groups number at least four a slot, one block a slot: src/gemm_plan.cu).  Each warp of
+// a block's kWarps (8) takes a contiguous kWarps-th of K (in chunks of 8 elements, 16 bytes), lane l chunks l, l + 32,
+// ...  A's chunks reach shared memory by cp.async (L2 only), kStages (4) steps in flight per thread, each thread
+// reading back only its own copies (so cp.async.wait_group alone orders them, no barrier), the ring running on from
+// one group into the block's next; B's chunks are read through L1 (the batch is read by every block, and stays in L1 /
+// L2).  Per step a lane multiplies its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch
+// fp32 sums.  Then: each warp's lanes sum by a butterfly of shuffles, the warps' sums are added in warp order in shared
+// memory (two buffers, by the group's parity: one barrier a group), and each of the group's kRows x n outputs gets the
+// epilogue (alpha, beta C, bias, activation, residual, D's type), whose inputs its thread read before the group's
+// steps.  Every product is exact in fp32 (16-bit operands), every sum fp32 in an order fixed by the shapes alone: the
+// same bits run to run, whatever the grid.
 //
 // Rows past m read row m - 1 (their sums are dropped); batch columns past n read column n - 1 (dropped); chunks past K
 // are zero-filled (the last partial chunk of a K that is not a multiple of 8 reads only its valid bytes).
@@ -47,7 +50,7 @@ struct Gemv {
   static constexpr int kChunk = 8;     // elements of a 16-byte chunk
   static constexpr int kStepK = 32 * kChunk;  // K elements a warp covers in one step
   static constexpr int kRingBytes = kStages * kRows * kThreads * 16;
-  static constexpr int kSmemBytes = kRingBytes + kWarps * kRows * kBatch * 4;  // + the warps' sums
+  static constexpr int kSmemBytes = kRingBytes + 2 * kWarps * kRows * kBatch * 4;  // + the warps' sums, two buffers
   // Blocks an SM holds: as many as 227 KB of shared memory and the registers allow (at most 64, 80 and 128 a thread for
   // the batches of 1, 4 and 8); the defaults: three rings of 64 KB, or two where the batch of 8 needs more registers.
   static constexpr int kRegs = kBatch == 8 ? 128 : kBatch == 4 ? 80 : 64;
@@ -142,83 +145,105 @@ struct Gemv {
   __device__ static void run(const Params& p) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     uint4* ring = reinterpret_cast<uint4*>(smem_raw);                   // [kStages][kRows][kThreads]
-    float* sums = reinterpret_cast<float*>(smem_raw + kRingBytes);      // [kWarps][kRows * kBatch]
+    float* sums = reinterpret_cast<float*>(smem_raw + kRingBytes);      // [2][kWarps][kRows * kBatch]
     const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-    const int row0 = static_cast<int>(blockIdx.x) * kRows;
+    const int b = static_cast<int>(blockIdx.x), nb = static_cast<int>(gridDim.x);
+    const int groups = (p.m + kRows - 1) / kRows;
+    const int mine = groups > b ? (groups - b + nb - 1) / nb : 0;  // this block's groups: b, b + nb, ...
     const int chunks = (p.k + kChunk - 1) / kChunk;
     const int c0 = static_cast<int>(static_cast<int64_t>(warp) * chunks / kWarps);
     const int c1 = static_cast<int>(static_cast<int64_t>(warp + 1) * chunks / kWarps);
     const int steps = (c1 - c0 + 31) / 32;
+    const int total = mine * steps;  // this thread's steps over all its groups
     const T* a = static_cast<const T*>(p.a);
-    const T* b = static_cast<const T*>(p.b);
-    const T* arow[kRows];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) arow[r] = a + static_cast<int64_t>(min(row0 + r, p.m - 1)) * p.lda;
+    const T* bm = static_cast<const T*>(p.b);
     const T* bcol[kBatch];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) bcol[j] = b + static_cast<int64_t>(min(j, p.n - 1)) * p.ldb;
+    for (int j = 0; j < kBatch; ++j) bcol[j] = bm + static_cast<int64_t>(min(j, p.n - 1)) * p.ldb;
 
-    // Step s: this lane's chunk c0 + lane + 32 s of every row into ring stage s % kStages (zeros past the warp's range
-    // or K); one commit group per step, issued or not, so that the group count is the step count.
-    auto issue = [&](int s) {
-      if (s < steps) {
-        const int c = c0 + lane + 32 * s;
+    // Step q of the block's (its group q / steps, that group's step q % steps): this lane's chunk c0 + lane + 32 (q %
+    // steps) of the group's rows into ring stage q % kStages (zeros past the warp's range or K); one commit group per
+    // step, issued or not, so that the group count is the step count.  The issuing position (iq; its group ig, step is)
+    // and the group's row pointers are kept as it goes.
+    int iq = 0, ig = 0, is = 0;
+    const T* arow[kRows];
+    auto rows_of = [&](int g) {
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) arow[r] = a + static_cast<int64_t>(min((b + g * nb) * kRows + r, p.m - 1)) * p.lda;
+    };
+    rows_of(0);
+    auto issue = [&]() {
+      if (iq < total) {
+        const int c = c0 + lane + 32 * is;
         const int e = c * kChunk;
         const uint32_t bytes = c >= c1 ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
-        uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
+        uint4* slot = ring + (iq % kStages) * kRows * kThreads + t;
 #pragma unroll
         for (int r = 0; r < kRows; ++r) arch::cp_async_cg_16_zfill(slot + r * kThreads, bytes ? arow[r] + e : arow[r], bytes);
+        if (++is == steps) {
+          is = 0;
+          rows_of(++ig);
+        }
       }
+      ++iq;
       arch::cp_async_commit();
     };
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) issue(s);
-    // Output t of the block (threads 0 .. kRows x kBatch - 1): row row0 + t / kBatch, column t % kBatch; its epilogue
-    // inputs read now.
-    const int oi = row0 + t / kBatch, oj = t % kBatch;
-    const bool owner = t < kRows * kBatch && oi < p.m && oj < p.n;
-    Inputs in;
-    if (owner) in = fetch(p.ep, oi, oj);
+    for (int q = 0; q < kStages - 1; ++q) issue();
 
-    float acc[kRows][kBatch];
+    int q = 0;  // the step being computed
+    for (int gi = 0; gi < mine; ++gi) {
+      const int row0 = (b + gi * nb) * kRows;
+      // Output t of the group (threads 0 .. kRows x kBatch - 1): row row0 + t / kBatch, column t % kBatch; its
+      // epilogue inputs read now.
+      const int oi = row0 + t / kBatch, oj = t % kBatch;
+      const bool owner = t < kRows * kBatch && oi < p.m && oj < p.n;
+      Inputs in;
+      if (owner) in = fetch(p.ep, oi, oj);
+
+      float acc[kRows][kBatch];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r)
+      for (int r = 0; r < kRows; ++r)
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) acc[r][j] = 0.f;
-    for (int s = 0; s < steps; ++s) {
-      issue(s + kStages - 1);
-      const int c = c0 + lane + 32 * s;
-      uint4 x[kBatch];
+        for (int j = 0; j < kBatch; ++j) acc[r][j] = 0.f;
+      for (int s = 0; s < steps; ++s, ++q) {
+        issue();
+        const int c = c0 + lane + 32 * s;
+        uint4 x[kBatch];
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) x[j] = c < c1 ? load_chunk(bcol[j], c, p.k) : make_uint4(0, 0, 0, 0);
-      arch::cp_async_wait<kStages - 1>();  // step s's group (this thread's own copies) has landed
-      const uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
-      uint4 w[kRows];
+        for (int j = 0; j < kBatch; ++j) x[j] = c < c1 ? load_chunk(bcol[j], c, p.k) : make_uint4(0, 0, 0, 0);
+        arch::cp_async_wait<kStages - 1>();  // step q's group (this thread's own copies) has landed
+        const uint4* slot = ring + (q % kStages) * kRows * kThreads + t;
+        uint4 w[kRows];
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
-      multiply(acc, w, x);
+        for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
+        multiply(acc, w, x);
+      }
+
+      // The warp's lanes summed (butterfly: every lane ends with every sum), lane i keeps output i.
+      float v_mine = 0.f;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r)
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          float v = acc[r][j];
+#pragma unroll
+          for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+          if (lane == r * kBatch + j) v_mine = v;
+        }
+      // (Buffer gi % 2: a warp writes it again only for group gi + 2, after the next group's barrier, which every
+      // owner reaches only once it has read this group's sums.)
+      float* buf = sums + (gi & 1) * kWarps * kRows * kBatch;
+      if (lane < kRows * kBatch) buf[warp * kRows * kBatch + lane] = v_mine;
+      __syncthreads();
+      if (owner) {
+        float v = 0.f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) v += buf[w * kRows * kBatch + t];
+        finish(v, in, p.ep, oi, oj);
+      }
     }
     arch::cp_async_wait<0>();  // (the trailing groups are empty; none may be left outstanding at exit)
-
-    // The warp's lanes summed (butterfly: every lane ends with every sum), lane i keeps output i.
-    float mine = 0.f;
-#pragma unroll
-    for (int r = 0; r < kRows; ++r)
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        float v = acc[r][j];
-#pragma unroll
-        for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-        if (lane == r * kBatch + j) mine = v;
-      }
-    if (lane < kRows * kBatch) sums[warp * kRows * kBatch + lane] = mine;
-    __syncthreads();
-    if (owner) {
-      float v = 0.f;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) v += sums[w * kRows * kBatch + t];
-      finish(v, in, p.ep, oi, oj);
-    }
   }
 #endif  // __CUDACC__
 };
