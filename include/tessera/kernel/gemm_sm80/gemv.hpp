@@ -19,8 +19,9 @@
 // fp32 sums.  Then: each warp's lanes sum by a butterfly of shuffles, the warps' sums are added in warp order in shared
 // memory (two buffers, by the group's parity: one barrier a group), and each of the group's kRows x n outputs gets the
 // epilogue (alpha, beta C, bias, activation, residual, D's type), whose inputs its thread read before the group's
-// steps.  Every product is exact in fp32 (16-bit operands), every sum fp32 in an order fixed by the shapes alone: the
-// same bits run to run, whatever the grid.
+// steps, once the block's next group's first step is in flight (or at the block's end).  Every product is exact in
+// fp32 (16-bit operands), every sum fp32 in an order fixed by the shapes alone: the same bits run to run, whatever the
+// grid.
 //
 // Rows past m read row m - 1 (their sums are dropped); batch columns past n read column n - 1 (dropped); chunks past K
 // are zero-filled (the last partial chunk of a K that is not a multiple of 8 reads only its valid bytes).
@@ -191,6 +192,17 @@ struct Gemv {
 #pragma unroll
     for (int q = 0; q < kStages - 1; ++q) issue();
 
+    // A group's outputs are finished (the epilogue, D's stores) by their owners just after the next group's first step
+    // is issued, while that step's data is in flight (a warp of a memory-bound loop would wait there), or after the
+    // block's last group: until then the sum, its inputs and its place are held here.
+    bool pending = false;
+    float p_v = 0.f;
+    Inputs p_in;
+    int p_i = 0, p_j = 0;
+    auto finish_pending = [&]() {
+      if (pending) finish(p_v, p_in, p.ep, p_i, p_j);
+      pending = false;
+    };
     int q = 0;  // the step being computed
     for (int gi = 0; gi < mine; ++gi) {
       const int row0 = (b + gi * nb) * kRows;
@@ -208,6 +220,7 @@ struct Gemv {
         for (int j = 0; j < kBatch; ++j) acc[r][j] = 0.f;
       for (int s = 0; s < steps; ++s, ++q) {
         issue();
+        if (s == 0) finish_pending();
         const int c = c0 + lane + 32 * s;
         uint4 x[kBatch];
 #pragma unroll
@@ -219,6 +232,7 @@ struct Gemv {
         for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
         multiply(acc, w, x);
       }
+      finish_pending();  // (a warp without steps: K under 64)
 
       // The warp's lanes summed (butterfly: every lane ends with every sum), lane i keeps output i.
       float v_mine = 0.f;
@@ -240,9 +254,14 @@ struct Gemv {
         float v = 0.f;
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) v += buf[w * kRows * kBatch + t];
-        finish(v, in, p.ep, oi, oj);
+        pending = true;
+        p_v = v;
+        p_in = in;
+        p_i = oi;
+        p_j = oj;
       }
     }
+    finish_pending();
     arch::cp_async_wait<0>();  // (the trailing groups are empty; none may be left outstanding at exit)
   }
 #endif  // __CUDACC__
