@@ -418,12 +418,26 @@ int main(int argc, char** argv) {
     runs.push_back({"read of W", [&] { read_words<<<4 * sms, 512>>>(reinterpret_cast<const int4*>(dw), w.size() * 2 / 16, 0x2468ace1, sink); }});
     runs.push_back({"4x4x8 fused", [&] { kVariants[0].launch(fused); }});
     runs.push_back({"stream bal 4x4x8 fused", [&] { kVariants[2].launch(fused); }});
+    // The fused menu's parts alone, on the built kernel: the bias (a load a group's output), the residual (a load and an
+    // add), SiLU (no load).
+    tessera::gemm_sm80::Params only_bias = bare, only_res = bare, only_silu = bare;
+    only_bias.ep.bias = db;
+    only_bias.ep.bias_along = tessera::epilogue::kBiasAlongM;
+    only_res.ep.residual = dr;
+    only_res.ep.ldr = n;
+    only_res.ep.r_row_major = false;
+    only_silu.ep.act = tessera::Activation::silu;
+    const size_t parts = runs.size();
+    runs.push_back({"4x4x8 bias", [&] { kVariants[0].launch(only_bias); }});
+    runs.push_back({"4x4x8 residual", [&] { kVariants[0].launch(only_res); }});
+    runs.push_back({"4x4x8 silu", [&] { kVariants[0].launch(only_silu); }});
     for (const Launch& v : kVariants) runs.push_back({std::string(v.name) + " bare", [&, v] { v.launch(bare); }});
     std::vector<double> err(runs.size(), 0.0);
-    for (size_t r = 1; r < runs.size(); ++r) err[r] = check(runs[r].second, r <= 2);
+    for (size_t r = 1; r < runs.size(); ++r)
+      if (r < parts || r >= parts + 3) err[r] = check(runs[r].second, r <= 2);  // (the parts alone: timed, not checked)
     const std::vector<double> med =
         probe::medians_rotated(runs, evict);
-    const double bare_us = med[3];  // the registry's shape, bare
+    const double bare_us = med[parts + 3];  // the registry's shape, bare
     std::printf("N x K = %d x %d\n  %-14s %8s %14s %14s %10s\n", n, k, "launch", "us", "read / this", "4x4x8 bare / this", "max err");
     for (size_t i = 0; i < runs.size(); ++i)
       std::printf("  %-14s %8.2f %14.3f %14.3f %10.2e\n", runs[i].first.c_str(), med[i], med[0] / med[i], bare_us / med[i], err[i]);
