@@ -165,6 +165,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
         (bare_epilogue(e) || (c.kernel.bare_menus && bias_aligned && (e.residual == nullptr || kp.r_tma))))
       fn = c.kernel.fn_bare;
   }
+  // The GEMV's dealt grid (fewer blocks than groups of rows) runs the kernel that loops over groups.
+  if (c.kernel.fn_dealt && c.ctas < c.tiles) fn = c.kernel.fn_dealt;
   // The other menus run the general kernel, whose body reads the residual from global memory (it ignores r_tma).
   if (fn != c.kernel.fn_bare) kp.r_tma = false;
   // (cluster_pair: the two K splits of a tile as one cluster.)

@@ -86,6 +86,7 @@ GemmStatus occupancy(int dev, const DeviceFacts& f, const KernelInfo& k, int* bl
   if (k.smem_bytes <= f.max_smem_optin) {
     cudaError_t e = cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes);
     if (e == cudaSuccess && k.fn_bare) e = cudaFuncSetAttribute(k.fn_bare, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes);
+    if (e == cudaSuccess && k.fn_dealt) e = cudaFuncSetAttribute(k.fn_dealt, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem_bytes);
     if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.fn, k.threads, k.smem_bytes);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();

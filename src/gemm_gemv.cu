@@ -1,5 +1,5 @@
 // src/gemm_gemv.cu -- instantiation unit: the GEMV kernels (kernel/gemm_sm80/gemv.hpp), bf16 and f16, a batch of 1
-// (2 kernels; K-major A and B only).
+// (2 kernels, each with its dealt form; K-major A and B only).
 #include "gemm_kernels.hpp"                   // the getters this unit defines
 #include "tessera/kernel/gemm_sm80/gemv.hpp"  // Gemv, gemv_kernel
 
@@ -14,6 +14,7 @@ KernelInfo gemv_info(Combo c) {
   if (c != Combo::kk) return {};
   KernelInfo info;
   info.fn = reinterpret_cast<const void*>(&gemm_sm80::gemv_kernel<T, kBatch>);
+  info.fn_dealt = reinterpret_cast<const void*>(&gemm_sm80::gemv_kernel<T, kBatch, 4, 4, 8, true>);
   info.threads = G::kThreads;
   info.smem_bytes = G::kSmemBytes;
   info.block_m = G::kRows;

@@ -101,7 +101,8 @@ struct Choice {
   const GemmKernelEntry* entry = nullptr;  // the registry's entry of the kernel's family
   int splits = 1;
   int64_t tiles = 0;
-  int64_t ctas = 0;  // blocks along x: tiles, or for a persistent kernel min(units, resident blocks)
+  int64_t ctas = 0;  // blocks along x: tiles, or for a persistent kernel min(units, resident blocks), or for the GEMV's
+                     // dealt grid (KernelInfo::fn_dealt) the slots
   int tiles_m = 0, tiles_n = 0;
   int occupancy = 0;
   double cost = 0;

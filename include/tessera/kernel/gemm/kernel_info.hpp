@@ -44,6 +44,9 @@ struct KernelInfo {
   // D of the operands' type through TMA, beta = 0, any alpha, a bias of D's type per column or per row with a 4-byte
   // aligned base, or none, no activation, relu, gelu_tanh or silu, and a residual through TMA (Params::r_tma) or none.
   bool bare_menus = false;
+  // The GEMV: the kernel that loops over groups of rows, launched in place of fn (one block a group) where the plan's
+  // grid is smaller than its tiles (the dealt grid: src/gemm_plan.cu, kernel/gemm_sm80/gemv.hpp).  Null: none.
+  const void* fn_dealt = nullptr;
 };
 
 }  // namespace tessera::gemm_core

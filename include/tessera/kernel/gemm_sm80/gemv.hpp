@@ -9,8 +9,9 @@
 // rows, K-major; B = the batch, n <= kBatch columns, K-major; both 16-byte aligned with rows of a multiple of 16 bytes.
 // Element (i, j) of D is the dot product of A's row i with B's column j, both contiguous in K.
 //
-// Work: a group is kRows rows of A (4); block b of a grid of g takes groups b, b + g, b + 2g, ... (the host launches one
-// block a group, or, where the groups number at least four a slot, one block a slot: src/gemm_plan.cu).  Each warp of
+// Work: a group is kRows rows of A (4).  Two kernels: run_one, one block a group (block b, group b); run_dealt, block b
+// of a grid of g takes groups b, b + g, b + 2g, ... (the host launches it one block a slot where the groups number at
+// least four a slot: src/gemm_plan.cu), the same work and sums a group, described here in its form.  Each warp of
 // a block's kWarps (8) takes a contiguous kWarps-th of K (in chunks of 8 elements, 16 bytes), lane l chunks l, l + 32,
 // ...  A's chunks reach shared memory by cp.async (L2 only), kStages (4) steps in flight per thread, each thread
 // reading back only its own copies (so cp.async.wait_group alone orders them, no barrier), the ring running on from
@@ -143,7 +144,90 @@ struct Gemv {
     }
   }
 
-  __device__ static void run(const Params& p) {
+  // One group a block (the grid of one block a group): the kernel as it was before the dealt grid, its code unchanged.
+  __device__ static void run_one(const Params& p) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    uint4* ring = reinterpret_cast<uint4*>(smem_raw);                   // [kStages][kRows][kThreads]
+    float* sums = reinterpret_cast<float*>(smem_raw + kRingBytes);      // [kWarps][kRows * kBatch]
+    const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
+    const int row0 = static_cast<int>(blockIdx.x) * kRows;
+    const int chunks = (p.k + kChunk - 1) / kChunk;
+    const int c0 = static_cast<int>(static_cast<int64_t>(warp) * chunks / kWarps);
+    const int c1 = static_cast<int>(static_cast<int64_t>(warp + 1) * chunks / kWarps);
+    const int steps = (c1 - c0 + 31) / 32;
+    const T* a = static_cast<const T*>(p.a);
+    const T* b = static_cast<const T*>(p.b);
+    const T* arow[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) arow[r] = a + static_cast<int64_t>(min(row0 + r, p.m - 1)) * p.lda;
+    const T* bcol[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) bcol[j] = b + static_cast<int64_t>(min(j, p.n - 1)) * p.ldb;
+
+    // Step s: this lane's chunk c0 + lane + 32 s of every row into ring stage s % kStages (zeros past the warp's range
+    // or K); one commit group per step, issued or not, so that the group count is the step count.
+    auto issue = [&](int s) {
+      if (s < steps) {
+        const int c = c0 + lane + 32 * s;
+        const int e = c * kChunk;
+        const uint32_t bytes = c >= c1 ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
+        uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) arch::cp_async_cg_16_zfill(slot + r * kThreads, bytes ? arow[r] + e : arow[r], bytes);
+      }
+      arch::cp_async_commit();
+    };
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) issue(s);
+    // Output t of the block (threads 0 .. kRows x kBatch - 1): row row0 + t / kBatch, column t % kBatch; its epilogue
+    // inputs read now.
+    const int oi = row0 + t / kBatch, oj = t % kBatch;
+    const bool owner = t < kRows * kBatch && oi < p.m && oj < p.n;
+    Inputs in;
+    if (owner) in = fetch(p.ep, oi, oj);
+
+    float acc[kRows][kBatch];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) acc[r][j] = 0.f;
+    for (int s = 0; s < steps; ++s) {
+      issue(s + kStages - 1);
+      const int c = c0 + lane + 32 * s;
+      uint4 x[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) x[j] = c < c1 ? load_chunk(bcol[j], c, p.k) : make_uint4(0, 0, 0, 0);
+      arch::cp_async_wait<kStages - 1>();  // step s's group (this thread's own copies) has landed
+      const uint4* slot = ring + (s % kStages) * kRows * kThreads + t;
+      uint4 w[kRows];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
+      multiply(acc, w, x);
+    }
+    arch::cp_async_wait<0>();  // (the trailing groups are empty; none may be left outstanding at exit)
+
+    // The warp's lanes summed (butterfly: every lane ends with every sum), lane i keeps output i.
+    float mine = 0.f;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        float v = acc[r][j];
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (lane == r * kBatch + j) mine = v;
+      }
+    if (lane < kRows * kBatch) sums[warp * kRows * kBatch + lane] = mine;
+    __syncthreads();
+    if (owner) {
+      float v = 0.f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) v += sums[w * kRows * kBatch + t];
+      finish(v, in, p.ep, oi, oj);
+    }
+  }
+  // Any grid (the dealt one: one block a slot), each block looping over its groups.
+  __device__ static void run_dealt(const Params& p) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     uint4* ring = reinterpret_cast<uint4*>(smem_raw);                   // [kStages][kRows][kThreads]
     float* sums = reinterpret_cast<float*>(smem_raw + kRingBytes);      // [2][kWarps][kRows * kBatch]
@@ -268,10 +352,17 @@ struct Gemv {
 };
 
 #if defined(__CUDACC__)
-template <class T, int kBatch, int kRows = 4, int kStages = 4, int kWarps = 8>
+// kDealt: run_dealt (any grid: the host's dealt one), else run_one (one block a group).  Two kernels, so that each
+// grid runs its own code: the one-group grid on the dealt code ran a batch of 1 against 4096^2 weights 3-5% slower than
+// on run_one's (H200, bench against cuBLAS across calls; docs/PERF.md, sixty-fourth section).
+template <class T, int kBatch, int kRows = 4, int kStages = 4, int kWarps = 8, bool kDealt = false>
 __global__ void __launch_bounds__(Gemv<T, kBatch, kRows, kStages, kWarps>::kThreads,
                                   Gemv<T, kBatch, kRows, kStages, kWarps>::kMinBlocks) gemv_kernel(const Params p) {
-  Gemv<T, kBatch, kRows, kStages, kWarps>::run(p);
+  if constexpr (kDealt) {
+    Gemv<T, kBatch, kRows, kStages, kWarps>::run_dealt(p);
+  } else {
+    Gemv<T, kBatch, kRows, kStages, kWarps>::run_one(p);
+  }
 }
 #endif
 
