@@ -145,6 +145,8 @@ struct Gemv {
   }
 
   // One group a block (the grid of one block a group): the kernel as it was before the dealt grid, its code unchanged.
+  // (run_dealt repeats its step, sums and finish; written as shared helpers, the two kernels' PTX changed -- the copy
+  // size's branches became selects -- so the measured code stays as it is until that form is run on a GPU.)
   __device__ static void run_one(const Params& p) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     uint4* ring = reinterpret_cast<uint4*>(smem_raw);                   // [kStages][kRows][kThreads]
