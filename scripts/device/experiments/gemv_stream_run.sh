@@ -3,7 +3,7 @@
 # clean): gemv_groups.patch applied and built (/tmp/b: tessera_cli, gemm_host_test, gemm_device_test); the GEMM tests
 # whole and memcheck / racecheck / synccheck on GemmDevice.Gemv (the dealt grid at 6403 and 13001 rows) and
 # GemmSanitize.*; ROUNDS (default 2) rounds of the decode set with the GEMV's dealt grid (main's) and with
-# TESSERA_GEMV_GROUPS=1 (one block a group) in turn.  Pass TESSERA_GIT_COMMIT.  Results under $OUT (gemv.tar.xz).
+# TESSERA_GEMV_GROUPS=1 (one block a group: since 2169fba the one-group kernel, run_one) in turn.  Pass TESSERA_GIT_COMMIT.  Results under $OUT (gemv.tar.xz).
 # About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
