@@ -403,10 +403,12 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
         const int64_t units = ceil_div(tm, k.cluster_m) * tn * s_eff;
         best.ctas = k.persistent ? std::min(units, resident / k.cluster_m) * k.cluster_m : tiles;
         // The GEMV: one block a slot, each taking every slots-th group of rows (KernelInfo::fn_dealt,
-        // kernel/gemm_sm80/gemv.hpp), where the groups number at least four a slot; else one block a group.  Measured (H200, bf16, batch of 1, us, the grid of
-        // slots / of groups; scripts/device/gemv_probe.cu, docs/PERF.md, sixty-fourth section): (8192, 8192), 5.2
-        // groups a slot, 35.46 / 36.61; (28672, 8192), 18.1, 107.68 / 107.97; (14336, 4096), 9.1, 31.68 / 31.58;
-        // (4096, 14336) and (4096, 4096), 2.6, 33.25 / 33.12 and 15.36 / 13.73 (some slots a group more than others).
+        // kernel/gemm_sm80/gemv.hpp), where the groups number at least four a slot; else one block a group.  Measured
+        // (H200, bf16, batch of 1, us, dealt / one a group; docs/PERF.md, sixty-fourth section): `tessera bench gemm`
+        // in one process, (8192, 8192), 5.2 groups a slot, 35.58-36.13 / 37.50-38.08, (14336, 4096), 9.1, 31.84-32.42
+        // / 32.85-33.28; the probe (scripts/device/gemv_probe.cu), (28672, 8192), 18.1, 107.68 / 107.97, and at 2.6
+        // groups a slot, where some slots take a group more than others, (4096, 14336) 33.25 / 33.12 and (4096, 4096)
+        // 15.36 / 13.73.
         if (e.schedule == gemm_core::GemmSchedule::gemv && k.fn_dealt && tiles >= 4 * slots) best.ctas = slots;
       }
     }
