@@ -2,10 +2,9 @@
 // against bias + SiLU + residual (the decode menu) and against one read of the weights, and the bare product in other
 // shapes of the kernel's template (rows a block, A's steps in flight, warps a block; an interleaved read, each step
 // the block's threads x 16 contiguous bytes of a row, was measured no faster and removed: docs/PERF.md, fifty-second
-// section) and in a persistent form that keeps
-// each thread's loads running across groups of rows (gemv_stream_kernel, an experiment), each launch after an L2
-// eviction, timed in turn (rounds rotated), medians; each variant's D checked against a float64 reference.  Built without the
-// library, in seconds, so that the kernel can be measured where the whole build does not fit:
+// section) and the dealt kernel (each block looping over groups of rows) on three grids, each launch after an L2
+// eviction, timed in turn (rounds rotated), medians; each variant's D checked against a float64 reference.  Built
+// without the library, in seconds, so that the kernel can be measured where the whole build does not fit:
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include scripts/device/gemv_probe.cu -o /tmp/gemv_probe
 //   /tmp/gemv_probe            # the issue's weight shapes (N, K): (4096, 4096), (8192, 8192), (14336, 4096), (4096, 14336)
@@ -49,120 +48,31 @@ struct Variant {
         <<<(p.m + kRows - 1) / kRows, K::kThreads, K::kSmemBytes>>>(p);
   }
 };
-// The persistent form, an experiment (not in the library): a grid of at most as many blocks as the SMs hold, each looping
-// over groups of kRows rows (g = blockIdx.x, + gridDim.x, ...; kContig: a contiguous run of groups, ceil(groups / grid)
-// a block), its threads' cp.async ring running on across the groups, so
-// that the next group's first steps are in flight while this group's sums are reduced and finished (the built kernel's
-// blocks each start with an empty ring and end with a barrier and a reduction).  The sums in two buffers by the group's
-// parity: one barrier a group.
-template <int kRows, int kStages, int kWarps, bool kContig>
-__global__ void __launch_bounds__(32 * kWarps) gemv_stream_kernel(const tessera::gemm_sm80::Params p) {
-  using G = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
-  constexpr int kThreads = G::kThreads, kChunk = G::kChunk;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  uint4* ring = reinterpret_cast<uint4*>(smem_raw);                 // [kStages][kRows][kThreads]
-  float* sums = reinterpret_cast<float*>(smem_raw + G::kRingBytes);  // [2][kWarps][kRows]
-  const int t = static_cast<int>(threadIdx.x), warp = t / 32, lane = t % 32;
-  const int groups = (p.m + kRows - 1) / kRows;
-  const int b = static_cast<int>(blockIdx.x), nb = static_cast<int>(gridDim.x), per = (groups + nb - 1) / nb;
-  // Group gi of this block's: its first row.
-  auto first_row = [&](int gi) { return (kContig ? b * per + gi : b + gi * nb) * kRows; };
-  const int mine = kContig ? max(0, min(per, groups - b * per)) : groups > b ? (groups - b + nb - 1) / nb : 0;
-  const int chunks = (p.k + kChunk - 1) / kChunk;
-  const int c0 = static_cast<int>(static_cast<int64_t>(warp) * chunks / kWarps);
-  const int c1 = static_cast<int>(static_cast<int64_t>(warp + 1) * chunks / kWarps);
-  const int steps = (c1 - c0 + 31) / 32;
-  const int total = mine * steps;  // this thread's steps over all its groups
-  const __nv_bfloat16* a = static_cast<const __nv_bfloat16*>(p.a);
-  const __nv_bfloat16* x = static_cast<const __nv_bfloat16*>(p.b);
-  // Step q (group q / steps, its step q % steps) into ring stage q % kStages; the issuing position kept incrementally.
-  int iq = 0, ig = 0, is = 0;
-  auto issue = [&]() {
-    if (iq < total) {
-      const int row0 = first_row(ig);
-      const int c = c0 + lane + 32 * is;
-      const int e = c * kChunk;
-      const uint32_t bytes = c >= c1 ? 0u : e + kChunk <= p.k ? 16u : static_cast<uint32_t>(p.k - e) * 2u;
-      uint4* slot = ring + (iq % kStages) * kRows * kThreads + t;
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        const __nv_bfloat16* row = a + static_cast<int64_t>(min(row0 + r, p.m - 1)) * p.lda;
-        tessera::arch::cp_async_cg_16_zfill(slot + r * kThreads, bytes ? row + e : row, bytes);
-      }
-      if (++is == steps) {
-        is = 0;
-        ++ig;
-      }
-    }
-    ++iq;
-    tessera::arch::cp_async_commit();
-  };
-#pragma unroll
-  for (int q = 0; q < kStages - 1; ++q) issue();
-  int q = 0;  // the step being computed
-  for (int gi = 0; gi < mine; ++gi) {
-    const int row0 = first_row(gi);
-    const int oi = row0 + t;
-    const bool owner = t < kRows && oi < p.m;
-    typename G::Inputs in;
-    if (owner) in = G::fetch(p.ep, oi, 0);
-    float acc[kRows][1];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) acc[r][0] = 0.f;
-    for (int s = 0; s < steps; ++s, ++q) {
-      issue();
-      const int c = c0 + lane + 32 * s;
-      const uint4 xv[1] = {c < c1 ? G::load_chunk(x, c, p.k) : make_uint4(0, 0, 0, 0)};
-      tessera::arch::cp_async_wait<kStages - 1>();
-      const uint4* slot = ring + (q % kStages) * kRows * kThreads + t;
-      uint4 w[kRows];
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) w[r] = slot[r * kThreads];
-      G::multiply(acc, w, xv);
-    }
-    float v_mine = 0.f;
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      float v = acc[r][0];
-#pragma unroll
-      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-      if (lane == r) v_mine = v;
-    }
-    float* buf = sums + (gi & 1) * kWarps * kRows;
-    if (lane < kRows) buf[warp * kRows + lane] = v_mine;
-    __syncthreads();
-    if (owner) {
-      float v = 0.f;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) v += buf[w * kRows + t];
-      G::finish(v, in, p.ep, oi, 0);
-    }
-  }
-  tessera::arch::cp_async_wait<0>();
-}
-
-// kBalanced: the grid cut to ceil(groups / ceil(groups / slots)) blocks, so that every block has the same number of
-// groups (the last one fewer at most); else one block a slot.  kOne: one group a block (the registry kernel's grid).
-template <int kRows, int kStages, int kWarps, bool kContig, bool kBalanced, bool kOne = false>
-struct Stream {
+// The dealt kernel (gemv_kernel<..., true>: block b of a grid of g takes groups b, b + g, ...; the library launches it
+// one block a slot where the groups number at least four a slot) on a chosen grid: kGrid 0, one block a slot (the
+// library's); 1, balanced: ceil(groups / ceil(groups / slots)) blocks, every block the same number of groups (the last
+// one fewer at most); 2, one block a group.  (A contiguous run of groups a block, measured in the sixty-fourth session,
+// was no faster: docs/PERF.md.)
+template <int kRows, int kStages, int kWarps, int kGrid>
+struct Dealt {
   using K = tessera::gemm_sm80::Gemv<__nv_bfloat16, 1, kRows, kStages, kWarps>;
-  static constexpr int kSmem = K::kRingBytes + 2 * kWarps * kRows * 4;
+  static constexpr auto kFn = tessera::gemm_sm80::gemv_kernel<__nv_bfloat16, 1, kRows, kStages, kWarps, true>;
   static int slots;  // the SMs x the blocks one holds (prepare)
   static void prepare() {
-    cudaFuncSetAttribute(gemv_stream_kernel<kRows, kStages, kWarps, kContig>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    cudaFuncSetAttribute(kFn, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
     int per = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, gemv_stream_kernel<kRows, kStages, kWarps, kContig>, K::kThreads, kSmem);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kFn, K::kThreads, K::kSmemBytes);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     slots = per * sms;
   }
   static void launch(const tessera::gemm_sm80::Params& p) {
     const int groups = (p.m + kRows - 1) / kRows, per = (groups + slots - 1) / slots;
-    const int grid = kOne ? groups : kContig || kBalanced ? (groups + per - 1) / per : slots;
-    gemv_stream_kernel<kRows, kStages, kWarps, kContig><<<grid, K::kThreads, kSmem>>>(p);
+    const int grid = kGrid == 2 ? groups : kGrid == 1 ? (groups + per - 1) / per : (groups < slots ? groups : slots);
+    kFn<<<grid, K::kThreads, K::kSmemBytes>>>(p);
   }
 };
-template <int kRows, int kStages, int kWarps, bool kContig, bool kBalanced, bool kOne>
-int Stream<kRows, kStages, kWarps, kContig, kBalanced, kOne>::slots = 0;
+template <int kRows, int kStages, int kWarps, int kGrid>
+int Dealt<kRows, kStages, kWarps, kGrid>::slots = 0;
 
 struct Launch {
   const char* name;
@@ -171,23 +81,11 @@ struct Launch {
 };
 #define TESSERA_VARIANT(r, s, w) Launch{#r "x" #s "x" #w, &Variant<r, s, w>::prepare, &Variant<r, s, w>::launch}
 // rows x stages x warps: the registry's (4 x 4 x 8) first.
-// The persistent form: "stream" one block a slot, groups dealt round; "bal" the grid balanced; "contig" balanced with
-// contiguous runs of groups.
-#define TESSERA_STREAM(r, s, w, c, bl, tag) \
-  Launch{"stream" tag " " #r "x" #s "x" #w, &Stream<r, s, w, c, bl>::prepare, &Stream<r, s, w, c, bl>::launch}
-const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8),
-                            TESSERA_STREAM(4, 4, 8, false, false, ""),
-                            TESSERA_STREAM(4, 4, 8, false, true, " bal"),
-                            TESSERA_STREAM(4, 4, 8, true, true, " contig"),
-                            TESSERA_STREAM(4, 6, 8, false, true, " bal"),
-                            TESSERA_STREAM(4, 6, 8, true, true, " contig"),
-                            TESSERA_STREAM(2, 8, 8, false, true, " bal"),
-                            TESSERA_STREAM(8, 3, 8, false, true, " bal"),
-                            Launch{"stream one 4x4x8", &Stream<4, 4, 8, true, true, true>::prepare,
-                                   &Stream<4, 4, 8, true, true, true>::launch}};
-
-
-
+#define TESSERA_DEALT(r, s, w, g, tag) \
+  Launch{"dealt" tag " " #r "x" #s "x" #w, &Dealt<r, s, w, g>::prepare, &Dealt<r, s, w, g>::launch}
+const Launch kVariants[] = {TESSERA_VARIANT(4, 4, 8),           TESSERA_DEALT(4, 4, 8, 0, ""),
+                            TESSERA_DEALT(4, 4, 8, 1, " bal"), TESSERA_DEALT(4, 6, 8, 1, " bal"),
+                            TESSERA_DEALT(8, 3, 8, 1, " bal"), TESSERA_DEALT(4, 4, 8, 2, " one")};
 
 // The kernel's parameters for D^T = W x^T: W n x k (rows of pitch ld), x of k, D' a column of n of type dt.
 tessera::gemm_sm80::Params gemv_params(const void* w, const void* x, void* d, int n, int k, int ld, tessera::Dtype dt) {
@@ -417,7 +315,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, std::function<void()>>> runs;
     runs.push_back({"read of W", [&] { read_words<<<4 * sms, 512>>>(reinterpret_cast<const int4*>(dw), w.size() * 2 / 16, 0x2468ace1, sink); }});
     runs.push_back({"4x4x8 fused", [&] { kVariants[0].launch(fused); }});
-    runs.push_back({"stream bal 4x4x8 fused", [&] { kVariants[2].launch(fused); }});
+    runs.push_back({"dealt bal 4x4x8 fused", [&] { kVariants[2].launch(fused); }});
     // The fused menu's parts alone, on the built kernel: the bias (a load a group's output), the residual (a load and an
     // add), SiLU (no load).
     tessera::gemm_sm80::Params only_bias = bare, only_res = bare, only_silu = bare;
