@@ -408,8 +408,19 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
         // in one process, (8192, 8192), 5.2 groups a slot, 35.58-36.13 / 37.50-38.08, (14336, 4096), 9.1, 31.84-32.42
         // / 32.85-33.28; the probe (scripts/device/gemv_probe.cu), (28672, 8192), 18.1, 107.68 / 107.97, and at 2.6
         // groups a slot, where some slots take a group more than others, (4096, 14336) 33.25 / 33.12 and (4096, 4096)
-        // 15.36 / 13.73.
-        if (e.schedule == gemm_core::GemmSchedule::gemv && k.fn_dealt && tiles >= 4 * slots) best.ctas = slots;
+        // 15.36 / 13.73.  Between one and four groups a slot with rows of at least 8192 elements, the dealt kernel
+        // over a balanced grid instead, every block the same number of groups (ceil(groups / slots), the last block
+        // fewer): (4096, 14336), 2.6 groups a slot, 342 blocks of 3 groups, bare 32.64-33.46 / 33.95-34.32 us,
+        // bias+SiLU+residual 33.10-33.60 / 34.02-34.29 (sixty-fifth section).  At K = 4096 a group is too short for
+        // the ring to run on into the next one with profit (the probe's (4096, 4096) above).
+        if (e.schedule == gemm_core::GemmSchedule::gemv && k.fn_dealt) {
+          if (tiles >= 4 * slots) {
+            best.ctas = slots;
+          } else if (tiles > slots && p.k >= 8192) {
+            const int64_t per = ceil_div(tiles, slots);
+            best.ctas = ceil_div(tiles, per);
+          }
+        }
       }
     }
   }

@@ -281,8 +281,8 @@ TEST(GemmDevice, HopperDecodePlans) {
 // not a multiple of 8 (the last chunk read in part), the batch as the caller's m (transposed) or n, every epilogue
 // input (alpha, beta C in either order, the bias per row / column / scalar in fp32 or D's type, each activation, the
 // residual in either order), D in bf16 / f16 / f32 in either order; weights of enough rows (6403, 13001) that the planner
-// launches one block a slot, each taking every slots-th group of 4 rows (the plan's grid_blocks below the groups).  Then
-// the same bits run to run.
+// launches one block a slot, each taking every slots-th group of 4 rows, or of rows long enough (2501 x 8200) for the
+// balanced grid (the plan's grid_blocks below the groups either way).  Then the same bits run to run.
 TEST(GemmDevice, Gemv) {
   TESSERA_REQUIRE_SM(80);
   struct Weights {
@@ -290,7 +290,8 @@ TEST(GemmDevice, Gemv) {
     int pad;  // the rows' pitch: k + pad (a multiple of 8 elements: 16-byte rows)
   };
   const Weights weights[] = {{1, 8, 0},        {7, 1003, 5},  {258, 40, 0},   {1001, 4104, 0},
-                             {64, 301, 3},      {4099, 2048, 8}, {6403, 2056, 8}, {13001, 75, 5}};
+                             {64, 301, 3},      {4099, 2048, 8}, {6403, 2056, 8}, {13001, 75, 5},
+                             {2501, 8200, 8}};
   const GemmTile tiles[] = {GemmTile::gemv4x1, GemmTile::automatic};
   int i = 0;
   for (Dtype t : {Dtype::bf16, Dtype::f16})
@@ -326,7 +327,9 @@ TEST(GemmDevice, Gemv) {
           if (tile != GemmTile::automatic) {
             EXPECT_EQ(plan.tile, tile) << cs.str();
           }
-          if (plan.tile == GemmTile::gemv4x1 && w.rows > 6000) {  // (four groups a slot: 1,584 groups on an H100 or H200)
+          // (four groups a slot: 1,584 groups on an H100 or H200; 2501 x 8200, 626 groups, between one and four a slot
+          // with rows of 8192 or more: the balanced grid, 313 blocks of two groups)
+          if (plan.tile == GemmTile::gemv4x1 && (w.rows > 6000 || w.k >= 8192)) {
             EXPECT_LT(plan.grid_blocks, (w.rows + 3) / 4) << cs.str() << ": " << plan.str();
           }
           if (tile != GemmTile::automatic || batch == 1) {  // (automatic plans give a wider batch to the decode tiles)
