@@ -16,7 +16,10 @@
 //   rot   each block starts its K loop at a different K tile (block b at b * nk / blocks, wrapping; a pair's two
 //         blocks at the same one), so that the blocks
 //         do not ask L2 for the same X lines at the same time;
-//   cl2   launched in clusters of two without sharing (the control).
+//   cl2   launched in clusters of two without sharing (the control);
+// and then the stream's knobs on three of those arrangements: the maps' L2 promotion (p128: 128-byte lines; pnone),
+// two boxes a stage along K (k128), W's loads evict_first (w-first), X's evict_last (x-last), the ring's depth (s12,
+// s6: at most 12 or 6 stages; else 16 within 192 KB).
 // Timed as `tessera bench gemm` times a GEMM: an L2-evicting read pass before every launch, events around it, medians
 // of 15 rounds with the variants rotated; beside them one grid-stride read of W (the read floor) and cuBLAS's GEMM
 // D = X W^T at the same M, N, K.
@@ -30,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
@@ -56,7 +60,33 @@ struct Params {
   int w_mc, x_mc;  // 1: that operand loaded half by each block of the pair and multicast to both
   int rot;      // 1: block b starts at K tile b * nk / gridDim.x
   int stages;
+  int kbox;     // boxes a stage along K (1: 64 K a stage; 2: 128)
+  int whint, xhint;  // 1: W's loads carry an L2 evict_first policy, X's an evict_last one
 };
+
+// One box, with an L2 cache policy where `policy` is set (0: none).
+__device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1, uint64_t policy,
+                                         bool multicast) {
+  const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(dst)), b = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
+  const uint64_t m = reinterpret_cast<uint64_t>(map);
+  if (multicast) {
+    if (policy)
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint"
+                   " [%0], [%1, {%3, %4}], [%2], %5, %6;\n" ::"r"(d), "l"(m), "r"(b), "r"(c0), "r"(c1), "h"(static_cast<uint16_t>(3)),
+                   "l"(policy) : "memory");
+    else
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                   " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(d), "l"(m), "r"(b), "r"(c0), "r"(c1), "h"(static_cast<uint16_t>(3))
+                   : "memory");
+  } else {
+    if (policy)
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+                   " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(d), "l"(m), "r"(b), "r"(c0), "r"(c1), "l"(policy) : "memory");
+    else
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                   " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(d), "l"(m), "r"(b), "r"(c0), "r"(c1) : "memory");
+  }
+}
 
 __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ CUtensorMap map_w,
                                                        const __grid_constant__ CUtensorMap map_x, Params p) {
@@ -68,9 +98,9 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
   const bool cluster = p.w_pair | p.x_split | p.w_mc | p.x_mc;  // a pair (the cl2 control: clusters, none of these)
   const uint32_t rank = cluster ? arch::cluster_ctarank() : 0u;
   const bool mc = p.w_mc | p.x_mc;
-  const int stage_bytes = (p.wr + p.xr) * 128;
+  const int stage_bytes = (p.wr + p.xr) * 128 * p.kbox;
   const int t = static_cast<int>(threadIdx.x);
-  const int nk = p.k / 64;
+  const int nk = p.k / (64 * p.kbox);
   const int w_row0 = static_cast<int>(blockIdx.x >> p.w_pair) * p.wr;
   const int x_row0 = p.x_split ? static_cast<int>(blockIdx.x & 1u) * p.xr : 0;
   // (rot: a pair's blocks take the same order -- they fill each other's stages.)
@@ -91,24 +121,22 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
   if (t == 0) {
     int s = 0;
     uint32_t phase = 1;
+    uint64_t wpol = 0, xpol = 0;
+    if (p.whint) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(wpol));
+    if (p.xhint) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(xpol));
     for (int i = 0; i < nk; ++i) {
       int kt = kt0 + i;
       if (kt >= nk) kt -= nk;
       arch::mbarrier_wait_parity(&empty[s], phase);
       unsigned char* st = smem + s * stage_bytes;
       arch::mbarrier_arrive_expect_tx(&full[s], static_cast<uint32_t>(stage_bytes));
-      if (p.w_mc) {
-        const int h = p.wr / 2;
-        arch::tma_load_2d_multicast(st + rank * h * 128, &map_w, &full[s], kt * 64, w_row0 + static_cast<int>(rank) * h, 3);
-      } else {
-        arch::tma_load_2d(st, &map_w, &full[s], kt * 64, w_row0);
-      }
-      unsigned char* sx = st + p.wr * 128;
-      if (p.x_mc) {
-        const int h = p.xr / 2;
-        arch::tma_load_2d_multicast(sx + rank * h * 128, &map_x, &full[s], kt * 64, x_row0 + static_cast<int>(rank) * h, 3);
-      } else {
-        arch::tma_load_2d(sx, &map_x, &full[s], kt * 64, x_row0);
+      for (int j = 0; j < p.kbox; ++j) {
+        const int kk = (kt * p.kbox + j) * 64;
+        unsigned char* sw = st + j * p.wr * 128;                      // W's boxes first, then X's
+        unsigned char* sx = st + p.kbox * p.wr * 128 + j * p.xr * 128;
+        const int hw = p.w_mc ? p.wr / 2 : 0, hx = p.x_mc ? p.xr / 2 : 0;
+        load_box(sw + rank * hw * 128, &map_w, &full[s], kk, w_row0 + static_cast<int>(rank) * hw, wpol, p.w_mc);
+        load_box(sx + rank * hx * 128, &map_x, &full[s], kk, x_row0 + static_cast<int>(rank) * hx, xpol, p.x_mc);
       }
       if (++s == p.stages) { s = 0; phase ^= 1; }
     }
@@ -133,9 +161,12 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
 #endif
 }
 
-CUtensorMap map_of(const void* base, int rows, int k, int box_rows) {
+CUtensorMap map_of(const void* base, int rows, int k, int box_rows, int promotion) {
+  const arch::TmaL2Promotion pr = promotion == 0     ? arch::TmaL2Promotion::kNone
+                                  : promotion == 128 ? arch::TmaL2Promotion::k128B
+                                                     : arch::TmaL2Promotion::k256B;
   return arch::make_tma_desc_2d(base, 2, static_cast<uint64_t>(rows), static_cast<uint64_t>(k), static_cast<uint64_t>(k),
-                                static_cast<uint32_t>(box_rows), 64, arch::TmaSwizzle::k128B, arch::TmaL2Promotion::k256B);
+                                static_cast<uint32_t>(box_rows), 64, arch::TmaSwizzle::k128B, pr);
 }
 
 void launch(const CUtensorMap& mw, const CUtensorMap& mx, const Params& p, int blocks, int cluster) {
@@ -156,6 +187,7 @@ void launch(const CUtensorMap& mw, const CUtensorMap& mx, const Params& p, int b
 struct Variant {
   const char* name;
   int wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster;
+  int promotion = 256, kbox = 1, whint = 0, xhint = 0, max_stages = 16;
 };
 
 }  // namespace
@@ -167,7 +199,7 @@ int main() {
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { std::fprintf(stderr, "cublasCreate failed\n"); return 1; }
   struct Shape { int m, n, k; };
   const Shape shapes[] = {{128, 8192, 8192}, {128, 14336, 4096}, {16, 8192, 8192}, {64, 4096, 4096}};
-  std::printf("%-16s %-28s %6s %9s %8s\n", "M x N x K", "variant", "blocks", "us", "W GB/s");
+  std::printf("%-16s %-34s %6s %9s %8s\n", "M x N x K", "variant", "blocks", "us", "W GB/s");
   for (const Shape& sh : shapes) {
     const size_t welems = static_cast<size_t>(sh.n) * sh.k, xelems = static_cast<size_t>(sh.m) * sh.k;
     __nv_bfloat16 *w = nullptr, *x = nullptr, *d = nullptr;
@@ -193,25 +225,48 @@ int main() {
     std::vector<Variant> vs = {
         {"w64 xM", 64, M, 0, 0, 0, 0, 0, 1},          {"w64 xM rot", 64, M, 0, 0, 0, 0, 1, 1},
         {"w64 xM cl2", 64, M, 0, 0, 0, 0, 0, 2},      {"w64 xM mc", 64, M, 0, 0, 0, 1, 0, 2},
-        {"w64 xM mc rot", 64, M, 0, 0, 0, 1, 1, 2},   {"w128 pair mc, xM/2", 128, H, 1, 1, 1, 0, 0, 2},
-        {"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2}, {"w128 pair mc, xM/2 rot", 128, H, 1, 1, 1, 0, 1, 2},
+        {"w128 pair mc, xM/2", 128, H, 1, 1, 1, 0, 0, 2}, {"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2},
         {"w128 xM", 128, M, 0, 0, 0, 0, 0, 1},        {"w112 xM", 112, M, 0, 0, 0, 0, 0, 1},
-        {"w112 xM rot", 112, M, 0, 0, 0, 0, 1, 1},    {"w112 xM mc", 112, M, 0, 0, 0, 1, 0, 2},
-        {"w112 xM mc rot", 112, M, 0, 0, 0, 1, 1, 2},
+        {"w112 xM mc", 112, M, 0, 0, 0, 1, 0, 2},
     };
+    // The stream's knobs on the arrangements of the library's plans (64-row bands; 112 at N = 14336) and cuBLAS's
+    // pair: the L2 promotion of both maps (128-byte lines, none), two boxes a stage along K, W evict_first, X
+    // evict_last, W evict_first with 128-byte lines, and rings of at most 12 and 6 stages (16 else, within 192 KB).
+    std::deque<std::string> names;  // (stable: the variants point at them)
+    for (int base = 0; base < 3; ++base) {
+      Variant b = base == 0 ? Variant{"w64 xM", 64, M, 0, 0, 0, 0, 0, 1}
+                : base == 1 ? Variant{"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2}
+                            : Variant{"w112 xM", 112, M, 0, 0, 0, 0, 0, 1};
+      auto add = [&](const char* knob, int promotion, int kbox, int whint, int xhint, int max_stages = 16) {
+        names.push_back(std::string(b.name) + " " + knob);
+        Variant v = b;
+        v.name = names.back().c_str();
+        v.promotion = promotion; v.kbox = kbox; v.whint = whint; v.xhint = xhint; v.max_stages = max_stages;
+        vs.push_back(v);
+      };
+      add("p128", 128, 1, 0, 0);
+      add("pnone", 0, 1, 0, 0);
+      add("k128", 256, 2, 0, 0);
+      add("k128 p128", 128, 2, 0, 0);
+      add("w-first", 256, 1, 1, 0);
+      add("x-last", 256, 1, 0, 1);
+      add("w-first x-last p128", 128, 1, 1, 1);
+      add("s12", 256, 1, 0, 0, 12);
+      add("s6", 256, 1, 0, 0, 6);
+    }
     std::vector<CUtensorMap> maps;
-    maps.reserve(2 * vs.size());
+    maps.reserve(2 * vs.size() + 2);
     for (const Variant& v : vs) {
       const int bands = sh.n / v.wr;
       if (sh.n % v.wr != 0) continue;
       const int blocks = bands << v.w_pair;
       if (blocks > 2 * evict.sms || (v.cluster > 1 && blocks % 2)) continue;
       if (v.xr < 8 || (v.x_mc && v.xr / 2 < 8)) continue;
-      Params p{sh.k, v.wr, v.xr, v.w_pair, v.x_split, v.w_mc, v.x_mc, v.rot, 0};
-      p.stages = std::min(16, kRing / ((v.wr + v.xr) * 128));
-      maps.push_back(map_of(w, sh.n, sh.k, v.w_mc ? v.wr / 2 : v.wr));
+      Params p{sh.k, v.wr, v.xr, v.w_pair, v.x_split, v.w_mc, v.x_mc, v.rot, 0, v.kbox, v.whint, v.xhint};
+      p.stages = std::min(v.max_stages, kRing / ((v.wr + v.xr) * 128 * v.kbox));
+      maps.push_back(map_of(w, sh.n, sh.k, v.w_mc ? v.wr / 2 : v.wr, v.promotion));
       const CUtensorMap* mw = &maps.back();
-      maps.push_back(map_of(x, sh.m, sh.k, v.x_mc ? v.xr / 2 : v.xr));
+      maps.push_back(map_of(x, sh.m, sh.k, v.x_mc ? v.xr / 2 : v.xr, v.promotion));
       const CUtensorMap* mx = &maps.back();
       const int cl = v.cluster;
       runs.emplace_back(std::string(v.name) + " s" + std::to_string(p.stages),
@@ -224,7 +279,7 @@ int main() {
     char shape[48];
     std::snprintf(shape, sizeof shape, "%dx%dx%d", sh.m, sh.n, sh.k);
     for (size_t i = 0; i < runs.size(); ++i)
-      std::printf("%-16s %-28s %6d %9.2f %8.0f\n", shape, runs[i].first.c_str(), blocks_of[i], med[i],
+      std::printf("%-16s %-34s %6d %9.2f %8.0f\n", shape, runs[i].first.c_str(), blocks_of[i], med[i],
                   welems * 2 / (med[i] * 1e3));
     CK(cudaFree(w)); CK(cudaFree(x)); CK(cudaFree(d));
   }
