@@ -88,6 +88,8 @@ struct Params {
   int a_box_rows = 0, b_box_rows = 0;  // the non-persistent Hopper kernels: a K-major A (B) one tile high (wide) and
                                  // shorter than it comes in boxes of this many rows (0: the tile's), the rest of
                                  // the stage tile left unwritten (src/gemm_plan.cu's choose says why)
+  bool issue_pairs = false;      // the non-persistent Hopper kernels: the producer waits for two free stages and issues
+                                 // K tiles 2j and 2j + 1 back to back (src/gemm.cu says when)
   bool d_tma = false;            // Hopper kernels with KernelInfo::tma_store: D leaves through the
                                  // tensor map argument map_d (16-bit D, 16-byte aligned base and ld)
   bool r_tma = false;            // with d_tma, a residual of D's order (16-byte aligned base and ld): it arrives

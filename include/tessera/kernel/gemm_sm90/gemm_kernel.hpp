@@ -318,13 +318,16 @@ struct GemmSm90 {
       if (threadIdx.x == 0) {
         TTRACE(0, 0, 0, TCLK());
         unsigned long long wsum = 0;
-        for (int it = early; it < nk; ++it) {
-          const int s = it % kStages;
-          const uint32_t round = static_cast<uint32_t>(it / kStages);
+        // (p.issue_pairs: K tiles in twos, each pair's two stages awaited before either is issued, so that each row's
+        // two 128-byte runs of K are asked of memory together; kStages is even, so a pair never wraps the ring.)
+        const int step = p.issue_pairs && kStages % 2 == 0 ? 2 : 1;
+        for (int it = early; it < nk; it += step) {
+          const int last = it + step < nk ? it + step : nk;
           const unsigned long long tw0 = TCLK();
-          arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);
+          for (int j = it; j < last; ++j)
+            arch::mbarrier_wait_parity(&empty[j % kStages], (static_cast<uint32_t>(j / kStages) & 1u) ^ 1u);
           wsum += TCLK() - tw0;
-          issue(it);
+          for (int j = it; j < last; ++j) issue(j);
         }
         TTRACE(0, 0, 1, wsum);
         TTRACE(0, 0, 2, TCLK());
