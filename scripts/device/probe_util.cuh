@@ -1,5 +1,6 @@
-// scripts/device/probe_util.cuh -- what the standalone GPU probes (gemv_probe.cu, decode_queue_probe.cu) share: a CUDA
-// call check, the L2 eviction (buffer and pass), one grid-stride read of a buffer (the read floor), and bf16 bit conversions.
+// scripts/device/probe_util.cuh -- what the standalone GPU probes (gemv_probe.cu, stream_probe.cu, share_probe.cu, ...)
+// share: a CUDA call check, the L2 eviction (buffer and pass), one grid-stride read of a buffer (the read floor), bf16 bit
+// conversions, a launch in clusters, and the rotated medians.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #define CK(x)                                                                                  \
@@ -80,6 +82,24 @@ inline double bits_bf16(uint16_t u) {
   float f;
   std::memcpy(&f, &w, 4);
   return f;
+}
+
+// A launch of `kernel` over `grid` blocks of `block` threads with `smem` bytes of dynamic shared memory, in clusters of
+// `cluster` blocks along x (0: a plain launch, no cluster attribute; 1: the attribute, clusters of one).
+template <class... KArgs, class... Args>
+void launch_clustered(void (*kernel)(KArgs...), dim3 grid, dim3 block, int smem, int cluster, Args&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cluster > 0 ? 1 : 0;
+  CK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 
 // Medians (us) of runs[i].second(), each launch after evict() and timed alone by events: `rounds` rounds, each starting

@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "probe_util.cuh"  // CK, L2Evict, read_words, medians_rotated
+#include "probe_util.cuh"  // CK, L2Evict, read_words, launch_clustered, medians_rotated
 #include "tessera/arch/sm90_cluster.hpp"
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
@@ -170,18 +170,8 @@ CUtensorMap map_of(const void* base, int rows, int k, int box_rows, int promotio
 }
 
 void launch(const CUtensorMap& mw, const CUtensorMap& mx, const Params& p, int blocks, int cluster) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(384);
-  cfg.dynamicSmemBytes = kSmem;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 1 ? 1 : 0;
-  CK(cudaLaunchKernelEx(&cfg, share_kernel, mw, mx, p));
+  probe::launch_clustered(share_kernel, dim3(static_cast<unsigned>(blocks)), dim3(384), kSmem, cluster > 1 ? cluster : 0, mw,
+                          mx, p);
 }
 
 struct Variant {

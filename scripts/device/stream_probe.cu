@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "probe_util.cuh"  // CK, L2Evict, read_words, medians_rotated
+#include "probe_util.cuh"  // CK, L2Evict, read_words, launch_clustered, medians_rotated
 #include "tessera/arch/sm90_mbarrier.hpp"
 #include "tessera/arch/sm90_tma.hpp"
 #include "tessera/arch/sm90_tma_desc.hpp"
@@ -232,18 +232,7 @@ CUtensorMap band_map(const void* base, int n, int k, int rows, int promotion) {
 }
 
 void band_launch(const CUtensorMap& map, const BParams& p, dim3 grid, int cluster, int smem) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(384);
-  cfg.dynamicSmemBytes = static_cast<size_t>(smem);
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cluster > 0 ? 1 : 0;  // 0: a plain launch
-  CK(cudaLaunchKernelEx(&cfg, band_kernel, map, p));
+  probe::launch_clustered(band_kernel, grid, dim3(384), smem, cluster, map, p);  // (cluster 0: a plain launch)
 }
 
 template <int kMode>
