@@ -5,7 +5,8 @@
 //                shared buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
 //                a 128-byte swizzle: 18 / 24 / 32 / 48 KB per stage, 108 / 192 / 128 / 192 KB in all, one block per SM
 //   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
-//                TMA loads of a stage after waiting for the stage to be free.  Warpgroups 1 and 2 are
+//                TMA loads of a stage after waiting for the stage to be free (with Params::issue_pairs, past the
+//                ring's first round, K tiles 2j and 2j + 1 once both their stages are free).  Warpgroups 1 and 2 are
 //                the consumers: rows 0-63 and 64-127 of the tile, BLK_N/2 fp32 accumulators per thread,
 //                four wgmma m64nNk16 per K tile read straight from the swizzled stage; one K tile's
 //                group stays in flight while the next stage is awaited.
