@@ -102,7 +102,7 @@ struct Choice {
   int splits = 1;
   int64_t tiles = 0;
   int64_t ctas = 0;  // blocks along x: tiles, or for a persistent kernel min(units, resident blocks), or for the GEMV's
-                     // dealt grid (KernelInfo::fn_dealt) the slots
+                     // dealt grid (KernelInfo::fn_dealt) the slots or a balanced grid (choose)
   int tiles_m = 0, tiles_n = 0;
   int occupancy = 0;
   double cost = 0;
