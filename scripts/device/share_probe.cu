@@ -20,6 +20,9 @@
 // and then the stream's knobs on three of those arrangements: the maps' L2 promotion (p128: 128-byte lines; pnone),
 // two boxes a stage along K (k128), W's loads evict_first (w-first), X's evict_last (x-last), the ring's depth (s12,
 // s6: at most 12 or 6 stages; else 16 within 192 KB).
+// `/tmp/shp occupancy` runs instead the shapes below 0.95 of cuBLAS in the decode set and 16 x 8192^2 with two more
+// knobs: ksN (the block's band split N ways along K, blocks = bands x N, as a split-K plan's units) and rN (a ring of N
+// KB, so that two (r96) or three (r64) blocks share an SM: every band of 64 rows of 14336 resident at once).
 // Timed as `tessera bench gemm` times a GEMM: an L2-evicting read pass before every launch, events around it, medians
 // of 15 rounds with the variants rotated; beside them one grid-stride read of W (the read floor) and cuBLAS's GEMM
 // D = X W^T at the same M, N, K.
@@ -49,7 +52,7 @@ namespace {
 
 using namespace tessera;
 
-constexpr int kRing = 192 * 1024;      // the ring's bytes (the 128 x 64 decode tile keeps 8 stages of 24 KB)
+constexpr int kRing = 192 * 1024;      // the ring's bytes at most (the 128 x 64 decode tile keeps 8 stages of 24 KB)
 constexpr int kSmem = kRing + 2048;    // + alignment and barriers
 
 struct Params {
@@ -62,6 +65,8 @@ struct Params {
   int stages;
   int kbox;     // boxes a stage along K (1: 64 K a stage; 2: 128)
   int whint, xhint;  // 1: W's loads carry an L2 evict_first policy, X's an evict_last one
+  int ks = 1;        // the band split along K: block b takes band b / ks, K tiles [(b % ks) nk / ks, ..) (no clusters)
+  int ring = kRing;  // the ring's bytes (the barriers follow it)
 };
 
 // One box, with an L2 cache policy where `policy` is set (0: none).
@@ -93,15 +98,16 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
 #if defined(TESSERA_ARCH_SM90A) || defined(TESSERA_ARCH_SM90)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kRing);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + p.ring);
   uint64_t* empty = full + 16;
   const bool cluster = p.w_pair | p.x_split | p.w_mc | p.x_mc;  // a pair (the cl2 control: clusters, none of these)
   const uint32_t rank = cluster ? arch::cluster_ctarank() : 0u;
   const bool mc = p.w_mc | p.x_mc;
   const int stage_bytes = (p.wr + p.xr) * 128 * p.kbox;
   const int t = static_cast<int>(threadIdx.x);
-  const int nk = p.k / (64 * p.kbox);
-  const int w_row0 = static_cast<int>(blockIdx.x >> p.w_pair) * p.wr;
+  const int nk = p.k / (64 * p.kbox) / p.ks;  // (ks > 1: this block's share; K divides evenly in the probe's shapes)
+  const int kbase = p.ks > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(p.ks)) * nk : 0;
+  const int w_row0 = (p.ks > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(p.ks)) : static_cast<int>(blockIdx.x >> p.w_pair)) * p.wr;
   const int x_row0 = p.x_split ? static_cast<int>(blockIdx.x & 1u) * p.xr : 0;
   // (rot: a pair's blocks take the same order -- they fill each other's stages.)
   const int unit = cluster ? static_cast<int>(blockIdx.x >> 1) : static_cast<int>(blockIdx.x);
@@ -131,7 +137,7 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
       unsigned char* st = smem + s * stage_bytes;
       arch::mbarrier_arrive_expect_tx(&full[s], static_cast<uint32_t>(stage_bytes));
       for (int j = 0; j < p.kbox; ++j) {
-        const int kk = (kt * p.kbox + j) * 64;
+        const int kk = ((kbase + kt) * p.kbox + j) * 64;
         unsigned char* sw = st + j * p.wr * 128;                      // W's boxes first, then X's
         unsigned char* sx = st + p.kbox * p.wr * 128 + j * p.xr * 128;
         const int hw = p.w_mc ? p.wr / 2 : 0, hx = p.x_mc ? p.xr / 2 : 0;
@@ -170,25 +176,28 @@ CUtensorMap map_of(const void* base, int rows, int k, int box_rows, int promotio
 }
 
 void launch(const CUtensorMap& mw, const CUtensorMap& mx, const Params& p, int blocks, int cluster) {
-  probe::launch_clustered(share_kernel, dim3(static_cast<unsigned>(blocks)), dim3(384), kSmem, cluster > 1 ? cluster : 0, mw,
-                          mx, p);
+  probe::launch_clustered(share_kernel, dim3(static_cast<unsigned>(blocks)), dim3(384), p.ring + 2048, cluster > 1 ? cluster : 0,
+                          mw, mx, p);
 }
 
 struct Variant {
   const char* name;
   int wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster;
   int promotion = 256, kbox = 1, whint = 0, xhint = 0, max_stages = 16;
+  int ks = 1, ring_kb = kRing / 1024;
 };
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool occupancy = argc > 1 && std::string(argv[1]) == "occupancy";
   const probe::L2Evict evict;
   CK(cudaFuncSetAttribute(share_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { std::fprintf(stderr, "cublasCreate failed\n"); return 1; }
   struct Shape { int m, n, k; };
-  const Shape shapes[] = {{128, 8192, 8192}, {128, 14336, 4096}, {16, 8192, 8192}, {64, 4096, 4096}};
+  const std::vector<Shape> shapes = occupancy ? std::vector<Shape>{{16, 14336, 4096}, {128, 4096, 4096}, {16, 8192, 8192}}
+                                              : std::vector<Shape>{{128, 8192, 8192}, {128, 14336, 4096}, {16, 8192, 8192}, {64, 4096, 4096}};
   std::printf("%-16s %-34s %6s %9s %8s\n", "M x N x K", "variant", "blocks", "us", "W GB/s");
   for (const Shape& sh : shapes) {
     const size_t welems = static_cast<size_t>(sh.n) * sh.k, xelems = static_cast<size_t>(sh.m) * sh.k;
@@ -212,7 +221,24 @@ int main() {
     blocks_of.push_back(0);
     const int M = sh.m, H = sh.m / 2;
     // name, wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster
-    std::vector<Variant> vs = {
+    std::vector<Variant> vs;
+    std::deque<std::string> names;  // (stable: the variants point at them)
+    if (occupancy) {
+      // name, wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster, promotion, kbox, whint, xhint, max_stages, ks, ring_kb
+      for (int kbox = 1; kbox <= 2; ++kbox)
+        for (int wr : {64, 128})
+          for (int ks : {1, 2, 4})
+            for (int ring : {192, 96, 64}) {
+              if (wr == 128 && ring == 64) continue;
+              char nm[64];
+              std::snprintf(nm, sizeof nm, "w%d xM%s ks%d r%d", wr, kbox == 2 ? " k128" : "", ks, ring);
+              names.push_back(nm);
+              vs.push_back(Variant{names.back().c_str(), wr, M, 0, 0, 0, 0, 0, 1, 256, kbox, 0, 0, 16, ks, ring});
+            }
+      vs.push_back(Variant{"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2});
+      vs.push_back(Variant{"w128 pair, xM/2 k128", 128, H, 1, 1, 0, 0, 0, 2, 256, 2});
+      vs.push_back(Variant{"w112 xM k128", 112, M, 0, 0, 0, 0, 0, 1, 256, 2});
+    } else vs = {
         {"w64 xM", 64, M, 0, 0, 0, 0, 0, 1},          {"w64 xM rot", 64, M, 0, 0, 0, 0, 1, 1},
         {"w64 xM cl2", 64, M, 0, 0, 0, 0, 0, 2},      {"w64 xM mc", 64, M, 0, 0, 0, 1, 0, 2},
         {"w128 pair mc, xM/2", 128, H, 1, 1, 1, 0, 0, 2}, {"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2},
@@ -222,8 +248,7 @@ int main() {
     // The stream's knobs on the arrangements of the library's plans (64-row bands; 112 at N = 14336) and cuBLAS's
     // pair: the L2 promotion of both maps (128-byte lines, none), two boxes a stage along K, W evict_first, X
     // evict_last, W evict_first with 128-byte lines, and rings of at most 12 and 6 stages (16 else, within 192 KB).
-    std::deque<std::string> names;  // (stable: the variants point at them)
-    for (int base = 0; base < 3; ++base) {
+    for (int base = 0; base < (occupancy ? 0 : 3); ++base) {
       Variant b = base == 0 ? Variant{"w64 xM", 64, M, 0, 0, 0, 0, 0, 1}
                 : base == 1 ? Variant{"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2}
                             : Variant{"w112 xM", 112, M, 0, 0, 0, 0, 0, 1};
@@ -249,11 +274,15 @@ int main() {
     for (const Variant& v : vs) {
       const int bands = sh.n / v.wr;
       if (sh.n % v.wr != 0) continue;
-      const int blocks = bands << v.w_pair;
-      if (blocks > 2 * evict.sms || (v.cluster > 1 && blocks % 2)) continue;
+      const int blocks = (bands << v.w_pair) * v.ks;
+      const int per_sm = (227 * 1024) / (v.ring_kb * 1024 + 2048 + 1024);  // blocks an SM holds by shared memory
+      // (the full ring: at most two waves, as before; the small rings: one wave of their blocks an SM)
+      if (blocks > (v.ring_kb < 192 ? per_sm : 2) * evict.sms || (v.cluster > 1 && blocks % 2)) continue;
+      if (v.ks > 1 && (v.cluster > 1 || (sh.k / (64 * v.kbox)) % v.ks != 0)) continue;
       if (v.xr < 8 || (v.x_mc && v.xr / 2 < 8)) continue;
-      Params p{sh.k, v.wr, v.xr, v.w_pair, v.x_split, v.w_mc, v.x_mc, v.rot, 0, v.kbox, v.whint, v.xhint};
-      p.stages = std::min(v.max_stages, kRing / ((v.wr + v.xr) * 128 * v.kbox));
+      Params p{sh.k, v.wr, v.xr, v.w_pair, v.x_split, v.w_mc, v.x_mc, v.rot, 0, v.kbox, v.whint, v.xhint, v.ks, v.ring_kb * 1024};
+      p.stages = std::min(v.max_stages, p.ring / ((v.wr + v.xr) * 128 * v.kbox));
+      if (p.stages < 2) continue;
       maps.push_back(map_of(w, sh.n, sh.k, v.w_mc ? v.wr / 2 : v.wr, v.promotion));
       const CUtensorMap* mw = &maps.back();
       maps.push_back(map_of(x, sh.m, sh.k, v.x_mc ? v.xr / 2 : v.xr, v.promotion));
