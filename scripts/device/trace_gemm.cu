@@ -7,7 +7,8 @@
 // With -DTRACE_TIMES_ONLY it links against kernels built without the probe and prints the launch times alone.
 // Runs bare, bias+GELU and bias+SiLU+residual (bf16, B column-major) with the planner's kernel (the cooperative
 // one on large shapes; `c` forces the cooperative one, `w` / `m` / `W` / `d` the non-persistent
-// 128 x 64 / 128 x 128 / 128 x 256 / 128 x 16 (decode) tiles, `-` the planner's choice read from the cooperative unit's buffer;
+// 128 x 64 / 128 x 128 / 128 x 256 / 128 x 16 (decode) tiles, `e` / `f` the 64 x 16 / 64 x 64 decode tiles, `-` the
+// planner's choice read from the cooperative unit's buffer;
 // TRACE_SPLIT=N forces N K splits, each split's block traced apart) and prints, per unit, the mean
 // cycles spent waiting for the first stage, in the main loop (and waiting on later stages inside it), draining the
 // last wgmma, in the epilogue, and between units.
@@ -38,7 +39,7 @@
 TRACE_UNITS(TRACE_DECL)
 static char g_tile = 0;  // 0: the planner's kernel; 'c', 'w', 'W' (above)
 static tessera::Dtype g_in = tessera::Dtype::bf16;  // TRACE_DTYPE: whose persistent buffer holds the events
-static bool non_persistent() { return g_tile == 'w' || g_tile == 'W' || g_tile == 'd' || g_tile == 'm'; }
+static bool non_persistent() { return g_tile == 'w' || g_tile == 'W' || g_tile == 'd' || g_tile == 'm' || g_tile == 'e' || g_tile == 'f'; }
 static void trace_dump(unsigned long long* t, size_t n) {
   if (non_persistent()) tessera_gemm_trace_dump_np(t, n);
   else if (g_in == tessera::Dtype::e4m3) tessera_gemm_trace_dump_e4m3(t, n);
@@ -259,6 +260,8 @@ int main(int argc, char** argv) {
     if (g_tile == 'W') g.tile = GemmTile::wgmma128x256;
     if (g_tile == 'm') g.tile = GemmTile::wgmma128x128;
     if (g_tile == 'd') g.tile = GemmTile::wgmma128x16;
+    if (g_tile == 'e') g.tile = GemmTile::wgmma64x16;
+    if (g_tile == 'f') g.tile = GemmTile::wgmma64x64;
     // TRACE_SPLIT=N forces N K splits (a workspace allocated once, zero-filled, reused: every call leaves it zero)
     if (getenv("TRACE_SPLIT")) g.split_k = atoi(getenv("TRACE_SPLIT"));
     if (const size_t ws = gemm_workspace_size(g)) {
