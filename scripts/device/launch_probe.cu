@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { std::fprintf(stderr, "cublasCreate failed\n"); return 1; }
   struct Shape { int m, n, k; };
   const Shape shapes[] = {{16, 14336, 4096}, {128, 4096, 4096}, {16, 8192, 8192}, {128, 14336, 4096}, {64, 4096, 4096}};
-  const size_t wmax = size_t(14336) * 4096, xmax = size_t(128) * 8192;
+  const size_t wmax = size_t(8192) * 8192, xmax = size_t(128) * 8192;
   __nv_bfloat16 *w = nullptr, *x = nullptr, *d = nullptr;
   CK(cudaMalloc(&w, wmax * 2));
   CK(cudaMemset(w, 0x3c, wmax * 2));
