@@ -23,6 +23,8 @@
 // `/tmp/shp occupancy` runs instead the shapes below 0.95 of cuBLAS in the decode set and 16 x 8192^2 with two more
 // knobs: ksN (the block's band split N ways along K, blocks = bands x N, as a split-K plan's units) and rN (a ring of N
 // KB, so that two (r96) or three (r64) blocks share an SM: every band of 64 rows of 14336 resident at once).
+// `/tmp/shp runs` asks for longer runs of each row: one, two or four 128-byte boxes a stage along K (k64, k128, k256),
+// at the decode plans' arrangements (64- and 128-row bands, K split 1 or 2) over six shapes of the decode set.
 // Timed as `tessera bench gemm` times a GEMM: an L2-evicting read pass before every launch, events around it, medians
 // of 15 rounds with the variants rotated; beside them one grid-stride read of W (the read floor) and cuBLAS's GEMM
 // D = X W^T at the same M, N, K.
@@ -191,12 +193,15 @@ struct Variant {
 
 int main(int argc, char** argv) {
   const bool occupancy = argc > 1 && std::string(argv[1]) == "occupancy";
+  const bool runs_mode = argc > 1 && std::string(argv[1]) == "runs";
   const probe::L2Evict evict;
   CK(cudaFuncSetAttribute(share_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { std::fprintf(stderr, "cublasCreate failed\n"); return 1; }
   struct Shape { int m, n, k; };
-  const std::vector<Shape> shapes = occupancy ? std::vector<Shape>{{16, 14336, 4096}, {128, 4096, 4096}, {16, 8192, 8192}}
+  const std::vector<Shape> shapes = runs_mode ? std::vector<Shape>{{16, 8192, 8192}, {16, 14336, 4096}, {16, 4096, 4096},
+                                                                    {128, 4096, 4096}, {128, 8192, 8192}, {64, 4096, 14336}}
+                                  : occupancy ? std::vector<Shape>{{16, 14336, 4096}, {128, 4096, 4096}, {16, 8192, 8192}}
                                               : std::vector<Shape>{{128, 8192, 8192}, {128, 14336, 4096}, {16, 8192, 8192}, {64, 4096, 4096}};
   std::printf("%-16s %-34s %6s %9s %8s\n", "M x N x K", "variant", "blocks", "us", "W GB/s");
   for (const Shape& sh : shapes) {
@@ -223,7 +228,16 @@ int main(int argc, char** argv) {
     // name, wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster
     std::vector<Variant> vs;
     std::deque<std::string> names;  // (stable: the variants point at them)
-    if (occupancy) {
+    if (runs_mode) {
+      for (int wr : {64, 128})
+        for (int ks : {1, 2})
+          for (int kbox : {1, 2, 4}) {
+            char nm[64];
+            std::snprintf(nm, sizeof nm, "w%d xM ks%d k%d", wr, ks, 64 * kbox);
+            names.push_back(nm);
+            vs.push_back(Variant{names.back().c_str(), wr, M, 0, 0, 0, 0, 0, 1, 256, kbox, 0, 0, 16, ks, 192});
+          }
+    } else if (occupancy) {
       // name, wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster, promotion, kbox, whint, xhint, max_stages, ks, ring_kb
       for (int kbox = 1; kbox <= 2; ++kbox)
         for (int wr : {64, 128})
@@ -248,7 +262,7 @@ int main(int argc, char** argv) {
     // The stream's knobs on the arrangements of the library's plans (64-row bands; 112 at N = 14336) and cuBLAS's
     // pair: the L2 promotion of both maps (128-byte lines, none), two boxes a stage along K, W evict_first, X
     // evict_last, W evict_first with 128-byte lines, and rings of at most 12 and 6 stages (16 else, within 192 KB).
-    for (int base = 0; base < (occupancy ? 0 : 3); ++base) {
+    for (int base = 0; base < (occupancy || runs_mode ? 0 : 3); ++base) {
       Variant b = base == 0 ? Variant{"w64 xM", 64, M, 0, 0, 0, 0, 0, 1}
                 : base == 1 ? Variant{"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2}
                             : Variant{"w112 xM", 112, M, 0, 0, 0, 0, 0, 1};
