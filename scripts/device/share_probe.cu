@@ -25,6 +25,9 @@
 // KB, so that two (r96) or three (r64) blocks share an SM: every band of 64 rows of 14336 resident at once).
 // `/tmp/shp runs` asks for longer runs of each row: one, two or four 128-byte boxes a stage along K (k64, k128, k256),
 // at the decode plans' arrangements (64- and 128-row bands, K split 1 or 2) over six shapes of the decode set.
+// `/tmp/shp span` times the library's plans' arrangements at the five shapes trace_cold_run.sh traces and then reads,
+// for one launch right after an eviction, each block's global-timer stamps (start, first full stage, end): the blocks'
+// span, first start to last end, and the first stage's latency, to set beside the kernels' cold timeline.
 // Timed as `tessera bench gemm` times a GEMM: an L2-evicting read pass before every launch, events around it, medians
 // of 15 rounds with the variants rotated; beside them one grid-stride read of W (the read floor) and cuBLAS's GEMM
 // D = X W^T at the same M, N, K.
@@ -69,7 +72,15 @@ struct Params {
   int whint, xhint;  // 1: W's loads carry an L2 evict_first policy, X's an evict_last one
   int ks = 1;        // the band split along K: block b takes band b / ks, K tiles [(b % ks) nk / ks, ..) (no clusters)
   int ring = kRing;  // the ring's bytes (the barriers follow it)
+  unsigned long long* stamps = nullptr;  // span mode: per block the global timer (ns) at its start, at its first full
+                                         // stage (consumer 1) and at its end, and the SM clock's cycles between them
 };
+
+__device__ __forceinline__ unsigned long long gtimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 // One box, with an L2 cache policy where `policy` is set (0: none).
 __device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, uint64_t* bar, int c0, int c1, uint64_t policy,
@@ -107,6 +118,8 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
   const bool mc = p.w_mc | p.x_mc;
   const int stage_bytes = (p.wr + p.xr) * 128 * p.kbox;
   const int t = static_cast<int>(threadIdx.x);
+  unsigned long long* st = p.stamps ? p.stamps + 4 * blockIdx.x : nullptr;
+  if (st && t == 0) { st[0] = gtimer(); st[3] = clock64(); }
   const int nk = p.k / (64 * p.kbox) / p.ks;  // (ks > 1: this block's share; K divides evenly in the probe's shapes)
   const int kbase = p.ks > 1 ? static_cast<int>(blockIdx.x % static_cast<unsigned>(p.ks)) * nk : 0;
   const int w_row0 = (p.ks > 1 ? static_cast<int>(blockIdx.x / static_cast<unsigned>(p.ks)) : static_cast<int>(blockIdx.x >> p.w_pair)) * p.wr;
@@ -158,6 +171,7 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
     uint32_t phase = 0;
     for (int i = 0; i < nk; ++i) {
       arch::mbarrier_wait_parity(&full[s], phase);
+      if (st && i == 0 && t == 128) st[1] = gtimer();
       if (prev >= 0) release(prev);
       prev = s;
       if (++s == p.stages) { s = 0; phase ^= 1; }
@@ -166,6 +180,7 @@ __global__ void __launch_bounds__(384, 1) share_kernel(const __grid_constant__ C
   }
   __syncthreads();
   if (cluster) arch::cluster_sync();  // no arrival reaches a block that has left
+  if (st && t == 0) { st[2] = gtimer(); st[3] = clock64() - st[3]; }
 #endif
 }
 
@@ -194,12 +209,15 @@ struct Variant {
 int main(int argc, char** argv) {
   const bool occupancy = argc > 1 && std::string(argv[1]) == "occupancy";
   const bool runs_mode = argc > 1 && std::string(argv[1]) == "runs";
+  const bool span = argc > 1 && std::string(argv[1]) == "span";
   const probe::L2Evict evict;
   CK(cudaFuncSetAttribute(share_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { std::fprintf(stderr, "cublasCreate failed\n"); return 1; }
   struct Shape { int m, n, k; };
-  const std::vector<Shape> shapes = runs_mode ? std::vector<Shape>{{16, 8192, 8192}, {16, 14336, 4096}, {16, 4096, 4096},
+  const std::vector<Shape> shapes = span ? std::vector<Shape>{{16, 14336, 4096}, {128, 4096, 4096}, {16, 8192, 8192},
+                                                               {128, 14336, 4096}, {64, 4096, 4096}}
+                                  : runs_mode ? std::vector<Shape>{{16, 8192, 8192}, {16, 14336, 4096}, {16, 4096, 4096},
                                                                     {128, 4096, 4096}, {128, 8192, 8192}, {64, 4096, 14336}}
                                   : occupancy ? std::vector<Shape>{{16, 14336, 4096}, {128, 4096, 4096}, {16, 8192, 8192}}
                                               : std::vector<Shape>{{128, 8192, 8192}, {128, 14336, 4096}, {16, 8192, 8192}, {64, 4096, 4096}};
@@ -228,7 +246,19 @@ int main(int argc, char** argv) {
     // name, wr, xr, w_pair, x_split, w_mc, x_mc, rot, cluster
     std::vector<Variant> vs;
     std::deque<std::string> names;  // (stable: the variants point at them)
-    if (runs_mode) {
+    if (span) {
+      // The library's plans' arrangements at these shapes (trace_cold_run.sh traces the kernels at the same ones):
+      // 128 x 16 (128-row bands, 6 stages), 128 x 64 split 2 (64-row bands of the batch's 128 rows... as W 64 rows,
+      // K in two), 64 x 16 (64-row bands, 12 stages), 128 x 128 (128-row bands, 4 stages), 64 x 64 split 2.
+      const int wr = sh.n == 14336 ? 128 : 64, ks = sh.k == 4096 && sh.n == 4096 ? 2 : 1;
+      const int stages = sh.m == 16 ? (wr == 128 ? 6 : 12) : sh.m == 128 ? (wr == 128 ? 4 : 8) : 8;
+      char nm[64];
+      std::snprintf(nm, sizeof nm, "w%d xM ks%d", wr, ks);
+      names.push_back(nm);
+      vs.push_back(Variant{names.back().c_str(), wr, M, 0, 0, 0, 0, 0, 1, 256, 1, 0, 0, stages, ks, 192});
+      names.push_back(std::string(nm) + " pairs-like k128");
+      vs.push_back(Variant{names.back().c_str(), wr, M, 0, 0, 0, 0, 0, 1, 256, 2, 0, 0, stages / 2, ks, 192});
+    } else if (runs_mode) {
       for (int wr : {64, 128})
         for (int ks : {1, 2})
           for (int kbox : {1, 2, 4}) {
@@ -262,7 +292,7 @@ int main(int argc, char** argv) {
     // The stream's knobs on the arrangements of the library's plans (64-row bands; 112 at N = 14336) and cuBLAS's
     // pair: the L2 promotion of both maps (128-byte lines, none), two boxes a stage along K, W evict_first, X
     // evict_last, W evict_first with 128-byte lines, and rings of at most 12 and 6 stages (16 else, within 192 KB).
-    for (int base = 0; base < (occupancy || runs_mode ? 0 : 3); ++base) {
+    for (int base = 0; base < (occupancy || runs_mode || span ? 0 : 3); ++base) {
       Variant b = base == 0 ? Variant{"w64 xM", 64, M, 0, 0, 0, 0, 0, 1}
                 : base == 1 ? Variant{"w128 pair, xM/2", 128, H, 1, 1, 0, 0, 0, 2}
                             : Variant{"w112 xM", 112, M, 0, 0, 0, 0, 0, 1};
@@ -285,6 +315,8 @@ int main(int argc, char** argv) {
     }
     std::vector<CUtensorMap> maps;
     maps.reserve(2 * vs.size() + 2);
+    struct Spanned { std::string name; const CUtensorMap *mw, *mx; Params p; int blocks, cl; };
+    std::vector<Spanned> spanned;
     for (const Variant& v : vs) {
       const int bands = sh.n / v.wr;
       if (sh.n % v.wr != 0) continue;
@@ -305,6 +337,7 @@ int main(int argc, char** argv) {
       runs.emplace_back(std::string(v.name) + " s" + std::to_string(p.stages),
                         [mw, mx, p, blocks, cl] { launch(*mw, *mx, p, blocks, cl); });
       blocks_of.push_back(blocks);
+      if (span) spanned.push_back({runs.back().first, mw, mx, p, blocks, cl});
     }
     for (auto& r : runs) r.second();  // warm-up, and errors surface here
     CK(cudaDeviceSynchronize());
@@ -314,6 +347,48 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < runs.size(); ++i)
       std::printf("%-16s %-34s %6d %9.2f %8.0f\n", shape, runs[i].first.c_str(), blocks_of[i], med[i],
                   welems * 2 / (med[i] * 1e3));
+    // span: one launch right after an eviction with the blocks' stamps (five times, the last one's printed, beside
+    // the events' time of each), as trace_gemm.cu's TRACE_COLD=1 reads the library's kernels.
+    for (Spanned& sp : spanned) {
+      unsigned long long* dst = nullptr;
+      CK(cudaMalloc(&dst, sizeof(unsigned long long) * 4 * sp.blocks));
+      sp.p.stamps = dst;
+      std::vector<unsigned long long> hs(4 * static_cast<size_t>(sp.blocks));
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      float ev[5];
+      for (int rep = 0; rep < 5; ++rep) {
+        CK(cudaMemset(dst, 0, sizeof(unsigned long long) * 4 * sp.blocks));
+        evict();
+        CK(cudaEventRecord(e0));
+        launch(*sp.mw, *sp.mx, sp.p, sp.blocks, sp.cl);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ev[rep], e0, e1));
+      }
+      CK(cudaMemcpy(hs.data(), dst, hs.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      unsigned long long g0 = ~0ull, g2 = 0;
+      std::vector<double> first, ends, cyc;
+      for (int b = 0; b < sp.blocks; ++b) g0 = std::min(g0, hs[4 * b]);
+      for (int b = 0; b < sp.blocks; ++b) {
+        g2 = std::max(g2, hs[4 * b + 2]);
+        first.push_back((hs[4 * b + 1] - hs[4 * b]) * 1e-3);
+        ends.push_back((hs[4 * b + 2] - g0) * 1e-3);
+        cyc.push_back(static_cast<double>(hs[4 * b + 3]));
+      }
+      std::sort(first.begin(), first.end());
+      std::sort(ends.begin(), ends.end());
+      std::sort(cyc.begin(), cyc.end());
+      const size_t n = ends.size();
+      std::printf("%-16s %-34s span: events %.2f %.2f %.2f %.2f %.2f us; blocks' span %.2f us; first stage after the block's "
+                  "start p50 %.2f max %.2f us; ends min %.2f p50 %.2f max %.2f us; block cycles p50 %.0f\n",
+                  shape, sp.name.c_str(), ev[0] * 1e3, ev[1] * 1e3, ev[2] * 1e3, ev[3] * 1e3, ev[4] * 1e3, (g2 - g0) * 1e-3,
+                  first[n / 2], first[n - 1], ends[0], ends[n / 2], ends[n - 1], cyc[n / 2]);
+      CK(cudaFree(dst));
+      CK(cudaEventDestroy(e0));
+      CK(cudaEventDestroy(e1));
+    }
     CK(cudaFree(w)); CK(cudaFree(x)); CK(cudaFree(d));
   }
   cublasDestroy(h);
