@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# scripts/device/experiments/stages6_128_run.sh -- one device call (from the repository root on the GPU machine, the tree
+# clean): main built in /tmp/b0 (tessera_cli), then stages6_128.patch applied and built in /tmp/b (tessera_cli,
+# gemm_device_test, gemm_fp8_test; TESSERA_STAGES_128, default 6); gemm_device_test and gemm_fp8_test whole and memcheck /
+# racecheck / synccheck on `GemmDevice.EpilogueReadAhead:GemmDevice.WgmmaTiles` with the patch; then ROUNDS (default 3)
+# rounds of the decode set from main's binary and the patch's in turn (dec_main_r.json, dec_s6_r.json: two processes, each
+# with cuBLAS beside it).  Everything in $OUT/s6.tar.xz.  Pass TESSERA_GIT_COMMIT.  About 520 s.
+set -u
+cd "$(dirname "$0")/../../.."
+. scripts/device/experiments/patch_build.sh  # (O, T, el)
+R=$O/s6; mkdir -p $R
+export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
+cmake -S . -B /tmp/b0 -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TOOLS=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
+  > $R/cfg0.log 2>&1 && cmake --build /tmp/b0 -j 16 --target tessera_cli > $R/build0.log 2>&1 || { echo "main build failed"; tail $R/build0.log; }
+echo "main built at $(el) s"
+git apply scripts/device/experiments/stages6_128.patch || { echo "patch does not apply"; exit 1; }
+TESSERA_GIT_COMMIT=$TESSERA_GIT_COMMIT+stages6_128 tree_build tessera_cli gemm_device_test gemm_fp8_test || { tar -C $O -cJf $OUT/s6.tar.xz .; exit 1; }
+timeout 150 $T/gemm_device_test > $R/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt.log | tr '\n' ' ') at $(el) s"
+timeout 90 $T/gemm_fp8_test > $R/f8.log 2>&1; echo "fp8 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/f8.log | tr '\n' ' ') at $(el) s"
+grep -A8 Failure $R/dt.log $R/f8.log | head -20
+for tool in memcheck racecheck synccheck; do
+  [ $(el) -gt 420 ] && { echo "$tool skipped (time)"; continue; }
+  timeout 60 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test \
+    --gtest_filter='GemmDevice.EpilogueReadAhead:GemmDevice.WgmmaTiles' > $R/san_$tool.log 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $R/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
+done
+for r in $(seq 1 "${ROUNDS:-3}"); do
+  timeout 40 /tmp/b0/tools/tessera bench gemm --shapes decode --repeats 10 --json $R/dec_main_$r.json > $R/dec_main_$r.log 2>&1 || echo "main $r failed"
+  timeout 40 /tmp/b/tools/tessera bench gemm --shapes decode --repeats 10 --json $R/dec_s6_$r.json > $R/dec_s6_$r.log 2>&1 || echo "s6 $r failed"
+  python3 scripts/device/gemm_ratios.py $R/dec_main_$r.json $R/dec_s6_$r.json | grep -E "json|^bare|^bias_silu"
+done
+cp $O/build.log $O/cfg.log $R/ 2>/dev/null
+tar -C $O -cJf $OUT/s6.tar.xz s6
+echo "all done at $(el) s"
