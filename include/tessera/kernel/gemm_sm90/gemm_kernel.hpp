@@ -30,7 +30,8 @@
 //                1's sums into split 0, which stores the whole tile.
 //                The other menus of the 16- and 64-wide tiles' cluster pairs scatter: each block pushes the peer's
 //                half of its sums from registers (st.async) and stages and stores its own half; the wider tiles'
-//                pairs stage both halves and read the peer's half through distributed shared memory.
+//                pairs stage both halves and read the peer's half through distributed shared memory.  (The push and
+//                the scatter: PairSums in pair_sums.hpp.)
 //   64-row tiles 64 x 16 and 64 x 64 (kBM 64: decode problems, the weights as A; 16-bit, K-major A and B): one consumer
 //                warpgroup (256 threads), 12 / 8 stages of 10 / 16 KB; empty[s] counts one arrive.  Their cluster
 //                pairs push the bare GEMM as the 128-row tiles of the same width do (16 wide: alpha alone, any D; 64
@@ -61,7 +62,7 @@
 #include "tessera/kernel/gemm_sm80/config.hpp"          // Params, ElemBf16, ElemF16
 #include "tessera/kernel/gemm_sm90/elem.hpp"            // ElemF8, WgmmaAtomFor
 #include "tessera/kernel/gemm_sm90/fp8_scales.hpp"      // fp8_tensor_scale, fp8_channel_scale
-#include "tessera/kernel/gemm_sm90/pair_sums.hpp"       // push_quads, add_quads, add_peer_lines (cluster pairs)
+#include "tessera/kernel/gemm_sm90/pair_sums.hpp"       // PairSums, add_peer_lines (cluster pairs)
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 // K tiles that split 0 takes from split 1 when the pair pushes (GemmSm90::kPairLead): the 128 x 16 tile, the 128 x 64 one.
@@ -177,6 +178,8 @@ struct GemmSm90 {
   static_assert(kAheadOffset % 16 == 0, "gemm_sm90: the read-ahead buffer takes 16-byte copies");
 
 #if defined(__CUDACC__)
+  using Pair = PairSums<GemmSm90>;  // the cluster pairs' sums after the main loop (pair_sums.hpp)
+
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
                                              const CUtensorMap* map_d) {
 #if defined(TESSERA_ARCH_SM90A)
@@ -224,7 +227,7 @@ struct GemmSm90 {
     }
     uint64_t* recv = reinterpret_cast<uint64_t*>(smem + kRecvBarOffset);
     uint64_t* space = recv + 1;
-    // (Where the pairs' sums land: recv_base_at, below.)
+    // (Where the pairs' sums land: PairSums::recv_base_at, pair_sums.hpp.)
     // The K tile whose release by split 0's consumers frees both slots (kRecvInRing; -1: free from the start, where
     // those K tiles do not exist; kNoTile: no signal).
     constexpr int kNoTile = -0x40000000;
@@ -320,8 +323,10 @@ struct GemmSm90 {
         TTRACE(0, 0, 0, TCLK());
         unsigned long long wsum = 0;
         // (p.issue_pairs: K tiles in twos, each pair's two stages awaited before either is issued, so that each row's
-        // two 128-byte runs of K are asked of memory together; kStages is even, so a pair never wraps the ring.)
-        const int step = p.issue_pairs && kStages % 2 == 0 ? 2 : 1;
+        // two 128-byte runs of K are asked of memory together; kStages is even, so a pair never wraps the ring, and at
+        // least 4: a step must leave the consumers the stage they hold until the next one is full, or the producer
+        // waits on it for ever -- six tiles at a time on a ring of six hung, docs/PERF.md, sixty-sixth section.)
+        const int step = p.issue_pairs && kStages % 2 == 0 && kStages >= 4 ? 2 : 1;
         for (int it = early; it < nk; it += step) {
           const int last = it + step < nk ? it + step : nk;
           const unsigned long long tw0 = TCLK();
@@ -463,7 +468,7 @@ struct GemmSm90 {
     }
     __syncthreads();  // every stage consumed: the ring becomes the staging tile
 
-    if (push && pair_push(acc, smem, recv, space, split, wg, nk_first)) return;  // (split 1 leaves)
+    if (push && Pair::push(acc, smem, recv, space, split, wg, nk_first)) return;  // (split 1 leaves)
 
     // The scattered pair: the lines of the tile this block stores, [line0, line1) (rows of a row-major D, columns of a
     // column-major one; split 0 the first half), and whether quad q of this consumer thread's sums (acc[4q .. 4q + 3]:
@@ -473,8 +478,8 @@ struct GemmSm90 {
     const int line0 = split * half_lines, line1 = line0 + half_lines < lines ? line0 + half_lines : lines;
     // (rows_mine: this thread's rows -- 16 of a warp -- lie in this block's half; a row-major D's halves split warps.)
     const bool rows_mine = ((wg - 1) * 64 + ((static_cast<int>(threadIdx.x) % 128) / 32) * 16 < kBM / 2) == (split == 0);
-    auto mine = [&](int q) { return quad_mine(q, rm, rows_mine, split); };
-    if (scatter) pair_scatter(acc, p, smem, recv, space, split, wg, nk, rm, rows_mine);
+    auto mine = [&](int q) { return Pair::quad_mine(q, rm, rows_mine, split); };
+    if (scatter) Pair::scatter(acc, p, smem, recv, space, split, wg, nk, rm, rows_mine);
 
     // ---- epilogue ----
     // The bare GEMM's D from the consumers' registers through TMA stores (the same answer in every thread: p.d_tma,
@@ -572,82 +577,6 @@ struct GemmSm90 {
   }
   // D = alpha * A @ B and nothing else, through TMA stores (p.d_tma).
   __device__ __forceinline__ static bool bare_tma(const Params& p) { return p.d_tma & plain_menu(p.ep); }
-
-  // Where consumer warpgroup w's (1 or 2) sums land in a block of the pair that receives them and runs nk_recv K tiles
-  // (byte offset from smem; quad q of thread t at + 16 (q 128 + t)): the 128 x 16 tile's buffer, or the A slot of that
-  // block's stage of K tile nk_recv - kStages (w 1) or nk_recv - kStages + 1 (w 2).  The pushed pair: split 0, of
-  // nk_first K tiles; the scattered pair: both blocks, each in its own ring.
-  __device__ __forceinline__ static int recv_base_at(int nk_recv, int w) {
-    if constexpr (kRecvInRing) return ((nk_recv + (w - 1)) % kStages) * kTileBytesA;
-    else return kRecvOffset + (w - 1) * (kAcc / 4) * 128 * 16;
-  }
-
-  // The pushed pair (kPushPair), after the main loop: split 1 stores its sums into split 0's receiving slots (each
-  // consumer thread its quads at its own place) and leaves once split 0 has them (returns true); split 0 adds them
-  // (split 0's partial first, as the shared epilogue adds) and goes on as a one-split block (false).
-  __device__ __forceinline__ static bool pair_push(float (&acc)[kAcc], unsigned char* smem, uint64_t* recv, uint64_t* space,
-                                                   int split, int wg, int nk_first) {
-    const int thread = static_cast<int>(threadIdx.x) % 128;
-    const int rbase = wg > 0 ? recv_base_at(nk_first, wg) + 16 * thread : 0;
-    if (split == 1) {
-      if (wg > 0) {
-        if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);  // split 0 is done with those stages
-        push_quads(acc, static_cast<uint32_t>(__cvta_generic_to_shared(smem + rbase)),
-                   static_cast<uint32_t>(__cvta_generic_to_shared(recv)), 0u, [](int) { return true; });
-      }
-      arch::cluster_arrive();  // the pair's second barrier: split 0 arrives once the sums are in
-      arch::cluster_wait();
-      if (threadIdx.x == 0) {
-        TTRACE(0, 7, 5, TGLOBAL());
-        TTRACE(0, 7, 4, TCLK());
-      }
-      return true;
-    }
-    if (wg > 0) {
-      arch::mbarrier_wait_parity(recv, 0u);
-      if (thread == 0) TTRACE(wg, 0, 9, TCLK());
-      add_quads(acc, smem + rbase, [](int) { return true; });
-    }
-    arch::cluster_arrive();  // split 1 may leave (its wait); this block's own wait is at its end
-    if constexpr (kRecvInRing) __syncthreads();  // every slot read before the epilogue writes the ring
-    (void)space;
-    return false;
-  }
-
-  // The scattered pair: whether quad q of a consumer thread's sums (acc[4q .. 4q + 3]: rows r and r + 8, columns 8q + 2
-  // (lane % 4) and the next) lies in this block's half of the tile's lines (rows_mine: the thread's rows do, for a
-  // row-major D; a column-major D's halves split each thread's quads).
-  __device__ __forceinline__ static bool quad_mine(int q, bool rm, bool rows_mine, int split) {
-    return rm ? rows_mine : (8 * q < kBN / 2) == (split == 0);
-  }
-
-  // The scattered pair, after the main loop (a block of nk K tiles): each consumer thread pushes its quads of the
-  // peer's half into the peer's slots, once the peer's consumers have released those stages (kRecvInRing), and adds
-  // the peer's sums of its quads of this block's half to its own (a + b = b + a: the same sum in either block's order,
-  // and in every run); then the pair's second barrier's arrival, waited for at the block's end (a block leaves only
-  // once the peer has all its sums).
-  __device__ __forceinline__ static void pair_scatter(float (&acc)[kAcc], const Params& p, unsigned char* smem, uint64_t* recv,
-                                                      uint64_t* space, int split, int wg, int nk, bool rm, bool rows_mine) {
-    auto mine = [&](int q) { return quad_mine(q, rm, rows_mine, split); };
-    if (wg > 0) {
-      const int thread = static_cast<int>(threadIdx.x) % 128;
-      if (!rm || !rows_mine) {
-        if constexpr (kRecvInRing) arch::mbarrier_wait_parity(space, 0u);
-        const int nk_peer = p.sched.k_per + (1 - split < p.sched.k_rem ? 1 : 0);
-        push_quads(acc, static_cast<uint32_t>(__cvta_generic_to_shared(smem + recv_base_at(nk_peer, wg) + 16 * thread)),
-                   static_cast<uint32_t>(__cvta_generic_to_shared(recv)), static_cast<uint32_t>(1 - split),
-                   [&](int q) { return !mine(q); });
-      }
-      if (!rm || rows_mine) {
-        arch::mbarrier_wait_parity(recv, 0u);
-        add_quads(acc, smem + recv_base_at(nk, wg) + 16 * thread, mine);
-      }
-    }
-    // (Relaxed: nothing of this block's memory is read by the peer.)
-    arch::cluster_arrive_relaxed();
-    if constexpr (kRecvInRing) __syncthreads();  // every slot read before the staging tile writes the ring
-    (void)space;
-  }
 
   // The exchange buffer of the cluster's two splits (finish_registers): one consumer warpgroup's sums, thread by
   // thread, after both warpgroups' D tiles in the (drained) ring.
