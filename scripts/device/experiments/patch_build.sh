@@ -2,7 +2,7 @@
 # scripts/device/experiments/patch_build.sh -- for the one-call run scripts beside it (sourced, from the repository root on
 # the GPU machine, the tree clean): patch_build PATCH TARGET... applies scripts/device/experiments/PATCH and tree_build
 # TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes; gemm_tests FILTER
-# runs the GEMM tests and the sanitizers (below); trace_m128 builds and runs the non-persistent kernels' timeline (below);
+# runs the GEMM tests and the sanitizers (below; sanitize alone); trace_build builds the timeline probe, trace_m128 builds and runs the non-persistent kernels' timeline (below);
 # ab_decode times the decode set without and with a switch in turn (below).  Sourcing it
 # also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el (seconds since the source).
 O=/tmp/o
@@ -37,23 +37,36 @@ gemm_tests() {
   timeout 150 $T/gemm_device_test > $O/dt.log 2>&1
   echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $O/dt.log | tr '\n' ' ') at $(el) s"
   grep -A8 Failure $O/dt.log | head -30
+  sanitize "$filter" "$guard"
+}
+# sanitize FILTER [GUARD] [TIMEOUT] [DIR]: compute-sanitizer memcheck, racecheck and synccheck on gemm_device_test's FILTER
+# (DIR/san_TOOL.log; DIR default $O), each skipped past GUARD seconds since the source (default 400), each run within
+# TIMEOUT seconds (default 100); a summary line each.
+sanitize() {
+  local filter=$1 guard=${2:-400} limit=${3:-100} dir=${4:-$O} tool
   for tool in memcheck racecheck synccheck; do
     [ $(el) -gt $guard ] && { echo "$tool skipped (time)"; continue; }
-    timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter="$filter" > $O/san_$tool.log 2>&1
-    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $O/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
+    timeout $limit compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter="$filter" > $dir/san_$tool.log 2>&1
+    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $dir/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
   done
 }
-# trace_m128 FILTER: a -DTESSERA_GEMM_TRACE build of tessera_kernels in /tmp/tb, scripts/device/trace_gemm.cu linked against
-# it, then its timeline at 128 x 14336 x 4096 (the 128 x 128 tile) and 128 x 4096^2 (the 128 x 64 tile, two splits) --
-# bare, bias+GELU, bias+SiLU+residual -- into trace_m.log and trace_w.log; prints their lines that match FILTER.
-trace_m128() {
-  local filter=$1 tb=/tmp/tb
+# trace_build: a -DTESSERA_GEMM_TRACE build of tessera_kernels in /tmp/tb and scripts/device/trace_gemm.cu linked against it
+# (/tmp/tb/trace_gemm); logs trace_*.log in $O.
+trace_build() {
+  local tb=/tmp/tb
   cmake -S . -B $tb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
     "-DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE" > $O/trace_cfg.log 2>&1 && \
   cmake --build $tb -j 16 --target tessera_kernels > $O/trace_build.log 2>&1 && \
   nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu $tb/libtessera_kernels.a -lcublasLt -lcublas -lcuda \
     -o $tb/trace_gemm > $O/trace_tool.log 2>&1 || { echo "trace build failed"; tail -5 $O/trace_build.log $O/trace_tool.log; return 1; }
   echo "trace built at $(el) s"
+}
+# trace_m128 FILTER: a -DTESSERA_GEMM_TRACE build of tessera_kernels in /tmp/tb, scripts/device/trace_gemm.cu linked against
+# it, then its timeline at 128 x 14336 x 4096 (the 128 x 128 tile) and 128 x 4096^2 (the 128 x 64 tile, two splits) --
+# bare, bias+GELU, bias+SiLU+residual -- into trace_m.log and trace_w.log; prints their lines that match FILTER.
+trace_m128() {
+  local filter=$1 tb=/tmp/tb
+  trace_build || return 1
   timeout 60 $tb/trace_gemm 128 14336 4096 m > $O/trace_m.log 2>&1; echo "trace m rc=$?"; grep -E "$filter" $O/trace_m.log
   TRACE_SPLIT=2 timeout 60 $tb/trace_gemm 128 4096 4096 w > $O/trace_w.log 2>&1; echo "trace w rc=$?"; grep -E "$filter" $O/trace_w.log
 }

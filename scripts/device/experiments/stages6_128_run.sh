@@ -8,7 +8,7 @@
 # TESSERA_GIT_COMMIT.  About 560 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build, sanitize)
 R=$O/s6; mkdir -p $R
 export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
 cmake -S . -B /tmp/b0 -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TOOLS=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
@@ -19,12 +19,7 @@ TESSERA_GIT_COMMIT=$TESSERA_GIT_COMMIT+stages6_128 tree_build tessera_cli gemm_d
 timeout 150 $T/gemm_device_test > $R/dt.log 2>&1; echo "device rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt.log | tr '\n' ' ') at $(el) s"
 timeout 90 $T/gemm_fp8_test > $R/f8.log 2>&1; echo "fp8 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/f8.log | tr '\n' ' ') at $(el) s"
 grep -A8 Failure $R/dt.log $R/f8.log | head -20
-for tool in memcheck racecheck synccheck; do
-  [ $(el) -gt 420 ] && { echo "$tool skipped (time)"; continue; }
-  timeout 60 compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test \
-    --gtest_filter='GemmDevice.EpilogueReadAhead:GemmDevice.WgmmaTiles' > $R/san_$tool.log 2>&1
-  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $R/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
-done
+sanitize 'GemmDevice.EpilogueReadAhead:GemmDevice.WgmmaTiles' 420 60 $R
 for r in $(seq 1 "${ROUNDS:-3}"); do
   timeout 40 /tmp/b0/tools/tessera bench gemm --shapes decode --repeats 10 --json $R/dec_main_$r.json > $R/dec_main_$r.log 2>&1 || echo "main $r failed"
   timeout 40 /tmp/b/tools/tessera bench gemm --shapes decode --repeats 10 --json $R/dec_s6_$r.json > $R/dec_s6_$r.log 2>&1 || echo "s6 $r failed"

@@ -7,14 +7,9 @@
 # (128 x 128), 64 x 4096^2 (64 x 64, two splits).  Logs in $OUT/t.tar.xz.  About 230 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, el)
+. scripts/device/experiments/patch_build.sh  # (O, el, trace_build)
 tb=/tmp/tb
-cmake -S . -B $tb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-  "-DCMAKE_CUDA_FLAGS=-DTESSERA_GEMM_TRACE" > $O/trace_cfg.log 2>&1 && \
-cmake --build $tb -j 16 --target tessera_kernels > $O/trace_build.log 2>&1 && \
-nvcc -std=c++20 -O2 -arch=sm_90a -I include scripts/device/trace_gemm.cu $tb/libtessera_kernels.a -lcublasLt -lcublas -lcuda \
-  -o $tb/trace_gemm > $O/trace_tool.log 2>&1 || { echo "trace build failed"; tail -5 $O/trace_build.log $O/trace_tool.log; exit 1; }
-echo "trace built at $(el) s"
+trace_build || exit 1
 run() {  # name split m n k tile
   local name=$1 split=$2; shift 2
   if [ "$split" = 0 ]; then TRACE_COLD=1 TRACE_VARIANTS=1 timeout 60 $tb/trace_gemm "$@" > $O/t_$name.log 2>&1
