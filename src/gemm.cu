@@ -135,7 +135,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // 19.0 -> 23.3 us and 256 x 4096 x 14336 48.8 -> 64.6 (the planner grid's records before and after them); nor on
       // the 128 x 128 tile's four stages (128 x 14336 x 4096 37.3 -> 46.3 us).  (scripts/device/share_probe.cu, the
       // streams alone: two boxes a stage along K, 16 x 8192^2 38.8 -> 35.5-35.9 us.)
-      kp.issue_pairs = !k.persistent && eb <= 2 && (k.block_m == 64 || k.block_n <= 64) && (c.tiles_m == 1 || c.tiles_n == 1);
+      kp.issue_pairs = gemm_detail::issue_pairs(k.persistent, eb, k.block_m, k.block_n, c.tiles_m, c.tiles_n);
       // D through TMA stores where the kernel can and D allows (16-bit, 16-byte aligned base and rows or
       // columns): boxes of 64 x 64 elements along D's contiguous dimension; the map's bounds clip the edges.
       const epilogue::Params& e = kp.ep;
