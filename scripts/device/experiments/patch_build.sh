@@ -12,6 +12,8 @@ t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
 # tree_build TARGET...: configures /tmp/b (tests and tools on) from the tree as it is and builds TARGETs.
 tree_build() {
+  # (The device machine's copy of the tree can carry a stale git HEAD: pass TESSERA_GIT_COMMIT.)
+  [ -z "${TESSERA_GIT_COMMIT:-}" ] && echo "warning: TESSERA_GIT_COMMIT not passed; labelling with the checkout's HEAD $(git rev-parse --short HEAD), which may be stale on the device machine"
   export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
   cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON \
     -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > "$O/cfg.log" 2>&1 || { tail "$O/cfg.log"; return 1; }
