@@ -27,6 +27,7 @@ tree_build() {
 patch_build() {
   local patch=$1; shift
   git apply "scripts/device/experiments/$patch" || { echo "$patch does not apply"; return 1; }
+  [ -z "${TESSERA_GIT_COMMIT:-}" ] && echo "warning: TESSERA_GIT_COMMIT not passed; labelling with the checkout's HEAD $(git rev-parse --short HEAD), which may be stale on the device machine"
   export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}+${patch%.patch}"
   tree_build "$@"
 }
