@@ -141,11 +141,11 @@ int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = 
 int rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch);
 
 // K tiles issued in pairs (Params::issue_pairs; src/gemm.cu's launch says what was measured): a non-persistent Hopper
-// kernel (`persistent` false) of 16- or 8-bit operands (`elem_bytes`) whose ring holds six stages or more -- the 64-row
-// tiles and the 128-row tiles 16 or 64 wide (`block_m`, `block_n`) -- and whose batch is one tile (`tiles_m` or
-// `tiles_n` 1: one block on each band of the streamed weights).
-constexpr bool issue_pairs(bool persistent, int elem_bytes, int block_m, int block_n, int64_t tiles_m, int64_t tiles_n) {
-  return !persistent && elem_bytes <= 2 && (block_m == 64 || block_n <= 64) && (tiles_m == 1 || tiles_n == 1);
+// kernel (`persistent` false) of 16- or 8-bit operands (`elem_bytes`) whose ring holds six stages or more (`stages`: the
+// 64-row tiles, the 128-row tiles 16 and 64 wide; a pair of a ring of four left too little in flight), and whose batch is
+// one tile (`tiles_m` or `tiles_n` 1: one block on each band of the streamed weights).
+constexpr bool issue_pairs(bool persistent, int elem_bytes, int stages, int64_t tiles_m, int64_t tiles_n) {
+  return !persistent && elem_bytes <= 2 && stages >= 6 && (tiles_m == 1 || tiles_n == 1);
 }
 
 // Short boxes: a K-major operand (`k_major`) of `extent` rows (m for A, n for B) in one tile (`tiles`) that is shorter
