@@ -2,19 +2,25 @@
 # scripts/device/experiments/patch_build.sh -- for the one-call run scripts beside it (sourced, from the repository root on
 # the GPU machine, the tree clean): patch_build PATCH TARGET... applies scripts/device/experiments/PATCH and tree_build
 # TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes; gemm_tests FILTER
-# runs the GEMM tests and the sanitizers (below; sanitize alone); trace_build builds the timeline probe, trace_m128 builds and runs the non-persistent kernels' timeline (below);
-# ab_decode times the decode set without and with a switch in turn (below).  Sourcing it
-# also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el (seconds since the source).
+# runs the GEMM tests and the sanitizers (below; sanitize alone); trace_build builds the timeline probe, trace_m128 builds
+# and runs the non-persistent kernels' timeline (below); ab_decode times the decode set without and with a switch in turn
+# (below).  Sourcing it also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el
+# (seconds since the source).
 O=/tmp/o
 T=/tmp/b/tests/kernel_gemm
 mkdir -p "$O"
 t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
+# commit_label [SUFFIX]: exports TESSERA_GIT_COMMIT (the records' label) as passed, else the checkout's HEAD with a
+# warning -- the device machine's copy of the tree can carry a stale git HEAD -- and SUFFIX appended.
+commit_label() {
+  [ -z "${TESSERA_GIT_COMMIT:-}" ] && echo "warning: TESSERA_GIT_COMMIT not passed; labelling with the checkout's HEAD" \
+    "$(git rev-parse --short HEAD), which may be stale on the device machine"
+  export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}${1:-}"
+}
 # tree_build TARGET...: configures /tmp/b (tests and tools on) from the tree as it is and builds TARGETs.
 tree_build() {
-  # (The device machine's copy of the tree can carry a stale git HEAD: pass TESSERA_GIT_COMMIT.)
-  [ -z "${TESSERA_GIT_COMMIT:-}" ] && echo "warning: TESSERA_GIT_COMMIT not passed; labelling with the checkout's HEAD $(git rev-parse --short HEAD), which may be stale on the device machine"
-  export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}"
+  commit_label
   cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_TOOLS=ON \
     -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc > "$O/cfg.log" 2>&1 || { tail "$O/cfg.log"; return 1; }
   cmake --build /tmp/b -j 16 --target "$@" > "$O/build.log" 2>&1 || { grep -B2 -A8 error "$O/build.log" | head -40; return 1; }
@@ -27,8 +33,7 @@ tree_build() {
 patch_build() {
   local patch=$1; shift
   git apply "scripts/device/experiments/$patch" || { echo "$patch does not apply"; return 1; }
-  [ -z "${TESSERA_GIT_COMMIT:-}" ] && echo "warning: TESSERA_GIT_COMMIT not passed; labelling with the checkout's HEAD $(git rev-parse --short HEAD), which may be stale on the device machine"
-  export TESSERA_GIT_COMMIT="${TESSERA_GIT_COMMIT:-$(git rev-parse --short HEAD)}+${patch%.patch}"
+  commit_label "+${patch%.patch}"
   tree_build "$@"
 }
 # gemm_tests FILTER [GUARD]: gemm_host_test and gemm_device_test whole (ht.log, dt.log in $O), then compute-sanitizer

@@ -13,8 +13,8 @@
 // of a grid of g takes groups b, b + g, b + 2g, ... (the host launches it one block a slot where the groups number at
 // least four a slot, over a balanced grid with fewer and long rows: src/gemm_plan.cu), the same work and sums a group,
 // described here in its form.  Each warp of a block's kWarps (8) takes a contiguous kWarps-th of K (in chunks of 8
-// elements, 16 bytes), lane l chunks l, l + 32, ...  A's chunks reach shared memory by cp.async (L2 only), kStages (4) steps in flight per thread, each thread
-// reading back only its own copies (so cp.async.wait_group alone orders them, no barrier), the ring running on from
+// elements, 16 bytes), lane l chunks l, l + 32, ...  A's chunks reach shared memory by cp.async (L2 only), kStages (4)
+// steps in flight per thread, each thread reading back only its own copies (so cp.async.wait_group alone orders them, no barrier), the ring running on from
 // one group into the block's next; B's chunks are read through L1 (the batch is read by every block, and stays in L1 /
 // L2).  Per step a lane multiplies its chunk of kRows rows with its chunk of the batch's columns into kRows x kBatch
 // fp32 sums.  Then: each warp's lanes sum by a butterfly of shuffles, the warps' sums are added in warp order in shared
