@@ -12,7 +12,7 @@
 // kernels' own durations).
 //
 //   nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a -I include -I scripts/device scripts/device/launch_probe.cu \
-//        -o /tmp/lp -lcublas -lcuda && /tmp/lp
+//        -o /tmp/lp -lcublas && /tmp/lp
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -25,8 +25,11 @@
 #include <vector>
 
 #include "probe_util.cuh"  // CK, L2Evict, launch_clustered, medians_rotated
+#include "tessera/arch/sm90_tma_desc.hpp"  // make_tma_desc_2d
 
 namespace {
+
+using namespace tessera;
 
 struct Big {  // the non-persistent Hopper kernel's parameter bytes: Params (368) and three tensor maps
   unsigned char params[368];
@@ -75,17 +78,8 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&x, xmax * 2));
   CK(cudaMemset(x, 0x3c, xmax * 2));
   CK(cudaMalloc(&d, size_t(128) * 14336 * 2));
-  CUtensorMap map{};
-  {
-    const cuuint64_t dims[2] = {4096, 4096}, strides[1] = {4096 * 2};
-    const cuuint32_t box[2] = {64, 64}, es[2] = {1, 1};
-    if (cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, w, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-      std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
-      return 1;
-    }
-  }
+  // (a 64 x 64 box of W, 128-byte swizzle: one of the library's stage maps)
+  const CUtensorMap map = arch::make_tma_desc_2d(w, 2, 4096, 4096, 4096, 64, 64, arch::TmaSwizzle::k128B);
   const Big big{};
   const float one = 1.0f, zero = 0.0f;
   auto gemm = [&](const Shape& sh) {
