@@ -247,9 +247,10 @@ int main(int argc, char** argv) {
     std::vector<Variant> vs;
     std::deque<std::string> names;  // (stable: the variants point at them)
     if (span) {
-      // The library's plans' arrangements at these shapes (trace_cold_run.sh traces the kernels at the same ones):
-      // 128 x 16 (128-row bands, 6 stages), 128 x 64 split 2 (64-row bands of the batch's 128 rows... as W 64 rows,
-      // K in two), 64 x 16 (64-row bands, 12 stages), 128 x 128 (128-row bands, 4 stages), 64 x 64 split 2.
+      // The library's plans' arrangements at these shapes (trace_cold_run.sh traces the kernels at the same ones), W's
+      // band and the ring: 128 x 16 (128-row bands, 6 stages), 128 x 64 split 2 (64-row bands, K in two, 8 stages),
+      // 64 x 16 (64-row bands, 12 stages), 128 x 128 (128-row bands, 4 stages), 64 x 64 split 2 (64-row bands, K in
+      // two, 8 stages); each also with two boxes a stage along K and half the stages (as the kernels' pairs ask).
       const int wr = sh.n == 14336 ? 128 : 64, ks = sh.k == 4096 && sh.n == 4096 ? 2 : 1;
       const int stages = sh.m == 16 ? (wr == 128 ? 6 : 12) : sh.m == 128 ? (wr == 128 ? 4 : 8) : 8;
       char nm[64];
