@@ -142,10 +142,11 @@ int rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch);
 
 // K tiles issued in pairs (Params::issue_pairs; src/gemm.cu's launch says what was measured): a non-persistent Hopper
 // kernel (`persistent` false) of 16- or 8-bit operands (`elem_bytes`) whose ring holds six stages or more (`stages`: the
-// 64-row tiles, the 128-row tiles 16 and 64 wide; a pair of a ring of four left too little in flight), and whose batch is
-// one tile (`tiles_m` or `tiles_n` 1: one block on each band of the streamed weights).
+// 64-row tiles, the 128-row tiles 16 and 64 wide, the 16-bit 128 x 128 tile; a pair of a ring of four left too little in
+// flight), and whose batch spans at most two tiles (`tiles_m` or `tiles_n` 1 or 2: one or two blocks on each band of the
+// streamed weights -- measured; mid-size GEMMs, more tiles each way, were not).
 constexpr bool issue_pairs(bool persistent, int elem_bytes, int stages, int64_t tiles_m, int64_t tiles_n) {
-  return !persistent && elem_bytes <= 2 && stages >= 6 && (tiles_m == 1 || tiles_n == 1);
+  return !persistent && elem_bytes <= 2 && stages >= 6 && (tiles_m <= 2 || tiles_n <= 2);
 }
 
 // Short boxes: a K-major operand (`k_major`) of `extent` rows (m for A, n for B) in one tile (`tiles`) that is shorter

@@ -312,7 +312,7 @@ TEST(GemmPlanner, StreamedSplitRule) {
 }
 
 // Where the non-persistent Hopper kernels take K tiles in pairs (gemm_internal.hpp's issue_pairs; src/gemm.cu says what
-// was measured, docs/PERF.md sixty-fifth and sixty-sixth sections), at the plans it was measured on.
+// was measured, docs/PERF.md sixty-fifth to sixty-seventh sections), at the plans it was measured on.
 TEST(GemmPlanner, IssuePairsRule) {
   struct Case {
     const char* plan;
@@ -328,10 +328,14 @@ TEST(GemmPlanner, IssuePairsRule) {
       {"16 x 14336 x 4096, 128 x 16 transposed (6)", false, 2, 6, 112, 1, true},
       {"FP8 128 x 8192^2, 128 x 64 (8)", false, 1, 8, 1, 128, true},
       {"FP8 16 x 8192^2, 128 x 16 transposed (6)", false, 1, 6, 64, 1, true},
-      {"256 x 4096^2, 128 x 64: two blocks on each band (19.0 -> 23.3 us with pairs)", false, 2, 8, 2, 64, false},
-      {"256 x 4096 x 14336, 128 x 64 (48.8 -> 64.6 us)", false, 2, 8, 2, 64, false},
-      {"128 x 14336 x 4096, 128 x 128: four stages (37.3 -> 46.3 us)", false, 2, 4, 1, 112, false},
+      {"256 x 4096^2, 128 x 64: two blocks on each band (26.1 -> 22.8 us with pairs)", false, 2, 8, 2, 64, true},
+      {"256 x 4096 x 14336, 128 x 64 (76.5 -> 64.6 us)", false, 2, 8, 2, 64, true},
+      {"256 x 8192^2, 128 x 128, six stages (52.9 -> 50.1 us)", false, 2, 6, 2, 64, true},
+      {"128 x 14336 x 4096, 128 x 128, six stages", false, 2, 6, 1, 112, true},
+      {"a ring of four (the 128 x 128 tile's four stages: 37.3 -> 46.3 us)", false, 2, 4, 1, 112, false},
       {"128 x 28672 x 8192, 128 x 256 (4)", false, 2, 4, 1, 112, false},
+      {"FP8 128 x 128 (4)", false, 1, 4, 1, 112, false},
+      {"a batch of three tiles, 384 x 4096^2 on the 128 x 64 tile (not measured)", false, 2, 8, 3, 64, false},
       {"the persistent kernel", true, 2, 4, 1, 112, false},
       {"tf32 (4-byte operands)", false, 4, 8, 1, 64, false},
       {"a mid-size GEMM on the 128 x 64 tile", false, 2, 8, 8, 16, false},

@@ -207,8 +207,9 @@ __device__ __forceinline__ void finish_vector(float (&v)[V], const Params& p, bo
 
 #endif  // __CUDACC__
 
-// The staged epilogue of a BLK_M x BLK_N block tile computed by kThreads threads.
-template <int kBlockM, int kBlockN, int kThreads>
+// The staged epilogue of a BLK_M x BLK_N block tile computed by kThreads threads.  kAheadMats: the matrices the
+// read-ahead buffer holds (2: C and the residual; 1: one of them, for a kernel whose shared memory has room for one).
+template <int kBlockM, int kBlockN, int kThreads, int kAheadMats = 2>
 struct StagedEpilogue {
   static constexpr int kTileM = kBlockM, kTileN = kBlockN;
   static constexpr int kRowStride = kBlockN + 8;  // floats per staged row, D row-major
@@ -244,14 +245,18 @@ struct StagedEpilogue {
   // the tile's critical path: one round trip to DRAM per vector a thread stores) has threads that are idle during the
   // main loop copy them into a buffer of shared memory of its own (kAheadBytes, beside the stage ring) before it:
   //   [C: the tile's vectors, raw, 16 bytes each, in D's order][residual: the same][bias: fp32, one per line or column]
+  // (kAheadMats 1: [C or the residual][bias] -- a menu with both reads neither ahead.)
   // Vector idx of the tile (outer o = idx / vecs, inner iv = idx % vecs, as store_as numbers them) sits at idx * 16.
   // Only whole vectors inside D of a 16-bit D whose C and residual allow 16-byte accesses in D's order are read ahead
   // (ahead_ok, ahead_vector); store_as reads any other vector from global memory as before.  The copies are cp.async:
   // the copying threads hold no registers for them and nothing waits for them before the epilogue.
+  static_assert(kAheadMats == 1 || kAheadMats == 2, "staged epilogue: the read-ahead buffer holds one or two matrices");
   static constexpr int kAheadVec = 8;  // elements of a 16-bit D per 16 bytes
   static constexpr int kAheadMatrixBytes = kBlockM * kBlockN * 2;
   static constexpr int kAheadBiasFloats = kBlockM > kBlockN ? kBlockM : kBlockN;
-  static constexpr int kAheadBytes = 2 * kAheadMatrixBytes + 4 * kAheadBiasFloats;
+  static constexpr int kAheadResidualOffset = kAheadMats == 2 ? kAheadMatrixBytes : 0;
+  static constexpr int kAheadBiasOffset = kAheadMats * kAheadMatrixBytes;
+  static constexpr int kAheadBytes = kAheadBiasOffset + 4 * kAheadBiasFloats;
 
 #if defined(__CUDACC__)
   // Whether the epilogue of `p` reads anything ahead at all (the same answer in every thread).
@@ -260,6 +265,7 @@ struct StagedEpilogue {
     const bool need_c = p.beta != 0.f, need_r = p.residual != nullptr;
     if (p.d_type != Dtype::bf16 && p.d_type != Dtype::f16) return false;
     if (!need_c && !need_r && p.bias_along == kBiasNone) return false;
+    if (kAheadMats < 2 && need_c && need_r) return false;
     return !(need_c && !(p.c_row_major == rm && p.c_vec)) && !(need_r && !(p.r_row_major == rm && p.r_vec));
   }
   // Whether the vector at D-order coordinate (go, gi) is read ahead (ahead_ok given): a whole vector inside D.
@@ -285,14 +291,14 @@ struct StagedEpilogue {
       if (need_c)
         arch::cp_async_cg_16(buf + idx * 16, static_cast<const unsigned char*>(p.c) + (static_cast<int64_t>(go) * p.ldc + gi) * eb);
       if (need_r)
-        arch::cp_async_cg_16(buf + kAheadMatrixBytes + idx * 16,
+        arch::cp_async_cg_16(buf + kAheadResidualOffset + idx * 16,
                              static_cast<const unsigned char*>(p.residual) + (static_cast<int64_t>(go) * p.ldr + gi) * eb);
     }
     arch::cp_async_commit();
     // The bias, as fp32: the tile's inner run (bias_dim 1), its outer run (2) or the scalar (3), inside D.
     const int bias_dim = bias_dim_in_d_order(p);
     if (bias_dim != 0) {
-      float* sb = reinterpret_cast<float*>(buf + 2 * kAheadMatrixBytes);
+      float* sb = reinterpret_cast<float*>(buf + kAheadBiasOffset);
       const int base = bias_dim == 1 ? inner0 : bias_dim == 2 ? outer0 : 0;
       const int len = bias_dim == 1 ? (rm ? kBlockN : kBlockM) : bias_dim == 2 ? outer_tile : 1;
       const int ext = bias_dim == 1 ? (rm ? p.n : p.m) : bias_dim == 2 ? (rm ? p.m : p.n) : 1;
@@ -310,8 +316,8 @@ struct StagedEpilogue {
     constexpr int V = kAheadVec;
     float c[V] = {}, b[V] = {}, r[V] = {};
     if (p.beta != 0.f) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + idx * 16), c);
-    if (p.residual) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
-    const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
+    if (p.residual) Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadResidualOffset + idx * 16), r);
+    const float* sb = reinterpret_cast<const float*>(buf + kAheadBiasOffset);
     if (bias_dim == 1) {
 #pragma unroll
       for (int j = 0; j < V; ++j) b[j] = sb[iv * V + j];
@@ -445,7 +451,7 @@ struct StagedEpilogue {
     const int bias_dim = bias_dim_in_d_order(p);
     const bool has_c = p.beta != 0.f, has_r = p.residual != nullptr;
     const float alpha = p.alpha, beta = p.beta;
-    const float* sb = reinterpret_cast<const float*>(buf + 2 * kAheadMatrixBytes);
+    const float* sb = reinterpret_cast<const float*>(buf + kAheadBiasOffset);
     T* d = static_cast<T*>(p.d) + static_cast<int64_t>(outer0) * p.ldd + inner0;
     const int64_t ldd = p.ldd;
     const int end = (line1 < outer_tile ? line1 : outer_tile) << lg;
@@ -472,7 +478,7 @@ struct StagedEpilogue {
       for (int j = 0; j < V; ++j) v[j] = Act{}(v[j]);
       if (has_r) {
         float r[V];
-        Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadMatrixBytes + idx * 16), r);
+        Elem<T>::unpack(*reinterpret_cast<const uint4*>(buf + kAheadResidualOffset + idx * 16), r);
 #pragma unroll
         for (int j = 0; j < V; ++j) v[j] += r[j];
       }
@@ -506,7 +512,7 @@ struct StagedEpilogue {
     if constexpr (V == kAheadVec) {
       if (ahead && ahead_ok(p)) {
         // A whole tile of a menu with one of the common activations: the fast path.  (Its bias reads the buffer's
-        // run as fp32 pairs of float4: 16-byte aligned, kAheadMatrixBytes and iv * V * 4 being multiples of 16.)
+        // run as fp32 pairs of float4: 16-byte aligned, kAheadBiasOffset and iv * V * 4 being multiples of 16.)
         if constexpr (kFastShape) {
           if (p.d_vec && m0 + kBlockM <= p.m && n0 + kBlockN <= p.n &&
               with_common_activation(p.act, [&](auto op) {

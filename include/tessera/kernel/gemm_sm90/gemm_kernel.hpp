@@ -1,9 +1,10 @@
 // include/tessera/kernel/gemm_sm90/gemm_kernel.hpp -- the Hopper tensor-core GEMM (sm_90a): TMA loads,
 // an mbarrier ring, warpgroup MMA (wgmma), and the same fused epilogue as the Ampere path.
 //
-//   block tile   128 x BLK_N x 64, BLK_N = 16, 64, 128 or 256 (16-bit A and B, both K-major), kStages = 6, 8, 4, 4
+//   block tile   128 x BLK_N x 64, BLK_N = 16, 64, 128 or 256 (16-bit A and B, both K-major), kStages = 6, 8, 6, 4
 //                shared buffers of A (128 x 64) and B (BLK_N x 64), each stored as the TMA engine writes it with
-//                a 128-byte swizzle: 18 / 24 / 32 / 48 KB per stage, 108 / 192 / 128 / 192 KB in all, one block per SM
+//                a 128-byte swizzle: 18 / 24 / 32 / 48 KB per stage, 108 / 192 / 192 / 192 KB in all, one block per SM
+//                (FP8: K tiles of 128 bytes, the same stage sizes; its 128 x 128 tile keeps 4 stages)
 //   warpgroups   3 x 128 threads.  Warpgroup 0 is the producer: one thread issues, per K tile, the two
 //                TMA loads of a stage after waiting for the stage to be free (with Params::issue_pairs, past the
 //                ring's first round, K tiles 2j and 2j + 1 once both their stages are free).  Warpgroups 1 and 2 are
@@ -18,7 +19,8 @@
 //                (tessera/kernel/epilogue/staged_epilogue.hpp, shared with gemm_sm80): all 384 threads.  Tiles up
 //                to 128 wide have that pass's C, bias and residual copied into shared memory of their own during
 //                the main loop by the producer warpgroup's idle warps (StagedEpilogue::fetch_ahead), so that no
-//                epilogue load waits on DRAM after it.
+//                epilogue load waits on DRAM after it (the 16-bit 128 x 128 tile, whose six stages leave room for one
+//                matrix: C or the residual, not both).
 //                The bare GEMM (D = alpha * A @ B, 16-bit D leaving through TMA: p.d_tma; one split, or the
 //                cluster's two) instead leaves from the consumers' registers: each 64-column chunk of a consumer's
 //                64 rows is cast and written with stmatrix into a 128-byte-swizzled 64 x 64 tile (FragmentEpilogue::
@@ -103,7 +105,10 @@ struct GemmSm90 {
   // ring of 12 (all the shared memory holds) ran 1-6% slower at three of issue 11's four weight shapes and alike at
   // 4096^2; 4 stages and fewer ran slower again (docs/PERF.md, forty-ninth section).
   // The 64-row tile's stages are half as large: 12 (16-wide, 120 KB) or 8 (64-wide, 128 KB) of them.
-  static constexpr int kStages = kBM == 64 ? (kBN == 16 ? 12 : 8) : kBN == 16 ? 6 : kBN == 64 ? 8 : 4;
+  // The 128 x 128 tile of 16-bit operands: 6 stages (192 KB), its read-ahead buffer then holding one matrix (kAheadMats).
+  // At a batch of 128 its wgmmas hold a stage through most of each K tile; four left two to three in flight
+  // (docs/PERF.md, sixty-seventh section).  FP8's 128 x 128 tile keeps four (not measured with six).
+  static constexpr int kStages = kBM == 64 ? (kBN == 16 ? 12 : 8) : kBN == 16 ? 6 : kBN == 64 ? 8 : (kBN == 128 && !kF8) ? 6 : 4;
   static constexpr int kThreads = 128 * (1 + kConsumers);  // producer warpgroup + the consumer warpgroups
   static_assert(Elem::kBytes == 2 || Elem::kBytes == 1, "gemm_sm90: 16-bit (bf16, f16) or FP8 operands");
   // N-major B (M-major A) arrives as BLK_N/64 (BLK_M/64) boxes of (64 K rows x 64 N (M)) = 8 KB each,
@@ -135,11 +140,17 @@ struct GemmSm90 {
   static_assert(kTileBytesA % 16 == 0 && kTileBytesB % 16 == 0 && kBoxBytesN % 16 == 0 && kOpA.k_step % 16 == 0 &&
                     kOpB.k_step % 16 == 0,
                 "gemm_sm90: the descriptors' start addresses step in whole 16-byte units");
-  using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads>;
-  static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
   // The epilogue's inputs are read ahead into shared memory where the 227 KB a block may have hold it beside the ring
-  // (the 16-, 64- and 128-wide tiles: 8.5, 32.5 and 64.5 KB; not the 256-wide tile's 128.5 KB).
-  static constexpr bool kAhead = kRingBytes + 2 * kStages * 8 + Epi::kAheadBytes + 1024 <= 232448;
+  // (the 16-, 64- and 128-wide tiles: 8.5, 32.5 and 64.5 KB for C and the residual; the 128 x 128 tile's ring of six
+  // leaves room for one of them, 32.5 KB: kAheadMats 1; not the 256-wide tile's 128.5 KB).
+  static constexpr bool ahead_fits(int mats) {
+    using Two = epilogue::StagedEpilogue<kBM, kBN, kThreads, 2>;
+    return kRingBytes + 2 * kStages * 8 + Two::kAheadBytes - (2 - mats) * Two::kAheadMatrixBytes + 1024 <= 232448;
+  }
+  static constexpr int kAheadMats = ahead_fits(2) ? 2 : 1;
+  using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads, kAheadMats>;
+  static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
+  static constexpr bool kAhead = ahead_fits(kAheadMats);
   // The bare GEMM's store: 64 x 64 16-bit tiles of D (FragmentEpilogue::kStageTile, the TMA box), BLK_N / 64 per
   // consumer warpgroup, in the stage buffers.
   using FragEpi = epilogue::FragmentEpilogue<Atom>;
