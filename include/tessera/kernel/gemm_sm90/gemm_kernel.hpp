@@ -147,7 +147,7 @@ struct GemmSm90 {
     using Two = epilogue::StagedEpilogue<kBM, kBN, kThreads, 2>;
     return kRingBytes + 2 * kStages * 8 + Two::kAheadBytes - (2 - mats) * Two::kAheadMatrixBytes + 1024 <= 232448;
   }
-  static constexpr int kAheadMats = ahead_fits(2) ? 2 : 1;
+  static constexpr int kAheadMats = ahead_fits(2) || !ahead_fits(1) ? 2 : 1;  // (no read-ahead at all: the type as before)
   using Epi = epilogue::StagedEpilogue<kBM, kBN, kThreads, kAheadMats>;
   static_assert(Epi::kSmemBytes <= kRingBytes, "gemm_sm90: the staging tile reuses the stage buffers");
   static constexpr bool kAhead = ahead_fits(kAheadMats);
