@@ -7,10 +7,8 @@
 # the read-ahead and tile tests while time is left.  Everything in $OUT/a1.tar.xz.  Pass TESSERA_GIT_COMMIT.  ~500 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build, sanitize)
-R=$O/a1; mkdir -p $R
-tree_build tessera_cli gemm_device_test gemm_fp8_test || { tar -C $O -cJf $OUT/a1.tar.xz .; exit 1; }
-B=/tmp/b/tools/tessera
+. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build, sanitize)
+results_build a1  # (R, B)
 for r in $(seq 1 "${ROUNDS:-3}"); do
   timeout 40 $B bench gemm --shapes decode --repeats 10 --json $R/dec_$r.json > $R/dec_$r.log 2>&1 || echo "dec $r failed"
   python3 scripts/device/gemm_ratios.py $R/dec_$r.json | grep -E "^bare|^bias_silu"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/experiments/patch_build.sh -- for the one-call run scripts beside it (sourced, from the repository root on
 # the GPU machine, the tree clean): patch_build PATCH TARGET... applies scripts/device/experiments/PATCH and tree_build
-# TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes; gemm_tests FILTER
+# TARGET... configures /tmp/b and builds TARGETs (-j 16), logs in $O; both say ptxas's C75xx notes; results_build NAME
+# builds the CLI and the two GEMM test binaries into a results folder of that name (below); gemm_tests FILTER
 # runs the GEMM tests and the sanitizers (below; sanitize alone); trace_build builds the timeline probe, trace_m128 builds
 # and runs the non-persistent kernels' timeline (below); ab_decode times the decode set without and with a switch in turn
 # (below).  Sourcing it also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el
@@ -27,6 +28,13 @@ tree_build() {
   echo "built at $(el) s"
   grep -E "C75[0-9]+" "$O/build.log" | head -3
   return 0
+}
+# results_build NAME: R=$O/NAME (made), B=/tmp/b/tools/tessera, and tree_build of tessera_cli, gemm_device_test and
+# gemm_fp8_test; where the build fails, $O's logs go to $OUT/NAME.tar.xz and the calling script exits.
+results_build() {
+  R=$O/$1; B=/tmp/b/tools/tessera
+  mkdir -p "$R"
+  tree_build tessera_cli gemm_device_test gemm_fp8_test || { tar -C "$O" -cJf "$OUT/$1.tar.xz" .; exit 1; }
 }
 # patch_build PATCH TARGET...: applies scripts/device/experiments/PATCH, then tree_build.  The commit label is
 # TESSERA_GIT_COMMIT (else HEAD) + PATCH's name: pass TESSERA_GIT_COMMIT where the checkout's HEAD is not the commit.

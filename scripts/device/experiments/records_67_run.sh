@@ -5,10 +5,8 @@
 # on the read-ahead and tile tests.  Everything in $OUT/r67.tar.xz.  Pass TESSERA_GIT_COMMIT.  About 400 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, tree_build, sanitize)
-R=$O/r67; mkdir -p $R
-tree_build tessera_cli gemm_device_test gemm_fp8_test || { tar -C $O -cJf $OUT/r67.tar.xz .; exit 1; }
-B=/tmp/b/tools/tessera
+. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build, sanitize)
+results_build r67  # (R, B)
 for r in 1 2; do
   timeout 40 $B bench gemm --shapes decode --repeats 10 --json $R/dec_$r.json > $R/dec_$r.log 2>&1 || echo "dec $r failed"
   python3 scripts/device/gemm_ratios.py $R/dec_$r.json | grep -E "^bare|^bias_silu"
