@@ -168,7 +168,8 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
   }
   // The bare GEMM through TMA stores runs the kernel compiled for it alone, where there is one; so do the menus that
   // kernel also takes (KernelInfo::bare_menus: alpha, a bias of D's type along N or M, relu / gelu_tanh / silu, a
-  // residual through TMA); INT8 operands also with per-tensor or channel scales (bare_kernel_scales).
+  // residual through TMA; FP8 operands without gelu_tanh, silu or a residual: bare_kernel_menu); 8-bit operands also
+  // with per-tensor or channel scales (bare_kernel_scales).
   const void* fn = c.kernel.fn;
   {
     const epilogue::Params& e = kp.ep;

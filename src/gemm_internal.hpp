@@ -76,23 +76,28 @@ inline bool alpha_alone(const epilogue::Params& e) {
   return e.beta == 0.f && e.bias_along == epilogue::kBiasNone && e.act == Activation::none && e.residual == nullptr;
 }
 // The menus of the persistent kernels' bare-menus kernel (KernelInfo::fn_bare, bare_menus) as far as the problem tells:
-// D of the operands' type (16-bit operands; bf16 for s8 ones), beta = 0, a bias of D's type along N or M or none, no
-// activation, relu, gelu_tanh or silu, any alpha, a residual or none.  The launch also needs D through TMA, a 4-byte
-// aligned bias, a residual through TMA and (s8) per-tensor scales (gemm.cu); the planner weighs the fused ones
-// (gemm_plan.cu).
+// D of the operands' type (16-bit operands; bf16 for 8-bit ones), beta = 0, a bias of D's type along N or M or none, no
+// activation, relu, gelu_tanh or silu, any alpha, a residual or none.  FP8 operands without gelu_tanh, silu and the
+// residual: the menus whose store warps finish each slot (PersistentEpilogue::finishes), which pass one slot at a time
+// through one buffer -- the FP8 kernel stages a unit's four slots within the next unit's first K tile (its promoted
+// loop needs the packed words' registers from its second K tile on), where each would wait for the slot before it.
+// The launch also needs D through TMA, a 4-byte aligned bias, a residual through TMA and (8-bit) per-tensor or channel
+// scales (gemm.cu); the planner weighs the fused ones (gemm_plan.cu).
 inline bool bare_kernel_menu(const epilogue::Params& e, Dtype in) {
-  if (in == Dtype::s8) in = Dtype::bf16;
+  const bool fp8 = is_fp8(in);
+  if (is_8bit_operand(in)) in = Dtype::bf16;
   const bool bias_ok = e.bias_along == epilogue::kBiasNone ||
                        ((e.bias_along == epilogue::kBiasAlongN || e.bias_along == epilogue::kBiasAlongM) && !e.bias_f32);
-  const bool act_ok = e.act == Activation::none || e.act == Activation::relu || e.act == Activation::gelu_tanh ||
-                      e.act == Activation::silu;
-  return e.d_type == in && e.beta == 0.f && bias_ok && act_ok;
+  const bool act_ok = e.act == Activation::none || e.act == Activation::relu ||
+                      (!fp8 && (e.act == Activation::gelu_tanh || e.act == Activation::silu));
+  return e.d_type == in && e.beta == 0.f && bias_ok && act_ok && (!fp8 || e.residual == nullptr);
 }
 
-// The scales the bare-menus kernel takes: none, per-tensor ones (applied after the conversion of INT8's s32 sums) or,
-// with s8 operands, channel ones (applied before the pack); block scales are FP8's, whose kernels have no bare one.
+// The scales the bare-menus kernel takes: none, per-tensor ones (applied after the drain, INT8's after the conversion
+// of its s32 sums) or, with 8-bit operands, channel ones (applied before the pack); not FP8's block scales, which the
+// promoted loop applies to each K tile's sum (the bare kernel has no copy of that loop).
 inline bool bare_kernel_scales(const Problem& p) {
-  return !p.scale_a_blocks && !p.scale_b_blocks && (p.in == Dtype::s8 || (!p.scale_a_rows && !p.scale_b_cols));
+  return !p.scale_a_blocks && !p.scale_b_blocks && (is_8bit_operand(p.in) || (!p.scale_a_rows && !p.scale_b_cols));
 }
 
 // The plan: kernel, tile, split-K and the grid it implies.

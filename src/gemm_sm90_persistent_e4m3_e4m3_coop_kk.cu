@@ -1,7 +1,8 @@
 // src/gemm_sm90_persistent_e4m3_e4m3_coop_kk.cu -- instantiation unit: the persistent Hopper GEMM, cooperative 128x256 tiles, FP8
-// operands A e4m3 x B e4m3, K-major A and B: the general kernel (no bare kernel: D is never of an FP8 operand's type).
-// One operand pair a unit: each kernel carries three copies of its consumer (fast, promoted, promoted with block
-// scales), and two in one unit made it the build's longest by twice (about 170 s on one core).  Code only for sm_90a.
+// operands A e4m3 x B e4m3, K-major A and B: the general kernel and the bare-menus one (bf16 D).
+// One operand pair a unit: the general kernel carries three copies of its consumer (fast, promoted, promoted with
+// block scales) and the bare one two (fast, promoted); two pairs in one unit made it the build's longest by twice.
+// Code only for sm_90a.
 #include "gemm_sm90_persistent_info.hpp"
 
 namespace tessera::gemm_core {

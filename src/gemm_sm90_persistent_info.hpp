@@ -1,7 +1,6 @@
 // src/gemm_sm90_persistent_info.hpp -- the definition of persistent_info (src/gemm_sm90_persistent.hpp), for the
 // instantiation units of the persistent Hopper GEMM alone (src/gemm_sm90_persistent_<type>_coop_<order>.cu): each
-// instantiates it, and with it the two kernels of one element type and operand order (FP8: the general kernel
-// alone).  Not installed.
+// instantiates it, and with it the two kernels of one element type and operand order.  Not installed.
 #pragma once
 
 #include "gemm_sm90_persistent.hpp"                        // the declaration
@@ -28,12 +27,9 @@ KernelInfo persistent_info() {
   info.box_d[0] = K::kBoxD.inner;
   info.box_d[1] = K::kBoxD.outer;
   // The kernel compiled for the bare GEMM and its menus, whose D is of the operands' type (16-bit operands) or bf16
-  // (INT8 operands, per-tensor scales: gemm.cu); not FP8, whose promoted loop has no deferred staging.
-  if constexpr (Elem::kBytes == 2 || gemm_sm90::kElemInt<Elem>) {
-    info.fn_bare =
-        reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
-    info.bare_menus = true;
-  }
+  // (8-bit operands, per-tensor or channel scales: gemm.cu, bare_kernel_menu / bare_kernel_scales).
+  info.fn_bare = reinterpret_cast<const void*>(&gemm_sm90::gemm_sm90_persistent_kernel<Elem, kBNMajor, kAMMajor, true>);
+  info.bare_menus = true;
   return info;
 }
 

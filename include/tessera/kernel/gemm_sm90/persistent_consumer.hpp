@@ -92,7 +92,6 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
     // FP8: the per-tensor scales, read now (the loads' latency hidden by the main loop) and applied after it.
     [[maybe_unused]] float scale_ab = 1.f;
     if constexpr (kF8) {
-      static_assert(!kBareOnly || kInt, "gemm_sm90 persistent: no bare kernel for FP8 operands (INT8 has one)");
       scale_ab = fp8_tensor_scale(p);  // (channel scales: per epilogue chunk, fp8_channel_scale)
     }
     if constexpr (kPromoted) {
@@ -109,11 +108,64 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
       // cuBLASLt's block-scaled GEMM against 0.72-0.79, 57c1e3b; docs/PERF.md, forty-second section.)
       static_assert(kBN / 2 == kGemmScaleBlock && kBK == kGemmScaleBlock,
                     "gemm_sm90 persistent: an FP8 group's columns are one B scale block, and a K tile one K block");
+      // The bare kernel (kDefer) runs the unit's K tile 0 straight into the accumulators instead: both halves' groups
+      // sum its 128 products from zero there (scale-d 0 at the first wgmma), which is the promoted value acc = 0 + part
+      // bit for bit, with no wait between the groups.  `part` is not used meanwhile, so the previous unit's D, packed
+      // into pk after its drain (the same registers: pk dies at the staging, part is defined afresh after it), is
+      // staged during that K tile -- all four slots, in the shadow of its eight wgmma -- and no epilogue store keeps
+      // the tensor cores idle.  (Block scales never reach the bare kernel: the host's bare_kernel_scales.)
       float part[HalfAtom::kValuesC];
-#pragma unroll
-      for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
       [[maybe_unused]] const int row_lo = consumer_m0(w.tm, c) + HalfAtom::c_thread(thread).row;
-      for (int left = w.k_tiles; left > 0; left = arch::fresh(left - 1)) {
+      int left = w.k_tiles;
+      if constexpr (kDefer) {
+        static_assert(!kBlockScales, "gemm_sm90 persistent: the bare kernel takes no block scales");
+        arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
+        if (tr) TTRACE(1 + c, v, 1, TCLK());
+        const int s0 = ls;
+        if (++ls == kStages) {
+          ls = 0;
+          lphase ^= 1u;
+        }
+        // Consumer 1 starts the block's first unit once consumer 0 has issued its K tile 0 (out of phase, as below),
+        // but only there: no epilogue barrier holds the bare kernel's consumers to the same unit, and with units of
+        // fewer K tiles than the ring's stages consumer 0 could arrive for a second unit before consumer 1 had taken
+        // the first arrival -- a barrier completed by one warpgroup, and consumer 1's last wait never answered.
+        if (v == 0 && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset_bare), 256);
+        arch::wgmma_fence_operands(acc[0]);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int nh = 0; nh < 2; ++nh) {
+          float (&ah)[HalfAtom::kValuesC] = *reinterpret_cast<float (*)[HalfAtom::kValuesC]>(&acc[0][nh * HalfAtom::kValuesC]);
+#pragma unroll
+          for (int ks = 0; ks < kBK / HalfAtom::kK; ++ks) {
+            const uint32_t st16 = ring16 + static_cast<uint32_t>(s0) * (kStageBytes / 16);
+            const uint64_t db = arch::smem_desc16(st16 + (kStageOffB + nh * (kBN / 2) * 128 + ks * kOpB.k_step) / 16, kOpB.desc);
+            const uint64_t da = arch::smem_desc16(st16 + static_cast<uint32_t>(ks * kOpA.k_step / 16) + a_c16, kOpA.desc);
+            HalfAtom::fma(ah, da, db, ks != 0 ? 1u : 0u);
+          }
+        }
+        arch::wgmma_commit();
+        if (v == 0 && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset_bare), 256);
+        if (pending) {
+          const unsigned long long ts0 = TCLK();
+#pragma unroll 1
+          for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, fwsum);
+          ssum += TCLK() - ts0;
+        }
+        pending = false;
+#pragma unroll
+        for (int i = 0; i < Atom::kValuesC / 2; ++i) pk[i] = 0u;  // dead until the next pack (ptxas cannot tell)
+        arch::wgmma_wait<0>();
+        arch::wgmma_fence_operands(acc[0]);
+        if (left > 1 && arch::lane_id_now() == 0) release(empty0 + 8u * static_cast<uint32_t>(s0));
+        left = arch::fresh(left - 1);
+#pragma unroll
+        for (int i = 0; i < HalfAtom::kValuesC; ++i) part[i] = 0.f;  // (its first wgmma ignores it: scale-d 0)
+      } else {
+#pragma unroll
+        for (int i = 0; i < Atom::kValuesC; ++i) acc[0][i] = 0.f;  // (the other loop's first wgmma does it: scale-d 0)
+      }
+      for (; left > 0; left = arch::fresh(left - 1)) {
         arch::mbarrier_wait_parity(full0 + 8u * static_cast<uint32_t>(ls), lphase);
         if (left == w.k_tiles && tr) TTRACE(1 + c, v, 1, TCLK());
         [[maybe_unused]] const int kb = w.k_tile0 + (w.k_tiles - left);
@@ -132,7 +184,7 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
           // The consumers out of phase: consumer 1 issues a unit's first group once consumer 0 has issued its own.
           // The tensor cores then run one consumer's group while the other waits and adds (in phase, both groups
           // ran interleaved and both consumers then waited and added with the tensor cores idle).
-          const bool first = nh == 0 && left == w.k_tiles;
+          const bool first = !kDefer && nh == 0 && left == w.k_tiles;
           if (first && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset), 256);
           [[maybe_unused]] float fb = 1.f;
           if constexpr (kBlockScales) fb = fp8_block_scale_b(p, kb, 2 * w.tn + nh);  // (read after the group)
@@ -210,7 +262,8 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
     }
     s = ls;
     phase = lphase;
-    if constexpr (kDefer) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside the drain
+    if constexpr (kDefer && !kPromoted) {  // a loop of a few K tiles: the previous unit's slots it did not stage, beside
+                                           // the drain (the promoted loop staged them all at its K tile 0)
       const int dl = Epi::defer_log2(p), kd = w.k_tiles - Epi::defer_offset(p, c);
       if (pending)
         for (int j = kd > 0 ? (kd + (1 << dl) - 1) >> dl : 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, fwsum);
@@ -294,7 +347,7 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
     if constexpr (kDefer) {  // D = A B in the operands' type: staged during the next main loop (or below)
       if (consumer_m0(w.tm, c) < p.m) {
         if (tr) TTRACE(1 + c, v, 7, TCLK());
-        if constexpr (kInt) {  // INT8's channel scales (the general kernel applies them per epilogue chunk), by halves
+        if constexpr (kF8) {  // 8-bit channel scales (the general kernel applies them per epilogue chunk), by halves
           // (ptxas: 8 / 16 bytes of spill stores / loads in this kernel, two words of unit state reloaded once per
           // unit; by quarters 20 / 12)
           fp8_channel_scale<Atom, 0, Epilogue::kChunk>(acc[0], p, consumer_m0(w.tm, c), w.tn * kBN, thread_now());

@@ -55,9 +55,10 @@
 // inside D.  Requires (checked by the host): 16-bit A and B with K-major A and B, or an N-major B (kBNMajor:
 // boxes of 64 N x 64 K, read transposed), or also an M-major A (kAMMajor); or FP8 A and B, K-major both; base
 // addresses 16-byte aligned, A's and B's rows a multiple of 16 bytes.  The kernel compiled for the bare GEMM
-// (kBareOnly) exists for 16-bit operands (its D is of the operands' type) and INT8 ones (its D bf16, per-tensor scales
-// applied after the conversion, channel ones before the pack); not for FP8, whose promoted loop does not stage a
-// deferred D.
+// (kBareOnly) exists for 16-bit operands (its D is of the operands' type) and 8-bit ones (its D bf16, per-tensor scales
+// applied after the drain -- INT8's after the conversion -- and channel ones before the pack).  FP8's promoted loop
+// there runs each unit's K tile 0 straight into the accumulators and stages the previous unit's packed D meanwhile,
+// in the registers its partial sums take from K tile 1 on (persistent_consumer.hpp).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -227,7 +228,9 @@ struct GemmSm90Persistent {
   // tile: staged (consumer c -> store warp c, the tile is written) and free (store warp -> consumer, the
   // tile's store has read it), 128 + 32 threads each.
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13,
-                             drained_both = 15, fp8_offset = 15 /* FP8's promoted loop alone, which has no bare kernel */ };
+                             drained_both = 15,
+                             fp8_offset = 15 /* the general kernel's promoted loop (drained_both is the bare kernel's) */,
+                             fp8_offset_bare = 11 /* the bare kernel's promoted loop (it stages no ring slots) */ };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
@@ -245,8 +248,7 @@ struct GemmSm90Persistent {
   // block's last unit, through ring stages 2c and 2c + 1 (Epi::stage_last_in_ring).  The general kernel reads a
   // residual from global memory, whatever p.r_tma says.)
   static constexpr int kRingSlot3 = 3;
-  // D's type in the bare kernel: the operands' (16-bit), bf16 for INT8 (FP8 operands have no bare kernel: the name
-  // stands for bf16).
+  // D's type in the bare kernel: the operands' (16-bit), bf16 for 8-bit operands.
   using ElemT = std::conditional_t<kF16, __half, __nv_bfloat16>;
   // A unit's epilogue: the general body, the staging slots, the bare kernel's menus and deferred staging
   // (persistent_epilogue.hpp).
@@ -314,8 +316,10 @@ struct GemmSm90Persistent {
       // either loop per unit: ptxas serialised every wgmma, C7515).
       // Block scales take a third copy of the promoted loop: with their loads in the one copy, the per-tensor loop ran
       // 12% slower (ptxas spilled 36 bytes; docs/PERF.md, forty-second section).
-      if (kPromotable && !p.fp8_fast_accum && (p.scale_a_blocks || p.scale_b_blocks))
-        consume<kBareOnly, kPromotable, kPromotable>(sh, sched, p, wg - 1);
+      // (The bare kernel has no block-scaled copy: the host launches it without block scales, bare_kernel_scales.)
+      constexpr bool kBlockCopy = kPromotable && !kBareOnly;
+      if (kBlockCopy && !p.fp8_fast_accum && (p.scale_a_blocks || p.scale_b_blocks))
+        consume<kBareOnly, kBlockCopy, kBlockCopy>(sh, sched, p, wg - 1);
       else if (kPromotable && !p.fp8_fast_accum) consume<kBareOnly, kPromotable>(sh, sched, p, wg - 1);
       else consume<kBareOnly, false>(sh, sched, p, wg - 1);
     }
