@@ -126,11 +126,14 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
           ls = 0;
           lphase ^= 1u;
         }
-        // Consumer 1 starts the block's first unit once consumer 0 has issued its K tile 0 (out of phase, as below),
-        // but only there: no epilogue barrier holds the bare kernel's consumers to the same unit, and with units of
-        // fewer K tiles than the ring's stages consumer 0 could arrive for a second unit before consumer 1 had taken
-        // the first arrival -- a barrier completed by one warpgroup, and consumer 1's last wait never answered.
-        if (v == 0 && c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset_bare), 256);
+        // The consumers out of phase at every unit, as in the general kernel: consumer 1 issues its K tile 0 once
+        // consumer 0 has issued its own (fp8_offset_bare).  No epilogue barrier holds the bare kernel's consumers to
+        // the same unit, so consumer 0 also waits, from its second unit on, until consumer 1 has issued the last group
+        // of the unit before (fp8_follow_bare): neither can then arrive twice on a barrier before the other has taken
+        // the first arrival (with units of fewer K tiles than the ring's stages consumer 0 could otherwise run a unit
+        // ahead -- a barrier completed by one warpgroup, and the other's last wait never answered).
+        if (c == 1) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_offset_bare), 256);
+        else if (v > 0) arch::named_barrier_sync(static_cast<uint32_t>(Barrier::fp8_follow_bare), 256);
         arch::wgmma_fence_operands(acc[0]);
         arch::wgmma_fence();
 #pragma unroll
@@ -145,7 +148,8 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
           }
         }
         arch::wgmma_commit();
-        if (v == 0 && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset_bare), 256);
+        if (c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset_bare), 256);
+        else if (left == 1 && v + 1 < items) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_follow_bare), 256);
         if (pending) {
           const unsigned long long ts0 = TCLK();
 #pragma unroll 1
@@ -200,6 +204,8 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
           }
           arch::wgmma_commit();
           if (first && c == 0) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_offset), 256);
+          if (kDefer && c == 1 && nh == 1 && left == 1 && v + 1 < items)  // (the bare kernel: the unit's last group)
+            arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_follow_bare), 256);
           arch::wgmma_wait<0>();
           arch::wgmma_fence_operands(part);
           if (nh == 1 && arch::lane_id_now() == 0 && left > 1) release(empty0 + 8u * static_cast<uint32_t>(st()));

@@ -230,7 +230,8 @@ struct GemmSm90Persistent {
   enum class Barrier : int { consumer0 = 1, consumer1 = 2, staged = 3, free = 7, staged_ring = 11, staged_ring3 = 13,
                              drained_both = 15,
                              fp8_offset = 15 /* the general kernel's promoted loop (drained_both is the bare kernel's) */,
-                             fp8_offset_bare = 11 /* the bare kernel's promoted loop (it stages no ring slots) */ };
+                             fp8_offset_bare = 11, fp8_follow_bare = 12 /* the bare kernel's promoted loop (it stages
+                                                                           no ring slots) */ };
   static constexpr uint32_t kHandoffThreads = 128 + 32;
   __device__ __forceinline__ static uint32_t staged_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::staged) + 2 * c + b); }
   __device__ __forceinline__ static uint32_t free_bar(int c, int b) { return static_cast<uint32_t>(static_cast<int>(Barrier::free) + 2 * c + b); }
