@@ -152,14 +152,8 @@ __device__ __forceinline__ void GemmSm90Persistent<Elem, kBNMajor, kAMMajor, kCl
         else if (left == 1 && v + 1 < items) arch::named_barrier_arrive(static_cast<uint32_t>(Barrier::fp8_follow_bare), 256);
         if (pending) {
           const unsigned long long ts0 = TCLK();
-          static_assert(kSlots == 4, "gemm_sm90 persistent: two pairs of slots");
-          if (Epi::finishes(p)) {  // (never launched so: bare_kernel_menu keeps FP8's menus off the store warps)
 #pragma unroll 1
-            for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, fwsum);
-          } else {
-            Epi::stage_deferred_pair(pk, p, sh, c, 0, fwsum);
-            Epi::stage_deferred_pair(pk, p, sh, c, 2, fwsum);
-          }
+          for (int j = 0; j < kSlots; ++j) Epi::stage_deferred(pk, p, sh, c, j, phases, fwsum);
           ssum += TCLK() - ts0;
         }
         pending = false;

@@ -191,33 +191,6 @@ struct PersistentEpilogue {
       default: one(std::integral_constant<int, 3>{}); break;
     }
   }
-  // Slots j and j + 1 (j even) of pk into buffers 0 and 1 at once, for the menus the store warps do not finish (the FP8
-  // promoted loop's K tile 0, which stages all four slots): both buffers' free barriers, the two slots' stmatrix, one
-  // proxy fence for both, then both staged barriers (in buffer order, as store_deferred_unit takes them).
-  __device__ __forceinline__ static void stage_deferred_pair(const uint32_t (&pk)[Atom::kValuesC / 2], const Params& p,
-                                                             SharedStorage& sh, int c, int j,
-                                                             [[maybe_unused]] unsigned long long& free_wait) {
-    auto two = [&](auto jc) {
-      constexpr int kJ = decltype(jc)::value;
-      [[maybe_unused]] const unsigned long long t0 = TCLK();
-      arch::named_barrier_sync(K::free_bar(c, 0), kHandoffThreads);
-      arch::named_barrier_sync(K::free_bar(c, 1), kHandoffThreads);
-      free_wait += TCLK() - t0;  // (the timeline probe; 0 otherwise)
-      const int thread = K::thread_now();
-      auto go = [&](auto trans) {
-        constexpr bool kT = decltype(trans)::value;
-        Epilogue::template stage_packed_sw128<kJ * Epilogue::kStageWords, kT>(pk, sh.d.tile[c][0], thread);
-        Epilogue::template stage_packed_sw128<(kJ + 1) * Epilogue::kStageWords, kT>(pk, sh.d.tile[c][1], thread);
-      };
-      if (p.ep.d_row_major) go(std::false_type{});
-      else go(std::true_type{});
-      arch::fence_proxy_async_shared_cta();  // the shared-memory writes are visible to the TMA unit
-      arch::named_barrier_arrive(K::staged_bar(c, 0), kHandoffThreads);
-      arch::named_barrier_arrive(K::staged_bar(c, 1), kHandoffThreads);
-    };
-    if (j == 0) two(std::integral_constant<int, 0>{});
-    else two(std::integral_constant<int, 2>{});
-  }
   // The block's last unit, once no consumer reads the ring any more (the block's tail: no main loop follows, and
   // through the two buffers each slot after the second would wait for the store of the slot before it), from x = alpha
   // acc + bias in fp32, which pack_deferred left in acc (bit kLastBit): the whole unit in registers, every value
