@@ -3,7 +3,8 @@
 # persistent bare-menus kernel.  Applies fp8_bare_switch.patch (TESSERA_FP8_BARE=0: the host launches the general kernel
 # for FP8 as before), builds tessera_cli, gemm_device_test and gemm_fp8_test in /tmp/b, runs gemm_fp8_test whole, sums
 # up the e4m3 unit's SASS (spills and QGMMA of each kernel), times FP8 e4m3 per-tensor (promoted) on L with the switch
-# off / on / off / on (the records' `commit` says which: +general / +bare), channel scales once each, and, past that,
+# off / on, ROUNDS times (default 2; the records' `commit` says which: +general / +bare), channel scales once each
+# (CHANNEL=0: not), and, past that,
 # compute-sanitizer on GemmFp8Sanitize.* as time allows (SAN=memcheck,racecheck,synccheck).  Everything in
 # $OUT/fp8bare.tar.xz.  Pass TESSERA_GIT_COMMIT.
 set -u
@@ -32,7 +33,7 @@ for f in re.split(r'\n\s*Function : ', s)[1:]:
         inside = any(a < i < b for a, b in zip(q, q[1:]) if b - a < 400)
         print('  ', i, lines[i].strip()[:90], '(between QGMMA)' if inside else '')
 PY
-for round in 1 2; do
+for round in $(seq 1 ${ROUNDS:-2}); do
   for v in 0 1; do
     lab=$([ $v = 0 ] && echo general || echo bare)
     TESSERA_FP8_BARE=$v TESSERA_GIT_COMMIT=$base+$lab timeout 120 $B bench gemm --dtype e4m3 --shapes $L --repeats 10 \
@@ -40,7 +41,7 @@ for round in 1 2; do
     echo "tensor $lab round $round rc=$? at $(el) s"; grep -v '^\[gemm\]' $R/t_${lab}_$round.log | tail -8 | cut -c1-160
   done
 done
-for v in 0 1; do
+for v in $([ "${CHANNEL:-1}" = 1 ] && echo 0 1); do
   lab=$([ $v = 0 ] && echo general || echo bare)
   TESSERA_FP8_BARE=$v TESSERA_GIT_COMMIT=$base+$lab timeout 120 $B bench gemm --dtype e4m3 --fp8-scale channel --shapes $L \
     --repeats 10 --json $R/c_${lab}.json > $R/c_${lab}.log 2>&1
