@@ -6,7 +6,7 @@
 # TESSERA_GIT_COMMIT.  Results in $OUT/fp8pair.tar.xz and the log.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build, trace_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build, fp8_ab, trace_build)
 git apply scripts/device/experiments/fp8_bare_pair.patch || { echo "pair patch does not apply"; exit 1; }
 git apply scripts/device/experiments/fp8_bare_switch.patch || { echo "switch patch does not apply"; exit 1; }
 results_build fp8pair  # (R, B)
@@ -14,14 +14,7 @@ base=$TESSERA_GIT_COMMIT
 L=4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336
 timeout 150 $T/gemm_fp8_test > $R/f8.log 2>&1; echo "fp8 rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/f8.log | tr '\n' ' ') at $(el) s"
 grep -A8 Failure $R/f8.log | head -20
-for round in 1 2; do
-  for v in 0 1; do
-    lab=$([ $v = 0 ] && echo general || echo bare)
-    TESSERA_FP8_BARE=$v TESSERA_GIT_COMMIT=$base+$lab timeout 120 $B bench gemm --dtype e4m3 --shapes $L --repeats 10 \
-      --json $R/t_${lab}_$round.json > $R/t_${lab}_$round.log 2>&1
-    echo "tensor $lab round $round rc=$?"; grep -v '^\[gemm\]' $R/t_${lab}_$round.log | tail -5 | cut -c1-110
-  done
-done
+fp8_ab 2 5
 tar -C $O -cJf $OUT/fp8pair.tar.xz fp8pair
 trace_build || exit 0
 for run in "e4m3 4096 4096 4096" "e4m3 8192 8192 8192" "bf16 4096 4096 4096"; do

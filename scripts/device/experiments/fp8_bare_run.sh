@@ -9,7 +9,7 @@
 # $OUT/fp8bare.tar.xz.  Pass TESSERA_GIT_COMMIT.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build, fp8_ab)
 git apply scripts/device/experiments/fp8_bare_switch.patch || { echo "switch patch does not apply"; exit 1; }
 results_build fp8bare  # (R, B)
 base=$TESSERA_GIT_COMMIT
@@ -33,14 +33,7 @@ for f in re.split(r'\n\s*Function : ', s)[1:]:
         inside = any(a < i < b for a, b in zip(q, q[1:]) if b - a < 400)
         print('  ', i, lines[i].strip()[:90], '(between QGMMA)' if inside else '')
 PY
-for round in $(seq 1 ${ROUNDS:-2}); do
-  for v in 0 1; do
-    lab=$([ $v = 0 ] && echo general || echo bare)
-    TESSERA_FP8_BARE=$v TESSERA_GIT_COMMIT=$base+$lab timeout 120 $B bench gemm --dtype e4m3 --shapes $L --repeats 10 \
-      --json $R/t_${lab}_$round.json > $R/t_${lab}_$round.log 2>&1
-    echo "tensor $lab round $round rc=$? at $(el) s"; grep -v '^\[gemm\]' $R/t_${lab}_$round.log | tail -8 | cut -c1-160
-  done
-done
+fp8_ab ${ROUNDS:-2}
 for v in $([ "${CHANNEL:-1}" = 1 ] && echo 0 1); do
   lab=$([ $v = 0 ] && echo general || echo bare)
   TESSERA_FP8_BARE=$v TESSERA_GIT_COMMIT=$base+$lab timeout 120 $B bench gemm --dtype e4m3 --fp8-scale channel --shapes $L \

@@ -5,7 +5,7 @@
 # builds the CLI and the two GEMM test binaries into a results folder of that name (below); gemm_tests FILTER
 # runs the GEMM tests and the sanitizers (below; sanitize alone); trace_build builds the timeline probe, trace_m128 builds
 # and runs the non-persistent kernels' timeline (below); ab_decode times the decode set without and with a switch in turn
-# (below).  Sourcing it also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el
+# (below); fp8_ab times FP8 on the general and the bare-menus kernel in turn (below).  Sourcing it also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el
 # (seconds since the source).
 O=/tmp/o
 T=/tmp/b/tests/kernel_gemm
@@ -64,6 +64,20 @@ sanitize() {
     [ $(el) -gt $guard ] && { echo "$tool skipped (time)"; continue; }
     timeout $limit compute-sanitizer --tool $tool --error-exitcode 3 $T/gemm_device_test --gtest_filter="$filter" > $dir/san_$tool.log 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $dir/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
+  done
+}
+# fp8_ab ROUNDS [LINES]: FP8 e4m3 per-tensor on the shapes $L (tessera bench gemm --dtype e4m3, $B), TESSERA_FP8_BARE=0
+# then 1 (the general and the bare-menus kernel: fp8_bare_switch.patch), ROUNDS times, into $R/t_{general,bare}_N.json
+# (the records' commit ${base}+general / +bare); the last LINES lines of each table printed (default 8).
+fp8_ab() {
+  local rounds=$1 lines=${2:-8} round v lab
+  for round in $(seq 1 "$rounds"); do
+    for v in 0 1; do
+      lab=$([ $v = 0 ] && echo general || echo bare)
+      TESSERA_FP8_BARE=$v TESSERA_GIT_COMMIT=$base+$lab timeout 120 $B bench gemm --dtype e4m3 --shapes $L --repeats 10 \
+        --json $R/t_${lab}_$round.json > $R/t_${lab}_$round.log 2>&1
+      echo "tensor $lab round $round rc=$? at $(el) s"; grep -v '^\[gemm\]' $R/t_${lab}_$round.log | tail -$lines | cut -c1-160
+    done
   done
 }
 # trace_build: a -DTESSERA_GEMM_TRACE build of tessera_kernels in /tmp/tb and scripts/device/trace_gemm.cu linked against it
