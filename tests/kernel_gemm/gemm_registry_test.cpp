@@ -344,6 +344,64 @@ TEST(GemmPlanner, IssuePairsRule) {
     EXPECT_EQ(gemm_detail::issue_pairs(c.persistent, c.elem_bytes, c.stages, c.tiles_m, c.tiles_n), c.want) << c.plan;
 }
 
+// Which problems the persistent kernels' bare-menus kernel takes (gemm_internal.hpp's bare_kernel_menu and
+// bare_kernel_scales; docs/GEMM.md): D of the operands' type (bf16 for 8-bit operands), beta 0, a bias of D's type or
+// none, none / relu / gelu_tanh / silu, a residual -- for FP8 operands not the menus the store warps finish (gelu_tanh,
+// silu, a residual: the FP8 bare kernel stages a unit's four slots within one K tile); per-tensor scales, channel ones
+// with 8-bit operands, never block scales.
+TEST(GemmPlanner, BareKernelRules) {
+  static const uint16_t bias_word = 0, residual_word = 0;
+  auto menu = [](Dtype d, float beta, bool bias, bool bias_f32, Activation act, bool residual) {
+    epilogue::Params e;
+    e.d_type = d;
+    e.beta = beta;
+    e.bias_along = bias ? epilogue::kBiasAlongN : epilogue::kBiasNone;
+    e.bias = bias ? &bias_word : nullptr;
+    e.bias_f32 = bias_f32;
+    e.act = act;
+    e.residual = residual ? &residual_word : nullptr;
+    return e;
+  };
+  struct Case {
+    const char* what;
+    Dtype in;
+    epilogue::Params e;
+    bool want;
+  };
+  const Case cases[] = {
+      {"bf16 bare", Dtype::bf16, menu(Dtype::bf16, 0.f, false, false, Activation::none, false), true},
+      {"bf16, bias + silu + residual", Dtype::bf16, menu(Dtype::bf16, 0.f, true, false, Activation::silu, true), true},
+      {"bf16, f16 D", Dtype::bf16, menu(Dtype::f16, 0.f, false, false, Activation::none, false), false},
+      {"bf16, beta 0.5", Dtype::bf16, menu(Dtype::bf16, 0.5f, false, false, Activation::none, false), false},
+      {"bf16, an f32 bias", Dtype::bf16, menu(Dtype::bf16, 0.f, true, true, Activation::none, false), false},
+      {"bf16, gelu_erf", Dtype::bf16, menu(Dtype::bf16, 0.f, false, false, Activation::gelu_erf, false), false},
+      {"s8, bf16 D, bias + gelu_tanh + residual", Dtype::s8, menu(Dtype::bf16, 0.f, true, false, Activation::gelu_tanh, true), true},
+      {"e4m3 bare, bf16 D", Dtype::e4m3, menu(Dtype::bf16, 0.f, false, false, Activation::none, false), true},
+      {"e5m2, bias + relu", Dtype::e5m2, menu(Dtype::bf16, 0.f, true, false, Activation::relu, false), true},
+      {"e4m3, f32 D", Dtype::e4m3, menu(Dtype::f32, 0.f, false, false, Activation::none, false), false},
+      {"e4m3, gelu_tanh (the store warps finish it)", Dtype::e4m3, menu(Dtype::bf16, 0.f, true, false, Activation::gelu_tanh, false), false},
+      {"e4m3, silu", Dtype::e4m3, menu(Dtype::bf16, 0.f, false, false, Activation::silu, false), false},
+      {"e4m3, a residual", Dtype::e4m3, menu(Dtype::bf16, 0.f, false, false, Activation::none, true), false},
+  };
+  for (const Case& c : cases) EXPECT_EQ(gemm_detail::bare_kernel_menu(c.e, c.in), c.want) << c.what;
+
+  auto scales = [](Dtype in, bool rows, bool cols, bool blocks) {
+    gemm_detail::Problem p;
+    p.in = p.in_b = in;
+    p.scale_a_rows = rows;
+    p.scale_b_cols = cols;
+    p.scale_a_blocks = p.scale_b_blocks = blocks;
+    return gemm_detail::bare_kernel_scales(p);
+  };
+  EXPECT_TRUE(scales(Dtype::bf16, false, false, false));
+  EXPECT_FALSE(scales(Dtype::bf16, true, false, false));
+  EXPECT_TRUE(scales(Dtype::s8, true, true, false));
+  EXPECT_TRUE(scales(Dtype::e4m3, false, false, false));
+  EXPECT_TRUE(scales(Dtype::e4m3, true, true, false));
+  EXPECT_TRUE(scales(Dtype::e5m2, false, true, false));
+  EXPECT_FALSE(scales(Dtype::e4m3, false, false, true));
+}
+
 // The 64-row weight tiles' rule (gemm_plan.cu's rows64_plan) on 132 SMs, one block each (bf16 on the H200, docs/PERF.md
 // fifty-ninth section): 64-row tiles of the weights times the batch's 16- or 64-wide tiles, K tiles of 64.
 TEST(GemmPlanner, Rows64SplitRule) {
