@@ -10,7 +10,10 @@ set -u
 cd "$(dirname "$0")/../../.."
 . scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
 R=$O/io; mkdir -p $R
+# (WS=1: no_cluster_pair.patch applied too, and the variants ws / oldws -- TESSERA_NO_CLUSTER_PAIR -- timed beside them.)
+if [ "${WS:-0}" = 1 ]; then git apply scripts/device/experiments/no_cluster_pair.patch || exit 1; fi
 patch_build issue_old_loop.patch tessera_cli gemm_device_test || { tar -C $O -cJf $OUT/io.tar.xz .; exit 1; }
+V="main old new1"; [ "${WS:-0}" = 1 ] && V="$V ws oldws"
 TESSERA_EXP_ISSUE=old timeout 90 $T/gemm_device_test --gtest_filter='GemmDevice.*Decode*:GemmDevice.ClusterPair*:GemmDevice.ShortBoxes' > $R/dt_old.log 2>&1
 echo "old loop decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt_old.log | tr '\n' ' ') at $(el) s"
 grep -A8 Failure $R/dt_old.log | head -20
@@ -29,12 +32,13 @@ for f in sys.argv[1:]:
 PY
 }
 for r in $(seq 1 "${ROUNDS:-2}"); do
-  for v in main old new1; do
-    if [ $v = main ]; then e=""; else e=$v; fi
-    TESSERA_EXP_ISSUE=$e timeout 40 $bin bench gemm --shapes $S --repeats 10 --json $R/dec_${v}_$r.json > $R/dec_${v}_$r.log 2>&1 || echo "$v $r failed"
+  for v in $V; do
+    e=$v; [ $v = main ] && e=""; [ $v = ws ] && e=""; [ $v = oldws ] && e=old
+    w=""; case $v in ws|oldws) w=1;; esac
+    env ${w:+TESSERA_NO_CLUSTER_PAIR=1} TESSERA_EXP_ISSUE=$e timeout 40 $bin bench gemm --shapes $S --repeats 10 --json $R/dec_${v}_$r.json > $R/dec_${v}_$r.log 2>&1 || echo "$v $r failed"
   done
-  us $R/dec_main_$r.json $R/dec_old_$r.json $R/dec_new1_$r.json
-  python3 scripts/device/gemm_ratios.py $R/dec_main_$r.json $R/dec_old_$r.json $R/dec_new1_$r.json | grep -E "json|^bare"
+  us $(for v in $V; do echo $R/dec_${v}_$r.json; done)
+  python3 scripts/device/gemm_ratios.py $(for v in $V; do echo $R/dec_${v}_$r.json; done) | grep -E "json|^bare"
   echo "round $r at $(el) s"
 done
 for r in $(seq 1 "${FULL:-0}"); do
