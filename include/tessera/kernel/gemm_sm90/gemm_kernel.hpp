@@ -337,14 +337,30 @@ struct GemmSm90 {
         // two 128-byte runs of K are asked of memory together; kStages is even, so a pair never wraps the ring, and at
         // least 4: a step must leave the consumers the stage they hold until the next one is full, or the producer
         // waits on it for ever -- six tiles at a time on a ring of six hung, docs/PERF.md, sixty-sixth section.)
-        const int step = p.issue_pairs && kStages % 2 == 0 && kStages >= 4 ? 2 : 1;
-        for (int it = early; it < nk; it += step) {
-          const int last = it + step < nk ? it + step : nk;
-          const unsigned long long tw0 = TCLK();
-          for (int j = it; j < last; ++j)
-            arch::mbarrier_wait_parity(&empty[j % kStages], (static_cast<uint32_t>(j / kStages) & 1u) ^ 1u);
-          wsum += TCLK() - tw0;
-          for (int j = it; j < last; ++j) issue(j);
+        // Two loops, each written out: one loop over a run-time step (inner loops over the step's tiles) ran the
+        // single-stage case 10-15% slower at batches of 16-128 (128 x 8192^2 41.9 -> 46.6-47.1 us on the H200,
+        // docs/PERF.md, sixty-ninth section).
+        if (p.issue_pairs && kStages % 2 == 0 && kStages >= 4) {
+          for (int it = early; it < nk; it += 2) {  // (it even: early is kStages here, or the loop does not run)
+            const int s = it % kStages;             // s + 1 is in the same round of the ring
+            const uint32_t parity = (static_cast<uint32_t>(it / kStages) & 1u) ^ 1u;
+            const bool two = it + 1 < nk;
+            const unsigned long long tw0 = TCLK();
+            arch::mbarrier_wait_parity(&empty[s], parity);
+            if (two) arch::mbarrier_wait_parity(&empty[s + 1], parity);
+            wsum += TCLK() - tw0;
+            issue(it);
+            if (two) issue(it + 1);
+          }
+        } else {
+          for (int it = early; it < nk; ++it) {
+            const int s = it % kStages;
+            const uint32_t round = static_cast<uint32_t>(it / kStages);
+            const unsigned long long tw0 = TCLK();
+            arch::mbarrier_wait_parity(&empty[s], (round & 1u) ^ 1u);
+            wsum += TCLK() - tw0;
+            issue(it);
+          }
         }
         TTRACE(0, 0, 1, wsum);
         TTRACE(0, 0, 2, TCLK());
