@@ -125,18 +125,14 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
                                            k.box_b[0], arch::TmaSwizzle::k128B, pb)
                   : arch::make_tma_desc_2d(p.b.data, eb, static_cast<uint64_t>(p.k), static_cast<uint64_t>(p.n),
                                            static_cast<uint64_t>(p.b.ld), k.box_b[1], k.box_b[0], arch::TmaSwizzle::k128B, pb);
-      // K tiles issued in pairs (Params::issue_pairs; gemm_detail::issue_pairs) by the non-persistent kernels whose ring
-      // holds six stages or more (the 64-row tiles, the 128-row tiles 16 and 64 wide, the 16-bit 128 x 128 tile), 16- and
-      // 8-bit operands, where the batch spans one or two tiles (one or two blocks read each band of the streamed
-      // weights): a row's two 128-byte runs of K reach memory together.  Measured on the H200 in one process (docs/PERF.md,
-      // sixty-fifth to sixty-seventh sections), the decode set's bare GEMM over cuBLAS 0.956 / 0.958 -> 0.987 / 0.999
-      // (geomean, two rounds), 16 x 8192^2 40.4 -> 37.2 us, 128 x 8192^2 47.0 -> 41.5; FP8 (e4m3) over cuBLASLt 0.865 /
-      // 0.870 -> 0.910, 128 x 8192^2 29.2 -> 26.2 us; at a batch of 256 (two blocks on each band), pairs on / off in
-      // turn, 256 x 4096^2 on the 128 x 64 tile 26.1-26.3 -> 22.8 us, 256 x 4096 x 14336 76.5-77.1 -> 64.6-64.7,
-      // 256 x 8192^2 on the 128 x 128 tile (six stages) 52.9-53.4 -> 50.1-50.2.  Not on a ring of four (the 128 x 128
-      // tile's four stages in pairs: 128 x 14336 x 4096 37.3 -> 46.3 us).  (scripts/device/share_probe.cu, the streams
-      // alone: two boxes a stage along K, 16 x 8192^2 38.8 -> 35.5-35.9 us.)
-      kp.issue_pairs = gemm_detail::issue_pairs(k.persistent, eb, k.stages, c.tiles_m, c.tiles_n);
+      // K tiles issued in pairs (Params::issue_pairs; gemm_detail::issue_pairs): the 16-bit 128 x 128 tile's ring of six
+      // where the batch spans one or two tiles, a row's two 128-byte runs of K asked of memory together.  The pairs had
+      // been measured faster on every ring of six or more (docs/PERF.md, sixty-fifth to sixty-seventh sections) against
+      // a single-stage loop that their own loop over a run-time step had slowed by 10-15%; against the single-stage
+      // loop written out apart (b32718e^'s) they lost 2-6% at the 4096^2 shapes on the 64- and 128-row tiles 16 and 64
+      // wide and gained nothing elsewhere but on the 128 x 128 tile (128 x 14336 x 4096 36.3 -> 35.4-36.2 us on the H200,
+      // sixty-ninth section).
+      kp.issue_pairs = gemm_detail::issue_pairs(k.persistent, eb, k.stages, k.block_n, c.tiles_m, c.tiles_n);
       // D through TMA stores where the kernel can and D allows (16-bit, 16-byte aligned base and rows or
       // columns): boxes of 64 x 64 elements along D's contiguous dimension; the map's bounds clip the edges.
       const epilogue::Params& e = kp.ep;

@@ -146,12 +146,12 @@ int streamed_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t cap = 
 int rows64_split(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t batch);
 
 // K tiles issued in pairs (Params::issue_pairs; src/gemm.cu's launch says what was measured): a non-persistent Hopper
-// kernel (`persistent` false) of 16- or 8-bit operands (`elem_bytes`) whose ring holds six stages or more (`stages`: the
-// 64-row tiles, the 128-row tiles 16 and 64 wide, the 16-bit 128 x 128 tile; a pair of a ring of four left too little in
-// flight), and whose batch spans at most two tiles (`tiles_m` or `tiles_n` 1 or 2: one or two blocks on each band of the
-// streamed weights -- measured; mid-size GEMMs, more tiles each way, were not).
-constexpr bool issue_pairs(bool persistent, int elem_bytes, int stages, int64_t tiles_m, int64_t tiles_n) {
-  return !persistent && elem_bytes <= 2 && stages >= 6 && (tiles_m <= 2 || tiles_n <= 2);
+// kernel (`persistent` false) of 16-bit operands (`elem_bytes`) whose ring holds six stages or more (`stages`) and whose
+// tile is 128 or more wide (`block_n`: the 128 x 128 tile), where the batch spans at most two tiles (`tiles_m` or
+// `tiles_n` 1 or 2: one or two blocks on each band of the streamed weights).  The narrower tiles' rings of six to
+// twelve and FP8's run one K tile at a time (measured faster or the same).
+constexpr bool issue_pairs(bool persistent, int elem_bytes, int stages, int block_n, int64_t tiles_m, int64_t tiles_n) {
+  return !persistent && elem_bytes == 2 && stages >= 6 && block_n >= 128 && (tiles_m <= 2 || tiles_n <= 2);
 }
 
 // Short boxes: a K-major operand (`k_major`) of `extent` rows (m for A, n for B) in one tile (`tiles`) that is shorter
