@@ -338,7 +338,7 @@ struct GemmSm90 {
         // least 4: a step must leave the consumers the stage they hold until the next one is full, or the producer
         // waits on it for ever -- six tiles at a time on a ring of six hung, docs/PERF.md, sixty-sixth section.)
         // Two loops, each written out: one loop over a run-time step (inner loops over the step's tiles) ran the
-        // single-stage case 10-15% slower at batches of 16-128 (128 x 8192^2 41.9 -> 46.6-47.1 us on the H200,
+        // single-stage case 4-15% slower at batches of 16-128 (128 x 8192^2 41.9 -> 46.6-47.1 us on the H200,
         // docs/PERF.md, sixty-ninth section).
         if (p.issue_pairs && kStages % 2 == 0 && kStages >= 4) {
           for (int it = early; it < nk; it += 2) {  // (it even: early is kStages here, or the loop does not run)
