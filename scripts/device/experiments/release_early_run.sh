@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/device/experiments/release_early_run.sh -- one device call (from the repository root on the GPU machine, the
+# tree clean): release_early.patch applied and built (/tmp/b: tessera_cli); the decode set, its batch-of-64/128 rows
+# and three small GEMMs (non-persistent plans that are not bound by memory), each main / TESSERA_EXP_RELEASE=1 (the
+# non-persistent consumers release a K tile's stage once its group completes, not one K tile later) in turn; the bare
+# GEMM's us per shape printed.  Results packed into $OUT/re.tar.xz after each step.  Pass TESSERA_GIT_COMMIT.  About 330 s.
+set -u
+cd "$(dirname "$0")/../../.."
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
+R=$O/re; mkdir -p $R
+patch_build release_early.patch tessera_cli || { tar -C $O -cJf $OUT/re.tar.xz .; exit 1; }
+bin=/tmp/b/tools/tessera
+us() {
+  python3 - "$@" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f)); out = []
+    for r in d['records']:
+        if r['case'] == 'bare':
+            m, n, k = (int(x) for x in r['shape'].split('x')); fl = 2.0 * m * n * k
+            out.append(f"{r['shape']} {fl / r['figure'] / 1e6:.2f}/{fl / r['reference_figure'] / 1e6:.2f}")
+    print(f.split('/')[-1], ' | '.join(out))
+PY
+}
+step() {  # NAME SHAPES TIMEOUT
+  local v
+  for v in main early; do
+    env $([ $v = early ] && echo TESSERA_EXP_RELEASE=1) timeout $3 $bin bench gemm --shapes $2 --repeats 10 --json $R/$1_$v.json > $R/$1_$v.log 2>&1 || echo "$1 $v failed"
+  done
+  python3 scripts/device/gemm_ratios.py $R/$1_main.json $R/$1_early.json | grep -E "json|^bare|cost_bias_sil"
+  us $R/$1_main.json $R/$1_early.json
+  tar -C $O -cJf $OUT/re.tar.xz re
+  echo "$1 at $(el) s"
+}
+step dec decode 40
+step sub 64x4096x4096,128x4096x4096,64x8192x8192,128x8192x8192,64x4096x14336,128x4096x14336,128x14336x4096 30
+step small 2048x2048x2048,1024x1024x1024,8000x5000x3000,256x4096x4096 30
+echo "all done at $(el) s"
