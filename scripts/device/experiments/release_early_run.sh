@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # scripts/device/experiments/release_early_run.sh -- one device call (from the repository root on the GPU machine, the
 # tree clean): release_early.patch applied and built (/tmp/b: tessera_cli); the decode set, its batch-of-64/128 rows
-# and three small GEMMs (non-persistent plans that are not bound by memory), each main / TESSERA_EXP_RELEASE=1 (the
-# non-persistent consumers release a K tile's stage once its group completes, not one K tile later) in turn; the bare
-# GEMM's us per shape printed.  Results packed into $OUT/re.tar.xz after each step.  Pass TESSERA_GIT_COMMIT.  About 330 s.
+# and three small GEMMs (non-persistent plans that are not bound by memory), each main / TESSERA_EXP_RELEASE=1 in turn;
+# the bare GEMM's us per shape printed.  Results packed into $OUT/re.tar.xz after each step.  Pass TESSERA_GIT_COMMIT.
+# About 330 s.
+# The patch: every non-persistent bf16 kernel also built with GemmSm90::run<true> (KernelInfo::fn_early), whose
+# consumers release a K tile's stage once its group completes (wgmma_wait<0>) instead of one K tile later; the launch
+# takes it under TESSERA_EXP_RELEASE=1.  (Its first form chose at run time between the two waits inside one kernel, and
+# ptxas serialised every wgmma of two kernels, C7514: docs/PERF.md, sixty-ninth section.  This form compiles without
+# C7514 -- checked off the GPU for the 128 x 64, 64 x 16 and MN-major 128 x 64 kernels -- and leaves main's kernels as
+# they are.)
 set -u
 cd "$(dirname "$0")/../../.."
 . scripts/device/experiments/patch_build.sh  # (O, T, el, patch_build)
