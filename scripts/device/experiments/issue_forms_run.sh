@@ -19,31 +19,19 @@ grep -A8 Failure $R/dt.log $R/f8.log | head -20
 sanitize 'GemmDevice.Wgmma64Decode:GemmDevice.ShortBoxes' ${SANGUARD:-260} 50 $R
 S=${SHAPES:-16x4096x4096,64x4096x4096,128x4096x4096,16x8192x8192,64x8192x8192,128x8192x8192,16x14336x4096,128x14336x4096,16x4096x14336,128x4096x14336}
 bin=/tmp/b/tools/tessera
-us() {  # the bare GEMM's us per shape: Tessera / reference
-  python3 - "$@" <<'PY'
-import json, sys
-for f in sys.argv[1:]:
-    d = json.load(open(f)); out = []
-    for r in d['records']:
-        if r['case'] == 'bare':
-            m, n, k = (int(x) for x in r['shape'].split('x')); fl = 2.0 * m * n * k
-            out.append(f"{r['shape']} {fl / r['figure'] / 1e6:.2f}/{fl / r['reference_figure'] / 1e6:.2f}")
-    print(f.split('/')[-1], ' | '.join(out))
-PY
-}
 V="cand off main"
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for v in $V; do
     e=$v; [ $v = cand ] && e=""
     TESSERA_EXP_ISSUE=$e timeout 40 $bin bench gemm --shapes $S --repeats 10 --json $R/dec_${v}_$r.json > $R/dec_${v}_$r.log 2>&1 || echo "$v $r failed"
   done
-  us $(for v in $V; do echo $R/dec_${v}_$r.json; done)
+  bare_us $(for v in $V; do echo $R/dec_${v}_$r.json; done)
   python3 scripts/device/gemm_ratios.py $(for v in $V; do echo $R/dec_${v}_$r.json; done) | grep -E "json|^bare|cost_bias_sil"
   echo "round $r at $(el) s"
 done
 if [ $(el) -lt ${GUARD:-480} ]; then
   timeout 40 $bin bench gemm --shapes decode --repeats 10 --json $R/full_cand.json > $R/full_cand.log 2>&1 || echo "full failed"
-  python3 scripts/device/gemm_ratios.py $R/full_cand.json | grep -E "json|^bare|cost_bias_sil"; us $R/full_cand.json
+  python3 scripts/device/gemm_ratios.py $R/full_cand.json | grep -E "json|^bare|cost_bias_sil"; bare_us $R/full_cand.json
 fi
 tar -C $O -cJf $OUT/if.tar.xz if cfg.log build.log
 echo "all done at $(el) s"

@@ -19,25 +19,13 @@ echo "old loop decode tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt_old.log
 grep -A8 Failure $R/dt_old.log | head -20
 S=${SHAPES:-128x4096x4096,128x8192x8192,128x14336x4096,128x4096x14336,16x8192x8192,64x4096x4096,16x4096x14336}
 bin=/tmp/b/tools/tessera
-us() {  # the bare GEMM's us per shape: Tessera / reference
-  python3 - "$@" <<'PY'
-import json, sys
-for f in sys.argv[1:]:
-    d = json.load(open(f)); out = []
-    for r in d['records']:
-        if r['case'] == 'bare':
-            m, n, k = (int(x) for x in r['shape'].split('x')); fl = 2.0 * m * n * k
-            out.append(f"{r['shape']} {fl / r['figure'] / 1e6:.2f}/{fl / r['reference_figure'] / 1e6:.2f}")
-    print(f.split('/')[-1], ' | '.join(out))
-PY
-}
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for v in $V; do
     e=$v; [ $v = main ] && e=""; [ $v = ws ] && e=""; [ $v = oldws ] && e=old
     w=""; case $v in ws|oldws) w=1;; esac
     env ${w:+TESSERA_NO_CLUSTER_PAIR=1} TESSERA_EXP_ISSUE=$e timeout 40 $bin bench gemm --shapes $S --repeats 10 --json $R/dec_${v}_$r.json > $R/dec_${v}_$r.log 2>&1 || echo "$v $r failed"
   done
-  us $(for v in $V; do echo $R/dec_${v}_$r.json; done)
+  bare_us $(for v in $V; do echo $R/dec_${v}_$r.json; done)
   python3 scripts/device/gemm_ratios.py $(for v in $V; do echo $R/dec_${v}_$r.json; done) | grep -E "json|^bare"
   echo "round $r at $(el) s"
 done
@@ -48,7 +36,7 @@ for r in $(seq 1 "${FULL:-0}"); do
     TESSERA_EXP_ISSUE=$e timeout 40 $bin bench gemm --shapes decode --repeats 10 --json $R/full_${v}_$r.json > $R/full_${v}_$r.log 2>&1 || echo "full $v $r failed"
   done
   python3 scripts/device/gemm_ratios.py $R/full_main_$r.json $R/full_old_$r.json | grep -E "json|^bare"
-  us $R/full_main_$r.json $R/full_old_$r.json
+  bare_us $R/full_main_$r.json $R/full_old_$r.json
 done
 tar -C $O -cJf $OUT/io.tar.xz io cfg.log build.log
 echo "all done at $(el) s"

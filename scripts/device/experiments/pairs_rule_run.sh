@@ -17,37 +17,25 @@ timeout 60 $T/gemm_fp8_test --gtest_filter='GemmFp8.DecodePlans' > $R/f8.log 2>&
 echo "fp8 decode rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/f8.log | tr '\n' ' ') at $(el) s"
 grep -A8 Failure $R/ht.log $R/dt.log $R/f8.log | head -20
 bin=/tmp/b/tools/tessera
-us() {  # the bare GEMM's us per shape: Tessera / reference (FP8: the fp8_tensor case)
-  python3 - "$@" <<'PY'
-import json, sys
-for f in sys.argv[1:]:
-    d = json.load(open(f)); out = []
-    for r in d['records']:
-        if r['case'] in ('bare', 'fp8_tensor'):
-            m, n, k = (int(x) for x in r['shape'].split('x')); fl = 2.0 * m * n * k
-            out.append(f"{r['shape']} {fl / r['figure'] / 1e6:.2f}/{fl / r['reference_figure'] / 1e6:.2f}")
-    print(f.split('/')[-1], ' | '.join(out))
-PY
-}
 for v in cand1 on cand2; do
   e=""; [ $v = on ] && e=on
   TESSERA_EXP_ISSUE=$e timeout 40 $bin bench gemm --shapes decode --repeats 10 --json $R/dec_$v.json > $R/dec_$v.log 2>&1 || echo "decode $v failed"
 done
 python3 scripts/device/gemm_ratios.py $R/dec_cand1.json $R/dec_on.json $R/dec_cand2.json | grep -E "json|^bare|cost_bias_sil"
-us $R/dec_cand1.json $R/dec_on.json $R/dec_cand2.json
+bare_us $R/dec_cand1.json $R/dec_on.json $R/dec_cand2.json
 grep -h "streamed" $R/dec_cand1.log $R/dec_cand2.log | head -4
 echo "bf16 decode at $(el) s"
 for v in cand on; do
   e=""; [ $v = on ] && e=on
   TESSERA_EXP_ISSUE=$e timeout 30 $bin bench gemm --shapes 256x4096x4096,256x8192x8192,256x4096x14336 --repeats 10 --json $R/b256_$v.json > $R/b256_$v.log 2>&1 || echo "256 $v failed"
 done
-us $R/b256_cand.json $R/b256_on.json
+bare_us $R/b256_cand.json $R/b256_on.json
 for v in cand on; do
   [ $(el) -gt ${GUARD:-470} ] && { echo "fp8 $v skipped (time)"; continue; }
   e=""; [ $v = on ] && e=on
   TESSERA_EXP_ISSUE=$e timeout 50 $bin bench gemm --dtype e4m3 --shapes decode --repeats 10 --json $R/f8_$v.json > $R/f8_$v.log 2>&1 || echo "fp8 $v failed"
   grep -v '^\[gemm\]' $R/f8_$v.log | grep -i "geomean\|geometric" | head -3
 done
-us $R/f8_cand.json $R/f8_on.json 2>/dev/null
+bare_us $R/f8_cand.json $R/f8_on.json 2>/dev/null
 tar -C $O -cJf $OUT/pr.tar.xz pr cfg.log build.log
 echo "all done at $(el) s"

@@ -5,7 +5,8 @@
 # builds the CLI and the two GEMM test binaries into a results folder of that name (below); gemm_tests FILTER
 # runs the GEMM tests and the sanitizers (below; sanitize alone); trace_build builds the timeline probe, trace_m128 builds
 # and runs the non-persistent kernels' timeline (below); ab_decode times the decode set without and with a switch in turn
-# (below); fp8_ab times FP8 on the general and the bare-menus kernel in turn (below).  Sourcing it also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el
+# (below); fp8_ab times FP8 on the general and the bare-menus kernel in turn (below); bare_us prints the bare GEMM's us per
+# shape of bench JSON files (below).  Sourcing it also sets O (/tmp/o, the results' folder), T (the GEMM tests' folder in the build) and el
 # (seconds since the source).
 O=/tmp/o
 T=/tmp/b/tests/kernel_gemm
@@ -112,4 +113,18 @@ ab_decode() {
     python3 scripts/device/gemm_ratios.py $O/dec_${a}_$r.json $O/dec_${b}_$r.json | grep -E "json|^bare|cost_bias_sil|cost_bias_gel"
     (cd $O && tar cf - *.json *.log | xz -1 > "$OUT/$tarf")
   done
+}
+# bare_us JSON...: per `tessera bench gemm --json` file, the bare GEMM's time per shape (and FP8's fp8_tensor case), us
+# Tessera / reference, on one line.
+bare_us() {
+  python3 - "$@" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f)); out = []
+    for r in d['records']:
+        if r['case'] in ('bare', 'fp8_tensor'):
+            m, n, k = (int(x) for x in r['shape'].split('x')); fl = 2.0 * m * n * k
+            out.append(f"{r['shape']} {fl / r['figure'] / 1e6:.2f}/{fl / r['reference_figure'] / 1e6:.2f}")
+    print(f.split('/')[-1], ' | '.join(out))
+PY
 }

@@ -16,25 +16,13 @@ cd "$(dirname "$0")/../../.."
 R=$O/re; mkdir -p $R
 patch_build release_early.patch tessera_cli || { tar -C $O -cJf $OUT/re.tar.xz .; exit 1; }
 bin=/tmp/b/tools/tessera
-us() {
-  python3 - "$@" <<'PY'
-import json, sys
-for f in sys.argv[1:]:
-    d = json.load(open(f)); out = []
-    for r in d['records']:
-        if r['case'] == 'bare':
-            m, n, k = (int(x) for x in r['shape'].split('x')); fl = 2.0 * m * n * k
-            out.append(f"{r['shape']} {fl / r['figure'] / 1e6:.2f}/{fl / r['reference_figure'] / 1e6:.2f}")
-    print(f.split('/')[-1], ' | '.join(out))
-PY
-}
 step() {  # NAME SHAPES TIMEOUT
   local v
   for v in main early; do
     env $([ $v = early ] && echo TESSERA_EXP_RELEASE=1) timeout $3 $bin bench gemm --shapes $2 --repeats 10 --json $R/$1_$v.json > $R/$1_$v.log 2>&1 || echo "$1 $v failed"
   done
   python3 scripts/device/gemm_ratios.py $R/$1_main.json $R/$1_early.json | grep -E "json|^bare|cost_bias_sil"
-  us $R/$1_main.json $R/$1_early.json
+  bare_us $R/$1_main.json $R/$1_early.json
   tar -C $O -cJf $OUT/re.tar.xz re
   echo "$1 at $(el) s"
 }
