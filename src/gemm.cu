@@ -128,7 +128,7 @@ GemmStatus launch(const Problem& p, const Choice& c, void* workspace, size_t wor
       // K tiles issued in pairs (Params::issue_pairs; gemm_detail::issue_pairs): the 16-bit 128 x 128 tile's ring of six
       // where the batch spans one or two tiles, a row's two 128-byte runs of K asked of memory together.  The pairs had
       // been measured faster on every ring of six or more (docs/PERF.md, sixty-fifth to sixty-seventh sections) against
-      // a single-stage loop that their own loop over a run-time step had slowed by 10-15%; against the single-stage
+      // a single-stage loop that their own loop over a run-time step had slowed by 4-15%; against the single-stage
       // loop written out apart (b32718e^'s) they lost 2-6% at the 4096^2 shapes on the 64- and 128-row tiles 16 and 64
       // wide and gained nothing elsewhere but on the 128 x 128 tile (128 x 14336 x 4096 36.3 -> 35.4-36.2 us on the H200,
       // sixty-ninth section).
