@@ -154,6 +154,19 @@ constexpr bool issue_pairs(bool persistent, int elem_bytes, int stages, int bloc
   return !persistent && elem_bytes == 2 && stages >= 6 && block_n >= 128 && (tiles_m <= 2 || tiles_n <= 2);
 }
 
+// The automatic stream-K tail of a persistent kernel (gemm_plan.cu's choose says what was measured): `units` cluster
+// units on `workers` resident clusters, `k_tiles` K tiles each, leave a last wave of units % workers.  It is shared
+// out by K tiles with one full wave when that wave is at most 55% full for 16-bit operands (`elem_bytes` 2), a quarter
+// for the others; for a menu the store warps finish (`finished`: a residual, gelu_tanh or silu on the bare-menus
+// kernel) only where each worker's share of the tail is at least 128 K tiles -- such a unit's four staging slots are
+// spread over its next unit's first 56 K tiles, which a shorter stream-K piece does not have.
+constexpr bool stream_k_pays(int64_t units, int64_t workers, int64_t k_tiles, int elem_bytes, bool finished) {
+  if (workers <= 0 || units <= workers || units % workers == 0) return false;
+  const int64_t last = units % workers;
+  const bool fill_ok = elem_bytes == 2 ? last * 20 <= workers * 11 : last * 4 <= workers;
+  return fill_ok && (!finished || (last + workers) * k_tiles >= 128 * workers);
+}
+
 // Short boxes: a K-major operand (`k_major`) of `extent` rows (m for A, n for B) in one tile (`tiles`) that is shorter
 // than the tile's `box_rows`-row TMA box comes in boxes of its own rows rounded up to 8 (whole 1024-byte periods of the
 // 128-byte swizzle), where the kernel takes them (`eligible`: the non-persistent Hopper kernels, 16-bit operands;

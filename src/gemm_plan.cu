@@ -148,6 +148,11 @@ bool streamed_a(const Problem& p, const GemmKernelEntry& e, const KernelInfo& k)
 
 // A fused menu (not the bare GEMM) of the kind the persistent kernels run in their bare-menus kernel.
 bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && bare_kernel_menu(p.ep, p.in) && bare_kernel_scales(p); }
+// Of those, a menu whose store warps finish each slot (PersistentEpilogue::finishes: a residual, gelu_tanh or silu):
+// the automatic stream-K tail's rule (stream_k_pays).
+bool store_warps_finish(const Problem& p) {
+  return persistent_fused_menu(p) && (p.ep.residual != nullptr || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu);
+}
 
 // Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.  `streamed`: the split is the
 // streamed-A rule's (choose), whose blocks saturate DRAM though they leave slots empty.
@@ -426,16 +431,21 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   }
   // The stream-K tail (kernel/gemm/scheduler.hpp) of a persistent kernel whose cluster units leave the last wave
   // partly idle: that wave and one full wave are shared out by K tiles.  Workspace: per worker (cluster) and block
-  // counters_per_tile flags and one fp32 tile.  Automatically only when the last wave is at most a quarter full: the
-  // tail's pieces of one tile run at different K offsets at the same time, so the tiles sharing rows of A or columns of
-  // B no longer meet in L2, and the tail ran 1.3-1.6 times slower per K tile than whole tiles (bf16 on the H100:
-  // 8192x14336x4096, last wave 10 of 66 clusters, 0.98 -> 1.02x cuBLAS; 8192^3, 34 of 66, 1.02 -> 0.99; 4096^3, 58 of 66,
-  // 0.96 -> 0.83; docs/PERF.md, fourteenth session).
+  // counters_per_tile flags and one fp32 tile.  Automatically only where stream_k_pays (gemm_internal.hpp): the tail's
+  // pieces of one tile run at different K offsets at the same time, so the tiles sharing rows of A or columns of B no
+  // longer meet in L2, and the tail ran 1.3-1.6 times slower per K tile than whole tiles (bf16 on the H100, fourteenth
+  // session: 8192x14336x4096, last wave 10 of 66 clusters, 0.98 -> 1.02x cuBLAS; 8192^3, 34 of 66, 1.02 -> 0.99; 4096^3,
+  // 58 of 66, 0.96 -> 0.83).  Today's 16-bit kernel on the H200 (docs/PERF.md, seventieth section; three rounds, each
+  // plan its own process, ratios to cuBLAS in it): 8192^3 (34 of 66) bare 1.029-1.032 -> 1.051-1.053 with the tail,
+  // bias+SiLU+residual over cuBLAS + epilogue 1.124-1.132 -> 1.132-1.137; 4096^3 bare 0.988-0.991 -> 0.941-0.942 -- so
+  // the 16-bit tail is taken up to a last wave 55% full.  A menu the store warps finish pays for short pieces:
+  // 8192x14336x4096 (K = 4096, each worker's share of the tail 74 K tiles) bias+SiLU+residual 1.164-1.170 with the tail
+  // against 1.196-1.199 without, over its own bare GEMM 0.943-0.960 against 0.989-0.990.
   if (have && best.kernel.persistent && best.kernel.stream_k && best.splits == 1 && g.stream_k != GemmStreamK::off) {
     const KernelInfo& k = best.kernel;
     const int64_t units = ceil_div(best.tiles_m, k.cluster_m) * best.tiles_n;
     const int64_t workers = best.ctas / k.cluster_m;
-    const bool pays = workers > 0 && (units % workers) * 4 <= workers;
+    const bool pays = stream_k_pays(units, workers, ceil_div(p.k, k.block_k), dtype_bytes(p.in), store_warps_finish(p));
     // (The kernels count the tail's K tiles in 32 bits: TileScheduler::sk_fits.)
     if (workers > 0 && units > workers && units % workers != 0 &&
         gemm_core::TileScheduler::sk_fits(units % workers + workers, ceil_div(p.k, k.block_k)) &&
@@ -511,7 +521,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
 // ---------------------------------------------------------------------------------------------------
 // plans made before: the choice depends on the device and on these fields of the normalised problem and
 // the arguments only (not on the data pointers beyond their alignment, nor on the epilogue beyond D's type, whether
-// it is alpha alone and whether it is a fused menu of the persistent kernels' bare-menus kernel), so a call that
+// it is alpha alone, whether it is a fused menu of the persistent kernels' bare-menus kernel and whether that kernel's
+// store warps finish it), so a call that
 // repeats a problem (a model's layers, decode steps) skips the search.  Bounded: cleared when full.
 // ---------------------------------------------------------------------------------------------------
 struct PlanKey {
@@ -519,6 +530,7 @@ struct PlanKey {
   int math, in, in_b, d_type, tile, split_k, stream_k;
   bool a_kmajor, b_kmajor, a_vec, b_vec;
   bool fused;  // persistent_fused_menu: the persistent kernel's fill rule
+  bool finished;  // store_warps_finish: the stream-K tail's rule
   bool plain;  // alpha_alone (fused_wide_plan)
   int64_t m, n, k;
   size_t ws_limit;
@@ -546,6 +558,7 @@ GemmStatus choose_cached(const GemmArgs& g, const Problem& p, size_t ws_limit, C
                     vec16(p.a.data, p.a.ld, eb),
                     vec16(p.b.data, p.b.ld, eb),
                     persistent_fused_menu(p),
+                    store_warps_finish(p),
                     alpha_alone(p.ep),
                     p.m,
                     p.n,

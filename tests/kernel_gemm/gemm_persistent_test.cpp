@@ -246,8 +246,8 @@ TEST(GemmDevice, StreamKTail) {
     if (::testing::Test::HasFailure()) return;
   }
   // The workspace from the caller's allocator (gemm(args, stream, alloc, ctx), the Python ops' path): the tail takes
-  // its workspace from it (the planner picks a tail automatically where the last wave is at most a quarter full, e.g.
-  // 8192x14336x4096 on an H100; forced here, so that the case has a tail on any SM count).
+  // its workspace from it (the planner picks a tail automatically where gemm_detail::stream_k_pays says, e.g. the bare
+  // GEMM at 8192x14336x4096 on 132 SMs; forced here, so that the case has a tail on any SM count).
   {
     GemmCase cs;
     cs.m = 2100; cs.n = 1800; cs.k = 328; cs.ob = C;

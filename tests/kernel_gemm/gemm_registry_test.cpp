@@ -343,6 +343,37 @@ TEST(GemmPlanner, IssuePairsRule) {
     EXPECT_EQ(gemm_detail::issue_pairs(c.persistent, c.elem_bytes, c.stages, c.block_n, c.tiles_m, c.tiles_n), c.want) << c.plan;
 }
 
+// The automatic stream-K tail of the persistent kernels (gemm_internal.hpp's stream_k_pays; gemm_plan.cu says what was
+// measured, docs/PERF.md fourteenth and seventieth sections): the 128 x 256 tile in clusters of two on 132 SMs, 66
+// workers; 16-bit K tiles of 64, 8-bit ones of 128.
+TEST(GemmPlanner, StreamKRule) {
+  struct Case {
+    const char* what;
+    int64_t units, workers, k_tiles;
+    int elem_bytes;
+    bool finished, want;
+  };
+  const Case cases[] = {
+      {"bf16 8192x14336x4096 bare (last wave 10 of 66)", 1792, 66, 64, 2, false, true},
+      {"bf16 8192x14336x4096 bias+SiLU+residual: 74 K tiles a worker", 1792, 66, 64, 2, true, false},
+      {"bf16 8192^3 bare (34 of 66)", 1024, 66, 128, 2, false, true},
+      {"bf16 8192^3 bias+SiLU+residual: 194 K tiles a worker", 1024, 66, 128, 2, true, true},
+      {"bf16 4096^3 (58 of 66)", 256, 66, 64, 2, false, false},
+      {"bf16 8192x4096x4096 (50 of 66)", 512, 66, 64, 2, false, false},
+      {"bf16, 36 of 66 (55% at most)", 66 * 7 + 36, 66, 64, 2, false, true},
+      {"bf16, 37 of 66", 66 * 7 + 37, 66, 64, 2, false, false},
+      {"e4m3 8192x14336x4096 (10 of 66)", 1792, 66, 32, 1, false, true},
+      {"e4m3 8192^3 (34 of 66: a quarter at most for 8-bit)", 1024, 66, 64, 1, false, false},
+      {"s8, 16 of 66", 66 * 3 + 16, 66, 64, 1, false, true},
+      {"s8, 17 of 66", 66 * 3 + 17, 66, 64, 1, false, false},
+      {"whole waves", 132, 66, 64, 2, false, false},
+      {"under one wave", 40, 66, 64, 2, false, false},
+      {"no workers", 40, 0, 64, 2, false, false},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(gemm_detail::stream_k_pays(c.units, c.workers, c.k_tiles, c.elem_bytes, c.finished), c.want) << c.what;
+}
+
 // Which problems the persistent kernels' bare-menus kernel takes (gemm_internal.hpp's bare_kernel_menu and
 // bare_kernel_scales; docs/GEMM.md): D of the operands' type (bf16 for 8-bit operands), beta 0, a bias of D's type or
 // none, none / relu / gelu_tanh / silu, a residual -- for FP8 operands not the menus the store warps finish (gelu_tanh,
