@@ -440,7 +440,8 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
   // bias+SiLU+residual over cuBLAS + epilogue 1.124-1.132 -> 1.132-1.137; 4096^3 bare 0.988-0.991 -> 0.941-0.942 -- so
   // the 16-bit tail is taken up to a last wave 55% full.  A menu the store warps finish pays for short pieces:
   // 8192x14336x4096 (K = 4096, each worker's share of the tail 74 K tiles) bias+SiLU+residual 1.164-1.170 with the tail
-  // against 1.196-1.199 without, over its own bare GEMM 0.943-0.960 against 0.989-0.990.
+  // against 1.196-1.199 without, each plan its own process (the fused GEMM's own time 0-2% shorter without: part of
+  // the ratios' gap is the reference's drift from process to process).
   if (have && best.kernel.persistent && best.kernel.stream_k && best.splits == 1 && g.stream_k != GemmStreamK::off) {
     const KernelInfo& k = best.kernel;
     const int64_t units = ceil_div(best.tiles_m, k.cluster_m) * best.tiles_n;
