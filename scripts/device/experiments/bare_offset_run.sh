@@ -10,10 +10,8 @@
 # after each step.  Pass TESSERA_GIT_COMMIT.  About 450 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, results_build, sanitize)
-git apply scripts/device/experiments/bare_offset.patch || { echo "bare_offset.patch does not apply"; exit 1; }
-results_build bo  # (R, B)
-base=$TESSERA_GIT_COMMIT
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_results, sanitize)
+patch_results bare_offset.patch bo  # (R, B, base)
 pack() { tar -C $O -cJf $OUT/bo.tar.xz bo; }
 TESSERA_EXP_OFFSET=1 timeout 150 $T/gemm_device_test --gtest_filter='GemmDevice.Persistent*:GemmDevice.Cooperative*:GemmDevice.StreamKTail:GemmSanitize.*' > $R/dt.log 2>&1
 echo "device (offset) rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt.log | tr '\n' ' ') at $(el) s"

@@ -37,6 +37,13 @@ results_build() {
   mkdir -p "$R"
   tree_build tessera_cli gemm_device_test gemm_fp8_test || { tar -C "$O" -cJf "$OUT/$1.tar.xz" .; exit 1; }
 }
+# patch_results PATCH NAME: applies scripts/device/experiments/PATCH (the calling script exits where it does not apply),
+# then results_build NAME (R, B) and base=TESSERA_GIT_COMMIT as passed.
+patch_results() {
+  git apply "scripts/device/experiments/$1" || { echo "$1 does not apply"; exit 1; }
+  results_build "$2"
+  base=$TESSERA_GIT_COMMIT
+}
 # patch_build PATCH TARGET...: applies scripts/device/experiments/PATCH, then tree_build.  The commit label is
 # TESSERA_GIT_COMMIT (else HEAD) + PATCH's name: pass TESSERA_GIT_COMMIT where the checkout's HEAD is not the commit.
 patch_build() {
