@@ -151,7 +151,8 @@ bool persistent_fused_menu(const Problem& p) { return !bare_epilogue(p.ep) && ba
 // Of those, a menu whose store warps finish each slot (PersistentEpilogue::finishes: a residual, gelu_tanh or silu):
 // the automatic stream-K tail's rule (stream_k_pays).
 bool store_warps_finish(const Problem& p) {
-  return persistent_fused_menu(p) && (p.ep.residual != nullptr || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu);
+  return persistent_fused_menu(p) &&
+         (p.ep.residual != nullptr || p.ep.act == Activation::gelu_tanh || p.ep.act == Activation::silu);
 }
 
 // Cost (in MAC-time units of one SM) of running kernel k with `splits` K splits.  `streamed`: the split is the
