@@ -163,7 +163,7 @@ bool wgmma_eligible(MatrixOrder oa, MatrixOrder ob, const Shape& s) {
 
 // The bare GEMM split in two on the non-persistent Hopper tiles: the two splits are one cluster, and where D may leave
 // through TMA (16-bit, rows or columns 16-byte multiples) block z stores rows 64 z.. from registers after adding the
-// peer block's sums of them through distributed shared memory (GemmSm90::finish_registers); elsewhere (f32 D, an
+// peer block's sums of them through distributed shared memory (RegisterStore::finish, register_store.hpp); elsewhere (f32 D, an
 // unaligned inner extent) the staged reduction.  Every operand order the tiles take, D in both orders, edge tiles.
 TEST(GemmDevice, ClusterPairBare) {
   TESSERA_REQUIRE_SM(90);

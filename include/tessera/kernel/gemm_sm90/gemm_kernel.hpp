@@ -65,6 +65,7 @@
 #include "tessera/kernel/gemm_sm90/elem.hpp"            // ElemF8, WgmmaAtomFor
 #include "tessera/kernel/gemm_sm90/fp8_scales.hpp"      // fp8_tensor_scale, fp8_channel_scale
 #include "tessera/kernel/gemm_sm90/pair_sums.hpp"       // PairSums, add_peer_lines (cluster pairs)
+#include "tessera/kernel/gemm_sm90/register_store.hpp"  // RegisterStore (D from registers)
 #include "tessera/kernel/gemm_sm90/trace.hpp"           // TTRACE, TCLK, TGLOBAL (the timeline probe)
 
 // K tiles that split 0 takes from split 1 when the pair pushes (GemmSm90::kPairLead): the 128 x 16 tile, the 128 x 64 one.
@@ -177,7 +178,7 @@ struct GemmSm90 {
   static constexpr bool kPushPair = kBN == 16 || (kBN == 64 && TESSERA_PAIR_PUSH_64);
   static constexpr int kPairLead = kBN == 16 ? TESSERA_PAIR_PUSH_LEAD : TESSERA_PAIR_PUSH_LEAD_64;
   static constexpr int kRecvBytes = kConsumers * kAcc * 128 * 4;  // the consumer warpgroups' sums, thread by thread
-  // (The 64-row tile's one consumer warpgroup cannot share a bare pair's rows as finish_registers does: its pairs push.)
+  // (The 64-row tile's one consumer warpgroup cannot share a bare pair's rows as RegisterStore::finish does: its pairs push.)
   static_assert(kBM == 128 || kPushPair, "gemm_sm90: the 64-row tile's cluster pairs push");
   static_assert(!kRecvInRing || (kAcc * 128 * 4 <= kTileBytesA && kStages >= 3),
                 "gemm_sm90: a consumer warpgroup's sums fit one stage's A slot, and the last window frees two stages in the loop");
@@ -190,6 +191,7 @@ struct GemmSm90 {
 
 #if defined(__CUDACC__)
   using Pair = PairSums<GemmSm90>;  // the cluster pairs' sums after the main loop (pair_sums.hpp)
+  using Store = RegisterStore<GemmSm90>;  // D from the registers through TMA stores (register_store.hpp)
 
   __device__ __forceinline__ static void run(const Params& p, const CUtensorMap* map_a, const CUtensorMap* map_b,
                                              const CUtensorMap* map_d) {
@@ -541,7 +543,7 @@ struct GemmSm90 {
     }
     if constexpr (kDTiles > 0) {
       if (bare_tma(p)) {
-        finish_registers(acc, p, smem, split, m0, n0, map_d, wg, p.cluster_splits && !push);
+        Store::finish(acc, p, smem, split, m0, n0, map_d, wg, p.cluster_splits && !push);
         if (push) arch::cluster_wait();  // (the pushed pair's second barrier)
         return;
       }
@@ -605,93 +607,10 @@ struct GemmSm90 {
   // D = alpha * A @ B and nothing else, through TMA stores (p.d_tma).
   __device__ __forceinline__ static bool bare_tma(const Params& p) { return p.d_tma & plain_menu(p.ep); }
 
-  // The exchange buffer of the cluster's two splits (finish_registers): one consumer warpgroup's sums, thread by
+  // The exchange buffer of the cluster's two splits (RegisterStore::finish): one consumer warpgroup's sums, thread by
   // thread, after both warpgroups' D tiles in the (drained) ring.
   static constexpr int kXchgOffset = 2 * kDTiles * kDTileBytes;
   static_assert(kDTiles == 0 || kXchgOffset + kAcc * 128 * 4 <= kRingBytes, "gemm_sm90: the exchange buffer lies in the ring");
-
-  // The epilogue from registers.  With the K splits in a cluster (p.cluster_splits, p.splits == 2, rank = split),
-  // block z finishes rows 64 z .. 64 z + 63 of the tile, its consumer warpgroup z + 1's: the other consumer warpgroup
-  // writes its sums into the exchange buffer, and the keeping one adds the peer block's through distributed shared
-  // memory (a + b: the same bits whichever block adds).  Then store_frag.
-  // (pair: the cluster's two splits share the epilogue so; false for a one-split tile or a pushed pair's split 0.)
-  __device__ __forceinline__ static void finish_registers(float (&acc)[kAcc], const Params& p, unsigned char* smem, int split,
-                                                          int m0, int n0, const CUtensorMap* map_d, int wg, bool pair) {
-    const int thread = static_cast<int>(threadIdx.x) % 128;
-    if (kConsumers == 2 && pair) {
-      const bool keep = wg == split + 1;
-      float4* xbuf = reinterpret_cast<float4*>(smem + kXchgOffset);
-      if (wg > 0 && !keep) {
-#pragma unroll
-        for (int i = 0; i < kAcc / 4; ++i) xbuf[i * 128 + thread] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
-      }
-      arch::cluster_sync();
-      if (keep) {
-        const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(xbuf)) + 16u * static_cast<uint32_t>(thread);
-        const uint32_t peer = static_cast<uint32_t>(1 - split);
-        // eight 16-byte loads in flight at a time (32 registers)
-        constexpr int kBatch = kAcc / 4 < 8 ? kAcc / 4 : 8;
-#pragma unroll
-        for (int i0 = 0; i0 < kAcc / 4; i0 += kBatch) {
-          float4 v[kBatch];
-#pragma unroll
-          for (int i = 0; i < kBatch; ++i) v[i] = arch::ld_shared_cluster_f32x4(base + 16u * 128u * static_cast<uint32_t>(i0 + i), peer);
-#pragma unroll
-          for (int i = 0; i < kBatch; ++i) {
-            acc[4 * (i0 + i)] += v[i].x;
-            acc[4 * (i0 + i) + 1] += v[i].y;
-            acc[4 * (i0 + i) + 2] += v[i].z;
-            acc[4 * (i0 + i) + 3] += v[i].w;
-          }
-        }
-      }
-      // The peer has read this block's buffer: both may leave.  (The relaxed arrival: it stands only for those reads,
-      // whose values are in the keeping threads' sums already; the release form adds a MEMBAR.ALL.GPU.)
-      arch::cluster_arrive_relaxed();
-      arch::cluster_wait();
-      if (!keep) return;
-    } else if (wg == 0) {
-      return;
-    }
-    store_frag(acc, p, smem + (wg - 1) * kDTiles * kDTileBytes, m0 + (wg - 1) * 64, n0, map_d, wg);
-  }
-
-  // Consumer warpgroup wg's 64 rows at (m, n0): each 64-column chunk cast into its tile (stmatrix, 128-byte swizzle),
-  // then one thread stores it; the chunks' stores overlap the next chunk's staging.  The block ends only once the
-  // stores have read shared memory.
-  __device__ __forceinline__ static void store_frag(float (&acc)[kAcc], const Params& p, unsigned char* tiles, int m, int n0,
-                                                    const CUtensorMap* map_d, int wg) {
-    const int thread = static_cast<int>(threadIdx.x) % 128;
-    if (thread == 0) TTRACE(wg, 0, 6, TCLK());
-    if (p.ep.alpha != 1.f) {
-#pragma unroll
-      for (int i = 0; i < kAcc; ++i) acc[i] *= p.ep.alpha;
-    }
-    const Dtype dt = p.ep.d_type;  // (read once: the barriers between the chunks would reload it)
-    const bool rm = p.ep.d_row_major;
-    const uint32_t bar = static_cast<uint32_t>(wg);  // named barriers 1 and 2: one per consumer warpgroup
-    epilogue::frag_detail::static_for<kDTiles>([&](auto jc) {
-      constexpr int j = decltype(jc)::value;
-      unsigned char* tile = tiles + j * kDTileBytes;
-      FragEpi::template stage_sw128_as<32 * j>(acc, dt, rm, tile, thread);
-      arch::fence_proxy_async_shared_cta();  // the stmatrix writes are visible to the TMA unit
-      arch::named_barrier_sync(bar, 128);
-      if (thread == 0) {
-        const int n = n0 + j * FragEpi::kStageCols;
-        if (rm) arch::tma_store_2d(map_d, tile, n, m);
-        else arch::tma_store_2d(map_d, tile, m, n);
-        arch::bulk_commit();
-      }
-    });
-    if (thread == 0) {
-      arch::bulk_wait_read<0>();
-      // probe: this warpgroup's epilogue done; the block's end, written by each consumer warpgroup as it finishes
-      // (the later write stays)
-      TTRACE(wg, 0, 5, TCLK());
-      TTRACE(0, 7, 5, TGLOBAL());
-      TTRACE(0, 7, 4, TCLK());
-    }
-  }
 #endif
 #endif  // __CUDACC__
 };
