@@ -13,14 +13,16 @@ R=$O/sks; B=/tmp/b/tools/tessera; mkdir -p $R
 pack() { tar -C $O -cJf $OUT/sks.tar.xz sks; }
 tree_build tessera_cli || { tar -C $O -cJf $OUT/sks.tar.xz .; exit 1; }
 base=$TESSERA_GIT_COMMIT
-cp $B /tmp/tessera_main
+# (The CLI forwards bench to tessera-gpu beside it: both are copied.)
+mkdir -p /tmp/tools_main /tmp/tools_split && cp $B /tmp/b/tools/tessera-gpu /tmp/tools_main/
 S=8192x4096x14336,8192x4096x4096
 order=(auto on)
 for r in $(seq 1 "${ROUNDS:-3}"); do
   for v in "${order[@]}"; do
-    TESSERA_GIT_COMMIT=$base+sk_$v timeout 60 /tmp/tessera_main bench gemm --shapes $S $([ $v = on ] && echo --stream-k on) --repeats 10 \
+    TESSERA_GIT_COMMIT=$base+sk_$v timeout 60 /tmp/tools_main/tessera bench gemm --shapes $S $([ $v = on ] && echo --stream-k on) --repeats 10 \
       --json $R/s_${v}_$r.json > $R/s_${v}_$r.log 2>&1 || echo "$v $r failed"
   done
+  [ -f $R/s_auto_$r.json ] || { head -3 $R/s_auto_$r.log; pack; exit 1; }
   python3 scripts/device/gemm_ratios.py $R/s_auto_$r.json $R/s_on_$r.json
   bare_us $R/s_auto_$r.json $R/s_on_$r.json
   order=("${order[1]}" "${order[0]}")
@@ -31,7 +33,7 @@ echo "stream-K done at $(el) s"
 git apply scripts/device/experiments/run_split.patch || { echo "run_split.patch does not apply"; exit 1; }
 cmake --build /tmp/b -j 16 --target tessera_cli gemm_device_test > $O/build2.log 2>&1 || { grep -B2 -A8 error $O/build2.log | head -30; pack; exit 1; }
 echo "split built at $(el) s"; grep -E "C75[0-9]+" $O/build2.log | head -3
-cp $B /tmp/tessera_split
+cp $B /tmp/b/tools/tessera-gpu /tmp/tools_split/
 timeout 120 $T/gemm_device_test --gtest_filter='GemmDevice.*Decode*:GemmDevice.ClusterPair*:GemmDevice.ShortBoxes:GemmDevice.WgmmaTiles:GemmDevice.Wgmma*' > $R/dt.log 2>&1
 echo "device (split) rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt.log | tr '\n' ' ') at $(el) s"
 grep -A8 Failure $R/dt.log | head -20
@@ -39,8 +41,8 @@ pack
 SM=2048x2048x2048,1024x1024x1024,8000x5000x3000
 for r in 1 2; do
   for v in main split; do
-    TESSERA_GIT_COMMIT=$base+$v timeout 60 /tmp/tessera_$v bench gemm --shapes decode --repeats 10 --json $R/d_${v}_$r.json > $R/d_${v}_$r.log 2>&1 || echo "decode $v $r failed"
-    TESSERA_GIT_COMMIT=$base+$v timeout 30 /tmp/tessera_$v bench gemm --shapes $SM --repeats 10 --json $R/m_${v}_$r.json > $R/m_${v}_$r.log 2>&1 || echo "small $v $r failed"
+    TESSERA_GIT_COMMIT=$base+$v timeout 60 /tmp/tools_$v/tessera bench gemm --shapes decode --repeats 10 --json $R/d_${v}_$r.json > $R/d_${v}_$r.log 2>&1 || echo "decode $v $r failed"
+    TESSERA_GIT_COMMIT=$base+$v timeout 30 /tmp/tools_$v/tessera bench gemm --shapes $SM --repeats 10 --json $R/m_${v}_$r.json > $R/m_${v}_$r.log 2>&1 || echo "small $v $r failed"
     echo "$v $r at $(el) s"
   done
   python3 scripts/device/gemm_ratios.py $R/d_main_$r.json $R/d_split_$r.json $R/m_main_$r.json $R/m_split_$r.json | grep -E "json|^bare|^bias_silu|cost_bias_sil"
