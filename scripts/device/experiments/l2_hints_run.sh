@@ -8,14 +8,11 @@
 # TESSERA_GIT_COMMIT.  About 300 s.
 set -u
 cd "$(dirname "$0")/../../.."
-. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_results, sanitize)
+. scripts/device/experiments/patch_build.sh  # (O, T, el, patch_results, switch_tests, sanitize)
 patch_results l2_hints.patch l2  # (R, B, base)
 pack() { tar -C $O -cJf $OUT/l2.tar.xz l2; }
-TESSERA_EXP_L2=3 timeout 150 $T/gemm_device_test --gtest_filter='GemmDevice.Persistent*:GemmDevice.Cooperative*:GemmDevice.StreamKTail' > $R/dt.log 2>&1
-echo "device (hints 3) rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/dt.log | tr '\n' ' ') at $(el) s"
-TESSERA_EXP_L2=3 timeout 90 $T/gemm_fp8_test --gtest_filter='GemmFp8.BareKernel*' > $R/f8.log 2>&1
-echo "fp8 bare (hints 3) rc=$? $(grep -E '^\[  (PASSED|FAILED)' $R/f8.log | tr '\n' ' ') at $(el) s"
-grep -A8 Failure $R/dt.log $R/f8.log | head -30
+switch_tests TESSERA_EXP_L2=3 dt gemm_device_test 'GemmDevice.Persistent*:GemmDevice.Cooperative*:GemmDevice.StreamKTail'
+switch_tests TESSERA_EXP_L2=3 f8 gemm_fp8_test 'GemmFp8.BareKernel*' 90
 pack
 L=4096x4096x4096,8192x8192x8192,8192x4096x4096,8192x14336x4096,8192x4096x14336
 order=(0 1 2 3)

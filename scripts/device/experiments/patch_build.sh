@@ -74,6 +74,13 @@ sanitize() {
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' $dir/san_$tool.log | head -3 | tr '\n' ' ') at $(el) s"
   done
 }
+# switch_tests ASSIGN NAME BIN FILTER [LIMIT]: $T/BIN's FILTER with the environment assignment ASSIGN (VAR=VALUE), into
+# $R/NAME.log within LIMIT seconds (default 150); a summary line and the first failures.
+switch_tests() {
+  env "$1" timeout "${5:-150}" "$T/$3" --gtest_filter="$4" > "$R/$2.log" 2>&1
+  echo "$2 ($1) rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$R/$2.log" | tr '\n' ' ') at $(el) s"
+  grep -A8 Failure "$R/$2.log" | head -20
+}
 # fp8_ab ROUNDS [LINES]: FP8 e4m3 per-tensor on the shapes $L (tessera bench gemm --dtype e4m3, $B), TESSERA_FP8_BARE=0
 # then 1 (the general and the bare-menus kernel: fp8_bare_switch.patch), ROUNDS times, into $R/t_{general,bare}_N.json
 # (the records' commit ${base}+general / +bare); the last LINES lines of each table printed (default 8).
