@@ -160,8 +160,13 @@ constexpr bool issue_pairs(bool persistent, int elem_bytes, int stages, int bloc
 // for the others; for a menu the store warps finish (`finished`: a residual, gelu_tanh or silu on the bare-menus
 // kernel) only where each worker's share of the tail is at least 128 K tiles -- such a unit's four staging slots are
 // spread over its next unit's first 56 K tiles, which a shorter stream-K piece does not have.
+// stream_k_tail_units: the units a stream-K tail shares out -- the last, partial wave and one full wave before it --
+// or 0 where there is no partial wave after a full one (the planner's forced `--stream-k on` takes the same test).
+constexpr int64_t stream_k_tail_units(int64_t units, int64_t workers) {
+  return workers <= 0 || units <= workers || units % workers == 0 ? 0 : units % workers + workers;
+}
 constexpr bool stream_k_pays(int64_t units, int64_t workers, int64_t k_tiles, int elem_bytes, bool finished) {
-  if (workers <= 0 || units <= workers || units % workers == 0) return false;
+  if (stream_k_tail_units(units, workers) == 0) return false;
   const int64_t last = units % workers;
   const bool fill_ok = elem_bytes == 2 ? last * 20 <= workers * 11 : last * 4 <= workers;
   return fill_ok && (!finished || (last + workers) * k_tiles >= 128 * workers);

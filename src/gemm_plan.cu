@@ -448,15 +448,14 @@ GemmStatus choose(const GemmArgs& g, const Problem& p, size_t workspace_limit, C
     const int64_t units = ceil_div(best.tiles_m, k.cluster_m) * best.tiles_n;
     const int64_t workers = best.ctas / k.cluster_m;
     const int64_t k_tiles = ceil_div(p.k, k.block_k);
+    const int64_t tail = stream_k_tail_units(units, workers);
     const bool pays = stream_k_pays(units, workers, k_tiles, dtype_bytes(p.in), store_warps_finish(p));
     // (The kernels count the tail's K tiles in 32 bits: TileScheduler::sk_fits.)
-    if (workers > 0 && units > workers && units % workers != 0 &&
-        gemm_core::TileScheduler::sk_fits(units % workers + workers, k_tiles) &&
-        (pays || g.stream_k == GemmStreamK::on)) {
+    if (tail > 0 && gemm_core::TileScheduler::sk_fits(tail, k_tiles) && (pays || g.stream_k == GemmStreamK::on)) {
       const int64_t slots = workers * k.cluster_m;
       const size_t ws = counters_bytes(slots * k.counters_per_tile) + static_cast<size_t>(slots) * k.block_m * k.block_n * sizeof(float);
       if (g.stream_k == GemmStreamK::on || ws <= workspace_limit) {
-        best.sk_tiles = static_cast<int>(units % workers + workers);
+        best.sk_tiles = static_cast<int>(tail);
         best.workspace = ws;
       }
     }
